@@ -1,0 +1,37 @@
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as PostgresClient } from "./generated/postgres/client";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { resolveDatabaseTarget, type DatabaseTarget } from "./database-url";
+
+/** Password hashes never leave the data layer unless a query asks for them by name. */
+const omit = { user: { passwordHash: true } } as const;
+
+function createSqliteClient(filePath: string) {
+  return new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${filePath}`, timeout: 5000 }), omit });
+}
+
+/**
+ * The one database client type. Both generated clients come from the same models (the
+ * PostgreSQL schema is generated from the SQLite one), so the SQLite client's type describes
+ * both; code above lib/db never learns which database it runs on.
+ */
+export type Db = ReturnType<typeof createSqliteClient>;
+
+/** Open a client for a target. Callers own it and must `$disconnect()` it. */
+export function createDb(target: DatabaseTarget = resolveDatabaseTarget()): Db {
+  if (target.provider === "sqlite") return createSqliteClient(target.filePath);
+  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: target.url }), omit });
+  return client as unknown as Db;
+}
+
+const globalForDb = globalThis as unknown as { cairnDb?: { db: Db; url: string } };
+
+/** The process-wide client for `DATABASE_URL`, created on first use. */
+export function getDb(): Db {
+  const target = resolveDatabaseTarget();
+  if (globalForDb.cairnDb?.url !== target.url) {
+    globalForDb.cairnDb = { db: createDb(target), url: target.url };
+  }
+  return globalForDb.cairnDb.db;
+}

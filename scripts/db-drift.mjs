@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Drift check for both providers: replays each migrations folder into a shadow database and
+// compares the result with that provider's schema. Exits non-zero on any difference.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+let failed = false;
+for (const provider of ["sqlite", "postgres"]) {
+  const result = spawnSync(
+    process.execPath,
+    ["scripts/prisma.mjs", provider, "migrate", "diff", "--from-migrations", `prisma/${provider}/migrations`,
+      "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--exit-code"],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (result.status === 0) {
+    console.log(`drift check (${provider}): migrations match the schema`);
+  } else {
+    failed = true;
+    console.error(`drift check (${provider}) FAILED (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
+    if (result.status === 2) console.error("Create a migration: npm run db:new-migration -- <name>");
+  }
+}
+process.exit(failed ? 1 : 0);
