@@ -1,0 +1,49 @@
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTypescript from "eslint-config-next/typescript";
+import tseslint from "typescript-eslint";
+
+const harnessBoundary = {
+  patterns: [
+    { group: ["next", "next/*"], message: "lib/harness is framework-free: no Next.js." },
+    { group: ["react", "react-dom", "react/*"], message: "lib/harness is framework-free: no React." },
+    { group: ["@prisma/*", "**/generated/**", "@/lib/db", "@/lib/db/*"], message: "lib/harness talks to storage through ports; adapters live outside it." },
+    { group: ["server-only"], message: "lib/harness must run anywhere, including the CLI and tests." },
+    { group: ["@/app/*", "@/components/*", "@/lib/auth", "@/lib/auth/*"], message: "Arrows point down: lib/harness never imports the app." },
+  ],
+};
+
+export default tseslint.config(
+  {
+    ignores: [
+      "node_modules/**",
+      ".next/**",
+      "lib/db/generated/**",
+      "next-env.d.ts",
+      "data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "**/*.mjs",
+      "**/*.cjs",
+    ],
+  },
+  ...nextVitals,
+  ...nextTypescript,
+  {
+    files: ["**/*.ts", "**/*.tsx"],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@next/next/no-html-link-for-pages": "off",
+    },
+  },
+  {
+    files: ["lib/harness/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", harnessBoundary] },
+  },
+);
