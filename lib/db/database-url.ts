@@ -7,7 +7,7 @@ export type DatabaseTarget =
 
 /** Where the SQLite database lives when nothing is configured. */
 export function defaultDataDirectory(): string {
-  return path.resolve(process.env.CAIRN_DATA_DIR ?? path.join(process.cwd(), "data"));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.CAIRN_DATA_DIR ?? path.join(process.cwd(), "data"));
 }
 
 /**
@@ -28,7 +28,7 @@ export function resolveDatabaseTarget(url: string | undefined = process.env.DATA
   if (value.startsWith("file:")) {
     const raw = value.slice("file:".length).replace(/^\/\/(?=\/)/, "");
     if (!raw) throw new Error("DATABASE_URL=file: needs a path, e.g. file:./data/cairn.db");
-    const filePath = path.resolve(raw.split("?")[0]!);
+    const filePath = path.resolve(/*turbopackIgnore: true*/ raw.split("?")[0]!);
     return { provider: "sqlite", url: `file:${filePath}`, filePath };
   }
   if (/^postgres(ql)?:\/\//.test(value)) {

@@ -1,0 +1,73 @@
+import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
+import { requireRole } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+
+export const dynamic = "force-dynamic";
+
+export default async function MembersPage() {
+  const actor = await requireRole("admin");
+  const db = getDb();
+  const [memberships, invites] = await Promise.all([
+    db.membership.findMany({
+      where: { workspaceId: actor.workspaceId },
+      include: { user: { select: { name: true, email: true } } },
+      orderBy: { createdAt: "asc" },
+    }),
+    db.invite.findMany({
+      where: { workspaceId: actor.workspaceId, usedAt: null, expiresAt: { gt: new Date() } },
+      orderBy: { createdAt: "desc" },
+    }),
+  ]);
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-semibold">Members</h1>
+        <p className="text-sm text-muted-foreground">
+          Admins manage members and invites. Editors may write global harness entries and company knowledge; members
+          write their own chats and memory.
+        </p>
+      </div>
+      <section className="space-y-3">
+        <h2 className="font-medium">Invite someone</h2>
+        <InviteCreator />
+      </section>
+      <section className="space-y-2">
+        <h2 className="font-medium">People</h2>
+        <table className="w-full text-sm" data-testid="members-table">
+          <thead className="text-left text-muted-foreground">
+            <tr>
+              <th className="py-2">Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {memberships.map((membership) => (
+              <MemberRow
+                key={membership.id}
+                membershipId={membership.id}
+                name={membership.user.name}
+                email={membership.user.email}
+                role={membership.role}
+                isSelf={membership.userId === actor.userId}
+              />
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="space-y-2">
+        <h2 className="font-medium">Open invites</h2>
+        {invites.length === 0 ? (
+          <p className="text-sm text-muted-foreground">No open invites.</p>
+        ) : (
+          <ul className="space-y-1 text-sm">
+            {invites.map((invite) => (
+              <InviteRow key={invite.id} inviteId={invite.id} role={invite.role} expiresAt={invite.expiresAt.toISOString()} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

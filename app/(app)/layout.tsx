@@ -1,0 +1,47 @@
+import { LogOut } from "lucide-react";
+import type { ReactNode } from "react";
+import { signOutAction } from "@/app/(auth)/actions";
+import { NavLinks } from "@/components/shell/nav-links";
+import { ThemeToggle } from "@/components/theme-toggle";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  const actor = await requireActor();
+  const [user, workspace] = await Promise.all([
+    getDb().user.findUnique({ where: { id: actor.userId }, select: { name: true, email: true } }),
+    getDb().workspace.findUnique({ where: { id: actor.workspaceId }, select: { name: true } }),
+  ]);
+  const links = [
+    { href: "/chat", label: "Chat" },
+    { href: "/harness", label: "Harness" },
+    { href: "/refinements", label: "Refinements" },
+    { href: "/files", label: "Files" },
+    ...(actor.role === "admin" ? [{ href: "/admin/members", label: "Admin" }] : []),
+  ];
+  return (
+    <div className="min-h-screen">
+      <header className="flex items-center justify-between gap-4 border-b border-border px-6 py-3">
+        <div className="flex items-center gap-6">
+          <span className="font-semibold tracking-tight">Cairn</span>
+          <NavLinks links={links} />
+        </div>
+        <div className="flex items-center gap-3 text-sm">
+          <span className="text-muted-foreground" data-testid="current-user">
+            {user?.name} · {workspace?.name}
+          </span>
+          <Badge data-testid="current-role">{actor.role}</Badge>
+          <ThemeToggle />
+          <form action={signOutAction}>
+            <Button variant="ghost" size="icon" type="submit" aria-label="Sign out" data-testid="sign-out">
+              <LogOut className="size-4" />
+            </Button>
+          </form>
+        </div>
+      </header>
+      <main className="mx-auto max-w-6xl p-6">{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { SignInForm } from "@/components/auth/sign-in-form";
+import { Button } from "@/components/ui/button";
+import { Card, CardDescription, CardTitle } from "@/components/ui/card";
+import { getActor, githubEnabled, signIn } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+
+export const dynamic = "force-dynamic";
+
+const errorMessages: Record<string, string> = {
+  no_account: "No Cairn account uses that GitHub email. Ask an admin for an invite.",
+};
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
+  if (await getActor()) redirect("/chat");
+  const { error } = await searchParams;
+  const empty = (await getDb().user.count()) === 0;
+  return (
+    <Card className="space-y-4">
+      <CardTitle>Sign in</CardTitle>
+      {empty ? (
+        <CardDescription>
+          No accounts yet.{" "}
+          <Link className="underline" href="/sign-up" data-testid="first-sign-up-link">
+            Create the first account
+          </Link>{" "}
+          — it becomes the workspace admin.
+        </CardDescription>
+      ) : null}
+      <SignInForm initialError={error ? (errorMessages[error] ?? "Sign-in failed.") : undefined} />
+      {githubEnabled ? (
+        <form
+          action={async () => {
+            "use server";
+            await signIn("github", { redirectTo: "/chat" });
+          }}
+        >
+          <Button variant="outline" className="w-full" type="submit">
+            Sign in with GitHub
+          </Button>
+        </form>
+      ) : null}
+    </Card>
+  );
+}

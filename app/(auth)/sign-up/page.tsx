@@ -1,0 +1,49 @@
+import Link from "next/link";
+import { SignUpForm } from "@/components/auth/sign-up-form";
+import { Card, CardDescription, CardTitle } from "@/components/ui/card";
+import { AccountError, findUsableInvite } from "@/lib/accounts";
+import { getDb } from "@/lib/db";
+
+export const dynamic = "force-dynamic";
+
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ invite?: string }> }) {
+  const { invite: token } = await searchParams;
+  const db = getDb();
+  if (token) {
+    try {
+      const invite = await findUsableInvite(db, token);
+      return (
+        <Card className="space-y-4">
+          <CardTitle>Join {invite.workspace.name}</CardTitle>
+          <CardDescription>You were invited as {invite.role}.</CardDescription>
+          <SignUpForm token={token} />
+        </Card>
+      );
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      return <Closed message={error.message} />;
+    }
+  }
+  if ((await db.user.count()) > 0) {
+    return <Closed message="Sign-up needs an invite link from an admin of your workspace." />;
+  }
+  return (
+    <Card className="space-y-4">
+      <CardTitle>Create the first account</CardTitle>
+      <CardDescription>You will be the admin of a new workspace.</CardDescription>
+      <SignUpForm />
+    </Card>
+  );
+}
+
+function Closed({ message }: { message: string }) {
+  return (
+    <Card className="space-y-4" data-testid="sign-up-closed">
+      <CardTitle>Sign-up</CardTitle>
+      <CardDescription>{message}</CardDescription>
+      <Link className="text-sm underline" href="/sign-in">
+        Go to sign-in
+      </Link>
+    </Card>
+  );
+}

@@ -1,0 +1,90 @@
+import { parseArgs } from "node:util";
+import { AccountError, createUserInWorkspace } from "@/lib/accounts";
+import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import { isRole } from "@/lib/harness";
+
+const usage = `Usage: cairn <command>
+
+Commands:
+  user create --email E --password P --role admin|editor|member [--workspace W] [--name N]
+      Create a user in workspace W (by name; created if missing; default "Default").
+  db migrate
+      Create the database if needed and apply pending migrations.
+
+DATABASE_URL picks the database as for the server: unset → ./data/cairn.db (SQLite),
+file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
+
+class UsageError extends Error {}
+
+/** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 bad arguments. */
+export async function main(argv: string[], io = { out: console.log, err: console.error }): Promise<number> {
+  try {
+    const [group, command, ...rest] = argv;
+    if (!group || group === "help" || group === "--help" || group === "-h") {
+      io.out(usage);
+      return group ? 0 : 2;
+    }
+    if (group === "db" && command === "migrate") return await dbMigrate(rest, io);
+    if (group === "user" && command === "create") return await userCreate(rest, io);
+    throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof AccountError) {
+      io.err(`cairn: ${error.message}`);
+      return 1;
+    }
+    if (error && typeof error === "object" && "issues" in error) {
+      const issues = (error as { issues: { path: PropertyKey[]; message: string }[] }).issues;
+      io.err(`cairn: ${issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`);
+      return 2;
+    }
+    io.err(`cairn: ${(error as Error).message ?? String(error)}`);
+    return 1;
+  }
+}
+
+async function dbMigrate(args: string[], io: { out: (line: string) => void }): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const target = resolveDatabaseTarget();
+  const result = await migrateDatabase({ target, log: (line) => io.out(line) });
+  io.out(
+    `${target.provider}: ${result.applied.length} migration(s) applied, ${result.alreadyApplied} already up to date`,
+  );
+  return 0;
+}
+
+async function userCreate(args: string[], io: { out: (line: string) => void }): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      email: { type: "string" },
+      password: { type: "string" },
+      role: { type: "string" },
+      workspace: { type: "string", default: "Default" },
+      name: { type: "string" },
+    },
+  });
+  if (!values.email) throw new UsageError("--email is required");
+  if (!values.password) throw new UsageError("--password is required");
+  if (!values.role || !isRole(values.role)) throw new UsageError("--role must be admin, editor or member");
+  const target = resolveDatabaseTarget();
+  await migrateDatabase({ target });
+  const db = createDb(target);
+  try {
+    const { user, workspace, added } = await createUserInWorkspace(db, {
+      email: values.email,
+      password: values.password,
+      name: values.name,
+      role: values.role,
+      workspaceName: values.workspace,
+    });
+    io.out(`${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`);
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}

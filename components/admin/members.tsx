@@ -1,0 +1,128 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import {
+  changeRoleAction,
+  createInviteAction,
+  removeMemberAction,
+  revokeInviteAction,
+  type AdminActionResult,
+} from "@/app/(app)/admin/members/actions";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { Input, Select } from "@/components/ui/input";
+
+const roles = ["member", "editor", "admin"] as const;
+
+function useAdminAction() {
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  const run = (action: () => Promise<AdminActionResult>, onOk?: (result: AdminActionResult & { ok: true }) => void) =>
+    startTransition(async () => {
+      const result = await action();
+      if (result.ok) {
+        setError(null);
+        onOk?.(result);
+      } else setError(result.error);
+    });
+  return { pending, error, run };
+}
+
+export function InviteCreator() {
+  const [role, setRole] = useState<string>("member");
+  const [link, setLink] = useState<string | null>(null);
+  const { pending, error, run } = useAdminAction();
+  return (
+    <div className="space-y-2">
+      <div className="flex items-center gap-2">
+        <Select aria-label="Invite role" data-testid="invite-role" value={role} onChange={(e) => setRole(e.target.value)}>
+          {roles.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </Select>
+        <Button
+          data-testid="create-invite"
+          disabled={pending}
+          onClick={() =>
+            run(
+              () => createInviteAction({ role }),
+              (result) => setLink(`${window.location.origin}/sign-up?invite=${result.inviteToken}`),
+            )
+          }
+        >
+          Create invite link
+        </Button>
+      </div>
+      {link ? (
+        <div className="space-y-1">
+          <p className="text-sm text-muted-foreground">Share this link. It works once and expires in 7 days.</p>
+          <Input readOnly value={link} data-testid="invite-link" onFocus={(e) => e.target.select()} />
+        </div>
+      ) : null}
+      <FormMessage message={error} />
+    </div>
+  );
+}
+
+export function MemberRow(props: { membershipId: string; name: string; email: string; role: string; isSelf: boolean }) {
+  const { pending, error, run } = useAdminAction();
+  return (
+    <tr className="border-t border-border" data-testid={`member-${props.email}`} data-membership-id={props.membershipId}>
+      <td className="py-2">
+        {props.name}
+        {props.isSelf ? <span className="text-muted-foreground"> (you)</span> : null}
+      </td>
+      <td>{props.email}</td>
+      <td>
+        <Select
+          aria-label={`Role of ${props.email}`}
+          data-testid="member-role"
+          defaultValue={props.role}
+          disabled={pending}
+          onChange={(e) => {
+            const role = e.target.value;
+            run(() => changeRoleAction({ membershipId: props.membershipId, role }));
+          }}
+        >
+          {roles.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </Select>
+        <FormMessage message={error} />
+      </td>
+      <td className="text-right">
+        <Button
+          variant="ghost"
+          size="sm"
+          disabled={pending}
+          data-testid="remove-member"
+          onClick={() => {
+            if (window.confirm(`Remove ${props.email} from this workspace?`)) {
+              run(() => removeMemberAction({ membershipId: props.membershipId }));
+            }
+          }}
+        >
+          Remove
+        </Button>
+      </td>
+    </tr>
+  );
+}
+
+export function InviteRow(props: { inviteId: string; role: string; expiresAt: string }) {
+  const { pending, run } = useAdminAction();
+  return (
+    <li className="flex items-center justify-between gap-2">
+      <span>
+        {props.role} invite · expires {new Date(props.expiresAt).toLocaleString()}
+      </span>
+      <Button variant="ghost" size="sm" disabled={pending} onClick={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}>
+        Revoke
+      </Button>
+    </li>
+  );
+}

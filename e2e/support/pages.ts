@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
+
+export interface Person {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/** Page object for the sign-in and sign-up flows. */
+export class AuthPages {
+  constructor(private readonly page: Page) {}
+
+  async signUpFirstUser(person: Person, workspaceName = "Acme") {
+    await this.page.goto("/sign-in");
+    await this.page.getByTestId("first-sign-up-link").click();
+    await this.fillSignUp(person);
+    await this.page.getByLabel("Workspace name").fill(workspaceName);
+    await this.page.getByRole("button", { name: "Create account" }).click();
+    await expect(this.page).toHaveURL(/\/chat$/);
+  }
+
+  async signUpWithInvite(link: string, person: Person) {
+    await this.page.goto(link);
+    await this.fillSignUp(person);
+    await this.page.getByRole("button", { name: "Create account" }).click();
+    await expect(this.page).toHaveURL(/\/chat$/);
+  }
+
+  async signIn(person: Pick<Person, "email" | "password">) {
+    await this.page.goto("/sign-in");
+    await this.page.getByLabel("Email", { exact: true }).fill(person.email);
+    await this.page.getByLabel("Password", { exact: true }).fill(person.password);
+    await this.page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  async signOut() {
+    await this.page.getByTestId("sign-out").click();
+    await expect(this.page).toHaveURL(/\/sign-in$/);
+  }
+
+  private async fillSignUp(person: Person) {
+    await this.page.getByLabel("Name", { exact: true }).fill(person.name);
+    await this.page.getByLabel("Email", { exact: true }).fill(person.email);
+    await this.page.getByLabel("Password", { exact: true }).fill(person.password);
+  }
+}
+
+/**
+ * Calls a server action the way the browser does (POST with a `Next-Action` header), with
+ * whatever cookies the request context holds. The action id comes from the build's manifest,
+ * so the test exercises the server's own check, not the UI's.
+ */
+export async function callServerAction(
+  request: APIRequestContext,
+  options: { pagePath: string; file: string; name: string; args: unknown[] },
+) {
+  const manifestPath = path.join(process.cwd(), ".next/server/server-reference-manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+    node: Record<string, { filename: string; exportedName: string }>;
+  };
+  const id = Object.entries(manifest.node).find(
+    ([, entry]) => entry.filename === options.file && entry.exportedName === options.name,
+  )?.[0];
+  if (!id) throw new Error(`server action ${options.file}#${options.name} not found in the build manifest`);
+  return request.post(options.pagePath, {
+    headers: { "Next-Action": id, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
+    data: JSON.stringify(options.args),
+    maxRedirects: 0,
+  });
+}

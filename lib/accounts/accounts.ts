@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { isRole, type Role } from "@/lib/harness";
+import { isUniqueConstraintError, type Db } from "@/lib/db";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
+
+/** Account errors carry a code the UI and CLI turn into a message. */
+export class AccountError extends Error {
+  constructor(
+    readonly code: "email_taken" | "invite_invalid" | "invite_expired" | "invite_used" | "sign_up_closed" | "invalid_input",
+    message: string,
+  ) {
+    super(message);
+    this.name = "AccountError";
+  }
+}
+
+export const emailSchema = z.string().trim().toLowerCase().email("Enter a valid email address").max(254);
+export const passwordSchema = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(200, "Use at most 200 characters");
+export const nameSchema = z.string().trim().min(1, "Enter a name").max(100);
+export const workspaceNameSchema = z.string().trim().min(1, "Enter a workspace name").max(100);
+
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function hashInviteToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/**
+ * Create a user with a membership in the named workspace (created if missing). Used by the
+ * CLI; the web sign-up goes through {@link signUpFirstUser} and {@link signUpWithInvite}.
+ *
+ * A user may belong to several workspaces: when the email exists and the password matches,
+ * the existing user is added to the workspace (`added: true`). An existing email with another
+ * password, or a user already in the workspace, is refused with `email_taken`.
+ */
+export async function createUserInWorkspace(
+  db: Db,
+  input: { email: string; password: string; name?: string; role: Role; workspaceName: string },
+) {
+  const email = emailSchema.parse(input.email);
+  const password = passwordSchema.parse(input.password);
+  const workspaceName = workspaceNameSchema.parse(input.workspaceName);
+  if (!isRole(input.role)) throw new AccountError("invalid_input", `Unknown role "${String(input.role)}"`);
+  const existing = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
+  if (existing && !(existing.passwordHash && (await verifyPassword(password, existing.passwordHash)))) {
+    throw new AccountError("email_taken", `A user with email ${email} already exists`);
+  }
+  const passwordHash = existing ? null : await hashPassword(password);
+  try {
+    return await db.$transaction(async (tx) => {
+      const workspace = await tx.workspace.upsert({ where: { name: workspaceName }, create: { name: workspaceName }, update: {} });
+      const user =
+        existing ??
+        (await tx.user.create({ data: { email, name: input.name?.trim() || email.split("@")[0]!, passwordHash } }));
+      await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: input.role } });
+      return { user: { id: user.id, email: user.email, name: user.name }, workspace, added: Boolean(existing) };
+    });
+  } catch (error) {
+    if (isUniqueConstraintError(error)) {
+      throw new AccountError("email_taken", `${email} is already a member of workspace "${workspaceName}"`);
+    }
+    throw error;
+  }
+}
+
+/** The first account on an empty database becomes admin of a new workspace. */
+export async function signUpFirstUser(
+  db: Db,
+  input: { email: string; password: string; name: string; workspaceName: string },
+) {
+  const passwordHash = await hashPassword(passwordSchema.parse(input.password));
+  try {
+    return await db.$transaction(async (tx) => {
+      // Checked inside the transaction so two racing first sign-ups cannot both become admin:
+      // SQLite serialises writers, and on PostgreSQL the unique workspace name or email stops the second.
+      if ((await tx.user.count()) > 0) {
+        throw new AccountError("sign_up_closed", "Sign-up needs an invite link from an admin of your workspace.");
+      }
+      const workspace = await tx.workspace.create({ data: { name: workspaceNameSchema.parse(input.workspaceName) } });
+      const user = await tx.user.create({
+        data: { email: emailSchema.parse(input.email), name: nameSchema.parse(input.name), passwordHash },
+      });
+      await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: "admin" } });
+      return { user, workspace };
+    });
+  } catch (error) {
+    if (isUniqueConstraintError(error)) throw new AccountError("sign_up_closed", "Sign-up needs an invite link.");
+    throw error;
+  }
+}
+
+/** Look up an invite by its raw token and say whether it can still be used. */
+export async function findUsableInvite(db: Db, token: string, now = new Date()) {
+  const invite = await db.invite.findUnique({
+    where: { tokenHash: hashInviteToken(token) },
+    include: { workspace: { select: { name: true } } },
+  });
+  if (!invite) throw new AccountError("invite_invalid", "This invite link is not valid.");
+  if (invite.usedAt) throw new AccountError("invite_used", "This invite link has already been used.");
+  if (invite.expiresAt <= now) throw new AccountError("invite_expired", "This invite link has expired. Ask an admin for a new one.");
+  return invite;
+}
+
+/** Redeem an invite: creates the user (or adds an existing user to the workspace) with the invite's role, once. */
+export async function signUpWithInvite(
+  db: Db,
+  input: { token: string; email: string; password: string; name: string },
+  now = new Date(),
+) {
+  const invite = await findUsableInvite(db, input.token, now);
+  if (!isRole(invite.role)) throw new AccountError("invite_invalid", "This invite link is not valid.");
+  const role = invite.role;
+  const passwordHash = await hashPassword(passwordSchema.parse(input.password));
+  const email = emailSchema.parse(input.email);
+  try {
+    return await db.$transaction(async (tx) => {
+      const user = await tx.user.create({ data: { email, name: nameSchema.parse(input.name), passwordHash } });
+      // Single use even under races: only the request that flips usedAt from null wins.
+      const claimed = await tx.invite.updateMany({
+        where: { id: invite.id, usedAt: null },
+        data: { usedAt: now, usedById: user.id },
+      });
+      if (claimed.count !== 1) throw new AccountError("invite_used", "This invite link has already been used.");
+      await tx.membership.create({ data: { userId: user.id, workspaceId: invite.workspaceId, role } });
+      return { user, workspaceId: invite.workspaceId, role };
+    });
+  } catch (error) {
+    if (isUniqueConstraintError(error)) {
+      throw new AccountError("email_taken", "An account with this email already exists. Sign in instead.");
+    }
+    throw error;
+  }
+}
+
+/** Create an invite and return its raw token (shown once; only its hash is stored). */
+export async function createInvite(
+  db: Db,
+  input: { workspaceId: string; createdById: string; role: Role; now?: Date; ttlMs?: number },
+) {
+  const token = randomBytes(24).toString("base64url");
+  const now = input.now ?? new Date();
+  const invite = await db.invite.create({
+    data: {
+      tokenHash: hashInviteToken(token),
+      workspaceId: input.workspaceId,
+      createdById: input.createdById,
+      role: input.role,
+      expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
+    },
+  });
+  return { token, invite };
+}

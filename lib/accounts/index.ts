@@ -1,0 +1,15 @@
+export {
+  AccountError,
+  createInvite,
+  createUserInWorkspace,
+  emailSchema,
+  findUsableInvite,
+  hashInviteToken,
+  INVITE_TTL_MS,
+  nameSchema,
+  passwordSchema,
+  signUpFirstUser,
+  signUpWithInvite,
+  workspaceNameSchema,
+} from "./accounts";
+export { hashPassword, verifyPassword, MIN_PASSWORD_LENGTH } from "./password";

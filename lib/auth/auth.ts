@@ -1,0 +1,106 @@
+import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import GitHub from "next-auth/providers/github";
+import { z } from "zod";
+import { getDb, type Db } from "@/lib/db";
+import { isRole } from "@/lib/harness";
+import { verifyPassword } from "@/lib/accounts";
+import { clearHits, recordHit, retryAfterSeconds, signInRules } from "./rate-limit";
+
+/** Wrong email or password. One message for both, so sign-in does not reveal which emails exist. */
+class InvalidCredentials extends CredentialsSignin {
+  code = "invalid_credentials";
+}
+
+/** Too many failed attempts for this email or client address. */
+class RateLimited extends CredentialsSignin {
+  code = "rate_limited";
+}
+
+const credentialsSchema = z.object({
+  email: z.string().trim().toLowerCase().max(254),
+  password: z.string().max(200),
+});
+
+export function clientAddressOf(headers: Headers): string {
+  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown";
+}
+
+/** The user's workspace for a new session: the oldest membership. */
+async function primaryMembership(db: Db, userId: string) {
+  return db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
+}
+
+export const githubEnabled = Boolean(process.env.AUTH_GITHUB_ID && process.env.AUTH_GITHUB_SECRET);
+
+const config: NextAuthConfig = {
+  trustHost: true,
+  session: { strategy: "jwt" },
+  pages: { signIn: "/sign-in", error: "/sign-in" },
+  providers: [
+    Credentials({
+      credentials: { email: {}, password: {} },
+      async authorize(raw, request) {
+        const parsed = credentialsSchema.safeParse(raw);
+        if (!parsed.success) throw new InvalidCredentials();
+        const { email, password } = parsed.data;
+        const db = getDb();
+        const rules = signInRules({ email, clientAddress: clientAddressOf(request.headers) });
+        if ((await retryAfterSeconds(db, rules)) > 0) throw new RateLimited();
+        const user = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
+        const valid = user?.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
+        if (!user || !valid) {
+          await recordHit(db, rules);
+          throw new InvalidCredentials();
+        }
+        await clearHits(db, rules[0]!.bucket);
+        return { id: user.id, email: user.email, name: user.name };
+      },
+    }),
+    ...(githubEnabled ? [GitHub] : []),
+  ],
+  callbacks: {
+    async signIn({ account, profile }) {
+      if (account?.provider !== "github") return true;
+      // GitHub signs in existing users only: sign-up stays invite-only. A first GitHub sign-in
+      // links to the user with the same (GitHub-verified) email.
+      const db = getDb();
+      const linked = await db.account.findUnique({
+        where: { provider_providerAccountId: { provider: "github", providerAccountId: account.providerAccountId } },
+      });
+      if (linked) return true;
+      const email = typeof profile?.email === "string" ? profile.email.toLowerCase() : null;
+      const user = email ? await db.user.findUnique({ where: { email } }) : null;
+      if (!user) return "/sign-in?error=no_account";
+      await db.account.create({
+        data: { userId: user.id, provider: "github", providerAccountId: account.providerAccountId },
+      });
+      return true;
+    },
+    async jwt({ token, user, account }) {
+      if (account) {
+        const db = getDb();
+        let userId = user?.id;
+        if (account.provider === "github") {
+          const linked = await db.account.findUnique({
+            where: { provider_providerAccountId: { provider: "github", providerAccountId: account.providerAccountId } },
+          });
+          userId = linked?.userId;
+        }
+        if (!userId) return null;
+        const membership = await primaryMembership(db, userId);
+        token.userId = userId;
+        token.workspaceId = membership?.workspaceId;
+        token.role = membership && isRole(membership.role) ? membership.role : undefined;
+      }
+      return token;
+    },
+    session({ session, token }) {
+      if (typeof token.userId === "string") session.user.id = token.userId;
+      session.workspaceId = typeof token.workspaceId === "string" ? token.workspaceId : undefined;
+      return session;
+    },
+  },
+};
+
+export const { handlers, auth, signIn, signOut } = NextAuth(config);

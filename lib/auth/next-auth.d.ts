@@ -1,0 +1,17 @@
+import "next-auth";
+import "next-auth/jwt";
+
+declare module "next-auth" {
+  interface Session {
+    /** The workspace this session acts in. The role is read from the database per request. */
+    workspaceId?: string;
+  }
+}
+
+declare module "next-auth/jwt" {
+  interface JWT {
+    userId?: string;
+    workspaceId?: string;
+    role?: string;
+  }
+}
