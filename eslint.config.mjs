@@ -5,10 +5,22 @@ import tseslint from "typescript-eslint";
 const harnessBoundary = {
   patterns: [
     { group: ["next", "next/*"], message: "lib/harness is framework-free: no Next.js." },
-    { group: ["react", "react-dom", "react/*"], message: "lib/harness is framework-free: no React." },
-    { group: ["@prisma/*", "**/generated/**", "@/lib/db", "@/lib/db/*"], message: "lib/harness talks to storage through ports; adapters live outside it." },
-    { group: ["server-only"], message: "lib/harness must run anywhere, including the CLI and tests." },
-    { group: ["@/app/*", "@/components/*", "@/lib/auth", "@/lib/auth/*"], message: "Arrows point down: lib/harness never imports the app." },
+    {
+      group: ["react", "react-dom", "react/*"],
+      message: "lib/harness is framework-free: no React.",
+    },
+    {
+      group: ["@prisma/*", "**/generated/**", "@/lib/db", "@/lib/db/*"],
+      message: "lib/harness talks to storage through ports; adapters live outside it.",
+    },
+    {
+      group: ["server-only"],
+      message: "lib/harness must run anywhere, including the CLI and tests.",
+    },
+    {
+      group: ["@/app/*", "@/components/*", "@/lib/auth", "@/lib/auth/*"],
+      message: "Arrows point down: lib/harness never imports the app.",
+    },
   ],
 };
 
@@ -35,10 +47,16 @@ export default tseslint.config(
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
-      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/no-misused-promises": [
+        "error",
+        { checksVoidReturn: { attributes: false } },
+      ],
       "@typescript-eslint/await-thenable": "error",
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
       "@next/next/no-html-link-for-pages": "off",
     },
   },

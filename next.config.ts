@@ -2,7 +2,13 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // Native and CLI-side packages stay out of the server bundle and are required at run time.
-  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "bcryptjs"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/adapter-pg",
+    "pg",
+    "bcryptjs",
+  ],
   poweredByHeader: false,
   typedRoutes: false,
   // forbidden() answers 403 from pages and server actions.

@@ -4,7 +4,9 @@ export default function Forbidden() {
   return (
     <main className="mx-auto max-w-md p-10 text-center" data-testid="forbidden">
       <h1 className="text-2xl font-semibold">403 — Forbidden</h1>
-      <p className="mt-2 text-muted-foreground">Your role in this workspace does not allow this page.</p>
+      <p className="text-muted-foreground mt-2">
+        Your role in this workspace does not allow this page.
+      </p>
       <Link className="mt-4 inline-block underline" href="/chat">
         Back to chat
       </Link>

@@ -17,7 +17,10 @@ file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
 class UsageError extends Error {}
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 bad arguments. */
-export async function main(argv: string[], io = { out: console.log, err: console.error }): Promise<number> {
+export async function main(
+  argv: string[],
+  io = { out: console.log, err: console.error },
+): Promise<number> {
   try {
     const [group, command, ...rest] = argv;
     if (!group || group === "help" || group === "--help" || group === "-h") {
@@ -28,7 +31,10 @@ export async function main(argv: string[], io = { out: console.log, err: console
     if (group === "user" && command === "create") return await userCreate(rest, io);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ) {
       io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
@@ -38,7 +44,9 @@ export async function main(argv: string[], io = { out: console.log, err: console
     }
     if (error && typeof error === "object" && "issues" in error) {
       const issues = (error as { issues: { path: PropertyKey[]; message: string }[] }).issues;
-      io.err(`cairn: ${issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`);
+      io.err(
+        `cairn: ${issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
+      );
       return 2;
     }
     io.err(`cairn: ${(error as Error).message ?? String(error)}`);
@@ -70,7 +78,8 @@ async function userCreate(args: string[], io: { out: (line: string) => void }): 
   });
   if (!values.email) throw new UsageError("--email is required");
   if (!values.password) throw new UsageError("--password is required");
-  if (!values.role || !isRole(values.role)) throw new UsageError("--role must be admin, editor or member");
+  if (!values.role || !isRole(values.role))
+    throw new UsageError("--role must be admin, editor or member");
   const target = resolveDatabaseTarget();
   await migrateDatabase({ target });
   const db = createDb(target);
@@ -82,7 +91,9 @@ async function userCreate(args: string[], io: { out: (line: string) => void }): 
       role: values.role,
       workspaceName: values.workspace,
     });
-    io.out(`${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`);
+    io.out(
+      `${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`,
+    );
     return 0;
   } finally {
     await db.$disconnect();

@@ -2,7 +2,11 @@ import { expect, test, type Browser, type Page } from "@playwright/test";
 import { AuthPages, callServerAction, type Person } from "./support/pages";
 
 const admin: Person = { name: "Ada Admin", email: "ada@example.com", password: "correct-horse-1" };
-const member: Person = { name: "Max Member", email: "max@example.com", password: "battery-staple-2" };
+const member: Person = {
+  name: "Max Member",
+  email: "max@example.com",
+  password: "battery-staple-2",
+};
 
 test.describe.configure({ mode: "serial" });
 
@@ -79,7 +83,9 @@ test("a member does not see Admin and gets 403 on the page and on admin actions"
   expect(invite.status()).toBe(403);
 
   await adminPage.reload();
-  const membershipId = await adminPage.getByTestId(`member-${member.email}`).getAttribute("data-membership-id");
+  const membershipId = await adminPage
+    .getByTestId(`member-${member.email}`)
+    .getAttribute("data-membership-id");
   const promote = await callServerAction(request, {
     pagePath: "/admin/members",
     file: "app/(app)/admin/members/actions.ts",
@@ -90,12 +96,17 @@ test("a member does not see Admin and gets 403 on the page and on admin actions"
 
   // Nothing changed: the member is still a member, and no invite was created.
   await adminPage.reload();
-  await expect(adminPage.getByTestId(`member-${member.email}`).getByTestId("member-role")).toHaveValue("member");
+  await expect(
+    adminPage.getByTestId(`member-${member.email}`).getByTestId("member-role"),
+  ).toHaveValue("member");
   await expect(adminPage.getByText("No open invites.")).toBeVisible();
 });
 
 test("an admin promotes the member to editor", async () => {
-  await adminPage.getByTestId(`member-${member.email}`).getByTestId("member-role").selectOption("editor");
+  await adminPage
+    .getByTestId(`member-${member.email}`)
+    .getByTestId("member-role")
+    .selectOption("editor");
   await expect(async () => {
     await memberPage.goto("/chat");
     await expect(memberPage.getByTestId("current-role")).toHaveText("editor", { timeout: 1_000 });

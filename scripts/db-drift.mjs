@@ -9,16 +9,28 @@ let failed = false;
 for (const provider of ["sqlite", "postgres"]) {
   const result = spawnSync(
     process.execPath,
-    ["scripts/prisma.mjs", provider, "migrate", "diff", "--from-migrations", `prisma/${provider}/migrations`,
-      "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--exit-code"],
+    [
+      "scripts/prisma.mjs",
+      provider,
+      "migrate",
+      "diff",
+      "--from-migrations",
+      `prisma/${provider}/migrations`,
+      "--to-schema-datamodel",
+      `prisma/${provider}/schema.prisma`,
+      "--exit-code",
+    ],
     { cwd: root, encoding: "utf8" },
   );
   if (result.status === 0) {
     console.log(`drift check (${provider}): migrations match the schema`);
   } else {
     failed = true;
-    console.error(`drift check (${provider}) FAILED (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
-    if (result.status === 2) console.error("Create a migration: npm run db:new-migration -- <name>");
+    console.error(
+      `drift check (${provider}) FAILED (exit ${result.status}):\n${result.stdout}\n${result.stderr}`,
+    );
+    if (result.status === 2)
+      console.error("Create a migration: npm run db:new-migration -- <name>");
   }
 }
 process.exit(failed ? 1 : 0);

@@ -23,8 +23,17 @@ for (const provider of ["sqlite", "postgres"]) {
   const migrations = `prisma/${provider}/migrations`;
   const result = spawnSync(
     process.execPath,
-    ["scripts/prisma.mjs", provider, "migrate", "diff", "--from-migrations", migrations,
-      "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"],
+    [
+      "scripts/prisma.mjs",
+      provider,
+      "migrate",
+      "diff",
+      "--from-migrations",
+      migrations,
+      "--to-schema-datamodel",
+      `prisma/${provider}/schema.prisma`,
+      "--script",
+    ],
     { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (result.status !== 0) process.exit(result.status ?? 1);

@@ -4,6 +4,7 @@
 const original = global.setTimeout;
 global.setTimeout = function patchedSetTimeout(callback, delay, ...args) {
   const timer = original(callback, delay, ...args);
-  if (typeof delay === "number" && delay >= 5000 && timer && typeof timer.unref === "function") timer.unref();
+  if (typeof delay === "number" && delay >= 5000 && timer && typeof timer.unref === "function")
+    timer.unref();
   return timer;
 };

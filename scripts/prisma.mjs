@@ -12,10 +12,14 @@ if (provider !== "sqlite" && provider !== "postgres") {
 }
 const root = path.resolve(import.meta.dirname, "..");
 const cli = createRequire(import.meta.url).resolve("prisma/build/index.js");
-const preload = provider === "postgres" ? ["--require", path.join(root, "scripts/prisma-unref-timers.cjs")] : [];
+const preload =
+  provider === "postgres" ? ["--require", path.join(root, "scripts/prisma-unref-timers.cjs")] : [];
 const result = spawnSync(
   process.execPath,
   [...preload, cli, ...args, "--config", path.join(root, "prisma", provider, "prisma.config.ts")],
-  { stdio: "inherit", env: { CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1", ...process.env } },
+  {
+    stdio: "inherit",
+    env: { CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1", ...process.env },
+  },
 );
 process.exit(result.status ?? 1);

@@ -23,7 +23,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   ];
   return (
     <div className="min-h-screen">
-      <header className="flex items-center justify-between gap-4 border-b border-border px-6 py-3">
+      <header className="border-border flex items-center justify-between gap-4 border-b px-6 py-3">
         <div className="flex items-center gap-6">
           <span className="font-semibold tracking-tight">Cairn</span>
           <NavLinks links={links} />
@@ -35,7 +35,13 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           <Badge data-testid="current-role">{actor.role}</Badge>
           <ThemeToggle />
           <form action={signOutAction}>
-            <Button variant="ghost" size="icon" type="submit" aria-label="Sign out" data-testid="sign-out">
+            <Button
+              variant="ghost"
+              size="icon"
+              type="submit"
+              aria-label="Sign out"
+              data-testid="sign-out"
+            >
               <LogOut className="size-4" />
             </Button>
           </form>

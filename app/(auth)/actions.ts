@@ -3,13 +3,25 @@
 import { AuthError, type CredentialsSignin } from "next-auth";
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { AccountError, emailSchema, nameSchema, passwordSchema, signUpFirstUser, signUpWithInvite, workspaceNameSchema } from "@/lib/accounts";
+import {
+  AccountError,
+  emailSchema,
+  nameSchema,
+  passwordSchema,
+  signUpFirstUser,
+  signUpWithInvite,
+  workspaceNameSchema,
+} from "@/lib/accounts";
 import { signIn, signOut } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 
-export type FormState = { error?: string; fieldErrors?: Record<string, string[] | undefined> } | undefined;
+export type FormState =
+  { error?: string; fieldErrors?: Record<string, string[] | undefined> } | undefined;
 
-const signInSchema = z.object({ email: z.string().trim().min(1, "Enter your email"), password: z.string().min(1, "Enter your password") });
+const signInSchema = z.object({
+  email: z.string().trim().min(1, "Enter your email"),
+  password: z.string().min(1, "Enter your password"),
+});
 
 export async function signInAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const parsed = signInSchema.safeParse(Object.fromEntries(formData));
@@ -18,7 +30,10 @@ export async function signInAction(_previous: FormState, formData: FormData): Pr
     await signIn("credentials", { ...parsed.data, redirectTo: "/chat" });
   } catch (error) {
     if (error instanceof AuthError) {
-      if (error.type === "CredentialsSignin" && (error as CredentialsSignin).code === "rate_limited") {
+      if (
+        error.type === "CredentialsSignin" &&
+        (error as CredentialsSignin).code === "rate_limited"
+      ) {
         return { error: "Too many failed sign-in attempts. Wait 15 minutes and try again." };
       }
       return { error: "Wrong email or password." };

@@ -17,7 +17,10 @@ const roles = ["member", "editor", "admin"] as const;
 function useAdminAction() {
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  const run = (action: () => Promise<AdminActionResult>, onOk?: (result: AdminActionResult & { ok: true }) => void) =>
+  const run = (
+    action: () => Promise<AdminActionResult>,
+    onOk?: (result: AdminActionResult & { ok: true }) => void,
+  ) =>
     startTransition(async () => {
       const result = await action();
       if (result.ok) {
@@ -35,7 +38,12 @@ export function InviteCreator() {
   return (
     <div className="space-y-2">
       <div className="flex items-center gap-2">
-        <Select aria-label="Invite role" data-testid="invite-role" value={role} onChange={(e) => setRole(e.target.value)}>
+        <Select
+          aria-label="Invite role"
+          data-testid="invite-role"
+          value={role}
+          onChange={(e) => setRole(e.target.value)}
+        >
           {roles.map((r) => (
             <option key={r} value={r}>
               {r}
@@ -57,8 +65,15 @@ export function InviteCreator() {
       </div>
       {link ? (
         <div className="space-y-1">
-          <p className="text-sm text-muted-foreground">Share this link. It works once and expires in 7 days.</p>
-          <Input readOnly value={link} data-testid="invite-link" onFocus={(e) => e.target.select()} />
+          <p className="text-muted-foreground text-sm">
+            Share this link. It works once and expires in 7 days.
+          </p>
+          <Input
+            readOnly
+            value={link}
+            data-testid="invite-link"
+            onFocus={(e) => e.target.select()}
+          />
         </div>
       ) : null}
       <FormMessage message={error} />
@@ -66,10 +81,20 @@ export function InviteCreator() {
   );
 }
 
-export function MemberRow(props: { membershipId: string; name: string; email: string; role: string; isSelf: boolean }) {
+export function MemberRow(props: {
+  membershipId: string;
+  name: string;
+  email: string;
+  role: string;
+  isSelf: boolean;
+}) {
   const { pending, error, run } = useAdminAction();
   return (
-    <tr className="border-t border-border" data-testid={`member-${props.email}`} data-membership-id={props.membershipId}>
+    <tr
+      className="border-border border-t"
+      data-testid={`member-${props.email}`}
+      data-membership-id={props.membershipId}
+    >
       <td className="py-2">
         {props.name}
         {props.isSelf ? <span className="text-muted-foreground"> (you)</span> : null}
@@ -120,7 +145,12 @@ export function InviteRow(props: { inviteId: string; role: string; expiresAt: st
       <span>
         {props.role} invite · expires {new Date(props.expiresAt).toLocaleString()}
       </span>
-      <Button variant="ghost" size="sm" disabled={pending} onClick={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}>
+      <Button
+        variant="ghost"
+        size="sm"
+        disabled={pending}
+        onClick={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}
+      >
         Revoke
       </Button>
     </li>

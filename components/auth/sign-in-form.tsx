@@ -18,7 +18,13 @@ export function SignInForm({ initialError }: { initialError?: string }) {
       </div>
       <div className="space-y-2">
         <Label htmlFor="password">Password</Label>
-        <Input id="password" name="password" type="password" autoComplete="current-password" required />
+        <Input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+        />
         <FormMessage message={state?.fieldErrors?.password?.[0]} />
       </div>
       <FormMessage message={state?.error ?? (state ? undefined : initialError)} />

@@ -14,7 +14,7 @@ export function NavLinks({ links }: { links: { href: string; label: string }[] }
           href={link.href}
           data-testid={`nav-${link.label.toLowerCase()}`}
           className={cn(
-            "rounded-md px-3 py-1.5 text-sm hover:bg-muted",
+            "hover:bg-muted rounded-md px-3 py-1.5 text-sm",
             pathname.startsWith(link.href) && "bg-muted font-medium",
           )}
         >

@@ -4,7 +4,10 @@ import { cn } from "@/lib/utils";
 export function Badge({ className, ...props }: ComponentProps<"span">) {
   return (
     <span
-      className={cn("inline-flex items-center rounded-full border border-border px-2 py-0.5 text-xs font-medium", className)}
+      className={cn(
+        "border-border inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium",
+        className,
+      )}
       {...props}
     />
   );

@@ -2,7 +2,12 @@ import type { ComponentProps } from "react";
 import { cn } from "@/lib/utils";
 
 export function Card({ className, ...props }: ComponentProps<"div">) {
-  return <div className={cn("rounded-lg border border-border bg-card p-6 shadow-sm", className)} {...props} />;
+  return (
+    <div
+      className={cn("border-border bg-card rounded-lg border p-6 shadow-sm", className)}
+      {...props}
+    />
+  );
 }
 
 export function CardTitle({ className, ...props }: ComponentProps<"h2">) {
@@ -10,5 +15,5 @@ export function CardTitle({ className, ...props }: ComponentProps<"h2">) {
 }
 
 export function CardDescription({ className, ...props }: ComponentProps<"p">) {
-  return <p className={cn("text-sm text-muted-foreground", className)} {...props} />;
+  return <p className={cn("text-muted-foreground text-sm", className)} {...props} />;
 }

@@ -1,7 +1,13 @@
 import { cn } from "@/lib/utils";
 
 /** A form-level error or notice. Not role="alert": Next's route announcer already uses that role. */
-export function FormMessage({ message, tone = "error" }: { message?: string | null; tone?: "error" | "info" }) {
+export function FormMessage({
+  message,
+  tone = "error",
+}: {
+  message?: string | null;
+  tone?: "error" | "info";
+}) {
   if (!message) return null;
   return (
     <p

@@ -63,9 +63,16 @@ export async function callServerAction(
   const id = Object.entries(manifest.node).find(
     ([, entry]) => entry.filename === options.file && entry.exportedName === options.name,
   )?.[0];
-  if (!id) throw new Error(`server action ${options.file}#${options.name} not found in the build manifest`);
+  if (!id)
+    throw new Error(
+      `server action ${options.file}#${options.name} not found in the build manifest`,
+    );
   return request.post(options.pagePath, {
-    headers: { "Next-Action": id, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
+    headers: {
+      "Next-Action": id,
+      "Content-Type": "text/plain;charset=UTF-8",
+      Accept: "text/x-component",
+    },
     data: JSON.stringify(options.args),
     maxRedirects: 0,
   });

@@ -7,7 +7,13 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 /** Account errors carry a code the UI and CLI turn into a message. */
 export class AccountError extends Error {
   constructor(
-    readonly code: "email_taken" | "invite_invalid" | "invite_expired" | "invite_used" | "sign_up_closed" | "invalid_input",
+    readonly code:
+      | "email_taken"
+      | "invite_invalid"
+      | "invite_expired"
+      | "invite_used"
+      | "sign_up_closed"
+      | "invalid_input",
     message: string,
   ) {
     super(message);
@@ -15,7 +21,12 @@ export class AccountError extends Error {
   }
 }
 
-export const emailSchema = z.string().trim().toLowerCase().email("Enter a valid email address").max(254);
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email("Enter a valid email address")
+  .max(254);
 export const passwordSchema = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters`)
@@ -44,24 +55,43 @@ export async function createUserInWorkspace(
   const email = emailSchema.parse(input.email);
   const password = passwordSchema.parse(input.password);
   const workspaceName = workspaceNameSchema.parse(input.workspaceName);
-  if (!isRole(input.role)) throw new AccountError("invalid_input", `Unknown role "${String(input.role)}"`);
+  if (!isRole(input.role))
+    throw new AccountError("invalid_input", `Unknown role "${String(input.role)}"`);
   const existing = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
-  if (existing && !(existing.passwordHash && (await verifyPassword(password, existing.passwordHash)))) {
+  if (
+    existing &&
+    !(existing.passwordHash && (await verifyPassword(password, existing.passwordHash)))
+  ) {
     throw new AccountError("email_taken", `A user with email ${email} already exists`);
   }
   const passwordHash = existing ? null : await hashPassword(password);
   try {
     return await db.$transaction(async (tx) => {
-      const workspace = await tx.workspace.upsert({ where: { name: workspaceName }, create: { name: workspaceName }, update: {} });
+      const workspace = await tx.workspace.upsert({
+        where: { name: workspaceName },
+        create: { name: workspaceName },
+        update: {},
+      });
       const user =
         existing ??
-        (await tx.user.create({ data: { email, name: input.name?.trim() || email.split("@")[0]!, passwordHash } }));
-      await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: input.role } });
-      return { user: { id: user.id, email: user.email, name: user.name }, workspace, added: Boolean(existing) };
+        (await tx.user.create({
+          data: { email, name: input.name?.trim() || email.split("@")[0]!, passwordHash },
+        }));
+      await tx.membership.create({
+        data: { userId: user.id, workspaceId: workspace.id, role: input.role },
+      });
+      return {
+        user: { id: user.id, email: user.email, name: user.name },
+        workspace,
+        added: Boolean(existing),
+      };
     });
   } catch (error) {
     if (isUniqueConstraintError(error)) {
-      throw new AccountError("email_taken", `${email} is already a member of workspace "${workspaceName}"`);
+      throw new AccountError(
+        "email_taken",
+        `${email} is already a member of workspace "${workspaceName}"`,
+      );
     }
     throw error;
   }
@@ -74,21 +104,38 @@ export async function signUpFirstUser(
 ) {
   const passwordHash = await hashPassword(passwordSchema.parse(input.password));
   try {
-    return await db.$transaction(async (tx) => {
-      // Checked inside the transaction so two racing first sign-ups cannot both become admin:
-      // SQLite serialises writers, and on PostgreSQL the unique workspace name or email stops the second.
-      if ((await tx.user.count()) > 0) {
-        throw new AccountError("sign_up_closed", "Sign-up needs an invite link from an admin of your workspace.");
-      }
-      const workspace = await tx.workspace.create({ data: { name: workspaceNameSchema.parse(input.workspaceName) } });
-      const user = await tx.user.create({
-        data: { email: emailSchema.parse(input.email), name: nameSchema.parse(input.name), passwordHash },
-      });
-      await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: "admin" } });
-      return { user, workspace };
-    });
+    return await db.$transaction(
+      async (tx) => {
+        // Checked inside a serializable transaction so two racing first sign-ups cannot both
+        // become admin: the loser fails to commit and is told sign-up is closed.
+        if ((await tx.user.count()) > 0) {
+          throw new AccountError(
+            "sign_up_closed",
+            "Sign-up needs an invite link from an admin of your workspace.",
+          );
+        }
+        const workspace = await tx.workspace.create({
+          data: { name: workspaceNameSchema.parse(input.workspaceName) },
+        });
+        const user = await tx.user.create({
+          data: {
+            email: emailSchema.parse(input.email),
+            name: nameSchema.parse(input.name),
+            passwordHash,
+          },
+        });
+        await tx.membership.create({
+          data: { userId: user.id, workspaceId: workspace.id, role: "admin" },
+        });
+        return { user, workspace };
+      },
+      { isolationLevel: "Serializable" },
+    );
   } catch (error) {
-    if (isUniqueConstraintError(error)) throw new AccountError("sign_up_closed", "Sign-up needs an invite link.");
+    // A racing first sign-up that lost shows up as a unique violation or a serialization failure (P2034).
+    if (isUniqueConstraintError(error) || (error as { code?: string }).code === "P2034") {
+      throw new AccountError("sign_up_closed", "Sign-up needs an invite link.");
+    }
     throw error;
   }
 }
@@ -100,8 +147,13 @@ export async function findUsableInvite(db: Db, token: string, now = new Date()) 
     include: { workspace: { select: { name: true } } },
   });
   if (!invite) throw new AccountError("invite_invalid", "This invite link is not valid.");
-  if (invite.usedAt) throw new AccountError("invite_used", "This invite link has already been used.");
-  if (invite.expiresAt <= now) throw new AccountError("invite_expired", "This invite link has expired. Ask an admin for a new one.");
+  if (invite.usedAt)
+    throw new AccountError("invite_used", "This invite link has already been used.");
+  if (invite.expiresAt <= now)
+    throw new AccountError(
+      "invite_expired",
+      "This invite link has expired. Ask an admin for a new one.",
+    );
   return invite;
 }
 
@@ -112,25 +164,34 @@ export async function signUpWithInvite(
   now = new Date(),
 ) {
   const invite = await findUsableInvite(db, input.token, now);
-  if (!isRole(invite.role)) throw new AccountError("invite_invalid", "This invite link is not valid.");
+  if (!isRole(invite.role))
+    throw new AccountError("invite_invalid", "This invite link is not valid.");
   const role = invite.role;
   const passwordHash = await hashPassword(passwordSchema.parse(input.password));
   const email = emailSchema.parse(input.email);
   try {
     return await db.$transaction(async (tx) => {
-      const user = await tx.user.create({ data: { email, name: nameSchema.parse(input.name), passwordHash } });
+      const user = await tx.user.create({
+        data: { email, name: nameSchema.parse(input.name), passwordHash },
+      });
       // Single use even under races: only the request that flips usedAt from null wins.
       const claimed = await tx.invite.updateMany({
         where: { id: invite.id, usedAt: null },
         data: { usedAt: now, usedById: user.id },
       });
-      if (claimed.count !== 1) throw new AccountError("invite_used", "This invite link has already been used.");
-      await tx.membership.create({ data: { userId: user.id, workspaceId: invite.workspaceId, role } });
+      if (claimed.count !== 1)
+        throw new AccountError("invite_used", "This invite link has already been used.");
+      await tx.membership.create({
+        data: { userId: user.id, workspaceId: invite.workspaceId, role },
+      });
       return { user, workspaceId: invite.workspaceId, role };
     });
   } catch (error) {
     if (isUniqueConstraintError(error)) {
-      throw new AccountError("email_taken", "An account with this email already exists. Sign in instead.");
+      throw new AccountError(
+        "email_taken",
+        "An account with this email already exists. Sign in instead.",
+      );
     }
     throw error;
   }

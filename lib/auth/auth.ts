@@ -23,7 +23,9 @@ const credentialsSchema = z.object({
 });
 
 export function clientAddressOf(headers: Headers): string {
-  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown";
+  return (
+    headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown"
+  );
 }
 
 /** The user's workspace for a new session: the oldest membership. */
@@ -48,7 +50,9 @@ const config: NextAuthConfig = {
         const rules = signInRules({ email, clientAddress: clientAddressOf(request.headers) });
         if ((await retryAfterSeconds(db, rules)) > 0) throw new RateLimited();
         const user = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
-        const valid = user?.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
+        const valid = user?.passwordHash
+          ? await verifyPassword(password, user.passwordHash)
+          : false;
         if (!user || !valid) {
           await recordHit(db, rules);
           throw new InvalidCredentials();
@@ -66,7 +70,12 @@ const config: NextAuthConfig = {
       // links to the user with the same (GitHub-verified) email.
       const db = getDb();
       const linked = await db.account.findUnique({
-        where: { provider_providerAccountId: { provider: "github", providerAccountId: account.providerAccountId } },
+        where: {
+          provider_providerAccountId: {
+            provider: "github",
+            providerAccountId: account.providerAccountId,
+          },
+        },
       });
       if (linked) return true;
       const email = typeof profile?.email === "string" ? profile.email.toLowerCase() : null;
@@ -83,7 +92,12 @@ const config: NextAuthConfig = {
         let userId = user?.id;
         if (account.provider === "github") {
           const linked = await db.account.findUnique({
-            where: { provider_providerAccountId: { provider: "github", providerAccountId: account.providerAccountId } },
+            where: {
+              provider_providerAccountId: {
+                provider: "github",
+                providerAccountId: account.providerAccountId,
+              },
+            },
           });
           userId = linked?.userId;
         }

@@ -12,8 +12,16 @@ export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** Failed sign-ins allowed per email and per client address in the window. */
 export function signInRules(options: { email: string; clientAddress: string }): RateLimitRule[] {
   return [
-    { bucket: `sign-in:email:${options.email.toLowerCase()}`, limit: Number(process.env.CAIRN_SIGNIN_LIMIT_EMAIL ?? 5), windowMs: SIGN_IN_WINDOW_MS },
-    { bucket: `sign-in:ip:${options.clientAddress}`, limit: Number(process.env.CAIRN_SIGNIN_LIMIT_IP ?? 20), windowMs: SIGN_IN_WINDOW_MS },
+    {
+      bucket: `sign-in:email:${options.email.toLowerCase()}`,
+      limit: Number(process.env.CAIRN_SIGNIN_LIMIT_EMAIL ?? 5),
+      windowMs: SIGN_IN_WINDOW_MS,
+    },
+    {
+      bucket: `sign-in:ip:${options.clientAddress}`,
+      limit: Number(process.env.CAIRN_SIGNIN_LIMIT_IP ?? 20),
+      windowMs: SIGN_IN_WINDOW_MS,
+    },
   ];
 }
 
@@ -21,7 +29,11 @@ export function signInRules(options: { email: string; clientAddress: string }): 
  * Returns the number of seconds until the first exhausted rule frees up, or 0 when every
  * rule has room. Counts live in the database so all app instances share them.
  */
-export async function retryAfterSeconds(db: Db, rules: RateLimitRule[], now = new Date()): Promise<number> {
+export async function retryAfterSeconds(
+  db: Db,
+  rules: RateLimitRule[],
+  now = new Date(),
+): Promise<number> {
   let wait = 0;
   for (const rule of rules) {
     const since = new Date(now.getTime() - rule.windowMs);
@@ -42,8 +54,12 @@ export async function retryAfterSeconds(db: Db, rules: RateLimitRule[], now = ne
 /** Count one hit against every rule, and prune hits older than the window. */
 export async function recordHit(db: Db, rules: RateLimitRule[], now = new Date()): Promise<void> {
   await db.$transaction([
-    ...rules.map((rule) => db.rateLimitHit.create({ data: { bucket: rule.bucket, createdAt: now } })),
-    db.rateLimitHit.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - SIGN_IN_WINDOW_MS) } } }),
+    ...rules.map((rule) =>
+      db.rateLimitHit.create({ data: { bucket: rule.bucket, createdAt: now } }),
+    ),
+    db.rateLimitHit.deleteMany({
+      where: { createdAt: { lt: new Date(now.getTime() - SIGN_IN_WINDOW_MS) } },
+    }),
   ]);
 }
 

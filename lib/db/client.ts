@@ -8,7 +8,10 @@ import { resolveDatabaseTarget, type DatabaseTarget } from "./database-url";
 const omit = { user: { passwordHash: true } } as const;
 
 function createSqliteClient(filePath: string) {
-  return new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${filePath}`, timeout: 5000 }), omit });
+  return new SqliteClient({
+    adapter: new PrismaBetterSQLite3({ url: `file:${filePath}`, timeout: 5000 }),
+    omit,
+  });
 }
 
 /**
@@ -21,7 +24,10 @@ export type Db = ReturnType<typeof createSqliteClient>;
 /** Open a client for a target. Callers own it and must `$disconnect()` it. */
 export function createDb(target: DatabaseTarget = resolveDatabaseTarget()): Db {
   if (target.provider === "sqlite") return createSqliteClient(target.filePath);
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: target.url }), omit });
+  const client = new PostgresClient({
+    adapter: new PrismaPg({ connectionString: target.url }),
+    omit,
+  });
   return client as unknown as Db;
 }
 

@@ -2,12 +2,13 @@ import path from "node:path";
 
 /** Which database a URL points at. Code above lib/db never needs to know. */
 export type DatabaseTarget =
-  | { provider: "sqlite"; url: string; filePath: string }
-  | { provider: "postgresql"; url: string };
+  { provider: "sqlite"; url: string; filePath: string } | { provider: "postgresql"; url: string };
 
 /** Where the SQLite database lives when nothing is configured. */
 export function defaultDataDirectory(): string {
-  return path.resolve(/*turbopackIgnore: true*/ process.env.CAIRN_DATA_DIR ?? path.join(process.cwd(), "data"));
+  return path.resolve(
+    /*turbopackIgnore: true*/ process.env.CAIRN_DATA_DIR ?? path.join(process.cwd(), "data"),
+  );
 }
 
 /**
@@ -19,7 +20,9 @@ export function defaultDataDirectory(): string {
  *
  * Anything else is refused with a message that names the accepted forms.
  */
-export function resolveDatabaseTarget(url: string | undefined = process.env.DATABASE_URL): DatabaseTarget {
+export function resolveDatabaseTarget(
+  url: string | undefined = process.env.DATABASE_URL,
+): DatabaseTarget {
   const value = url?.trim();
   if (!value) {
     const filePath = path.join(defaultDataDirectory(), "cairn.db");

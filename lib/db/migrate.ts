@@ -16,7 +16,10 @@ export interface MigrateResult {
 }
 
 /** The folder of migrations for a provider, relative to the project root. */
-export function migrationsDirectory(provider: DatabaseTarget["provider"], root = projectRoot()): string {
+export function migrationsDirectory(
+  provider: DatabaseTarget["provider"],
+  root = projectRoot(),
+): string {
   return path.join(root, "prisma", provider === "sqlite" ? "sqlite" : "postgres", "migrations");
 }
 
@@ -57,10 +60,7 @@ export async function migrateDatabase(options: {
     : migratePostgres(options.target.url, migrations, log);
 }
 
-function checkApplied(
-  applied: Map<string, string>,
-  migrations: MigrationFile[],
-): MigrationFile[] {
+function checkApplied(applied: Map<string, string>, migrations: MigrationFile[]): MigrationFile[] {
   for (const migration of migrations) {
     const checksum = applied.get(migration.name);
     if (checksum && checksum !== migration.checksum) {
@@ -98,18 +98,30 @@ async function migrateSqlite(
         `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
       )
       .all() as { migration_name: string; checksum: string }[];
-    const pending = checkApplied(new Map(rows.map((row) => [row.migration_name, row.checksum])), migrations);
+    const pending = checkApplied(
+      new Map(rows.map((row) => [row.migration_name, row.checksum])),
+      migrations,
+    );
     for (const migration of pending) {
       db.transaction(() => {
         db.exec(migration.sql);
         db.prepare(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count, started_at)
            VALUES (?, ?, ?, ?, 1, ?)`,
-        ).run(randomUUID(), migration.checksum, new Date().toISOString(), migration.name, new Date().toISOString());
+        ).run(
+          randomUUID(),
+          migration.checksum,
+          new Date().toISOString(),
+          migration.name,
+          new Date().toISOString(),
+        );
       }).immediate();
       log(`applied ${migration.name}`);
     }
-    return { applied: pending.map((m) => m.name), alreadyApplied: migrations.length - pending.length };
+    return {
+      applied: pending.map((m) => m.name),
+      alreadyApplied: migrations.length - pending.length,
+    };
   } finally {
     db.close();
   }
@@ -139,7 +151,10 @@ async function migratePostgres(
     const { rows } = await client.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
-    const pending = checkApplied(new Map(rows.map((row) => [row.migration_name, row.checksum])), migrations);
+    const pending = checkApplied(
+      new Map(rows.map((row) => [row.migration_name, row.checksum])),
+      migrations,
+    );
     for (const migration of pending) {
       await client.query("BEGIN");
       try {
@@ -152,11 +167,16 @@ async function migratePostgres(
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK");
-        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       log(`applied ${migration.name}`);
     }
-    return { applied: pending.map((m) => m.name), alreadyApplied: migrations.length - pending.length };
+    return {
+      applied: pending.map((m) => m.name),
+      alreadyApplied: migrations.length - pending.length,
+    };
   } finally {
     await client.query("SELECT pg_advisory_unlock(72707369)").catch(() => {});
     await client.end();

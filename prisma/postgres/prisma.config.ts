@@ -20,7 +20,8 @@ const resultPrototype = pg.Result.prototype as unknown as {
 };
 const addFields = resultPrototype.addFields;
 resultPrototype.addFields = function (fields) {
-  for (const field of fields) if (field.dataTypeID === 19 || field.dataTypeID === 18) field.dataTypeID = 25;
+  for (const field of fields)
+    if (field.dataTypeID === 19 || field.dataTypeID === 18) field.dataTypeID = 25;
   addFields.call(this, fields);
 };
 

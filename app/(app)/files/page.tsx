@@ -4,7 +4,9 @@ export default function FilesPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">Files</h1>
-      <EmptyState title="Nothing here yet">Persistent dirs — your memory and the company knowledge — will be browsable here.</EmptyState>
+      <EmptyState title="Nothing here yet">
+        Persistent dirs — your memory and the company knowledge — will be browsable here.
+      </EmptyState>
     </div>
   );
 }

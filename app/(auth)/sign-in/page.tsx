@@ -12,7 +12,11 @@ const errorMessages: Record<string, string> = {
   no_account: "No Cairn account uses that GitHub email. Ask an admin for an invite.",
 };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string }>;
+}) {
   if (await getActor()) redirect("/chat");
   const { error } = await searchParams;
   const empty = (await getDb().user.count()) === 0;

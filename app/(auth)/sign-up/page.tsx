@@ -6,23 +6,26 @@ import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ invite?: string }> }) {
+export default async function SignUpPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ invite?: string }>;
+}) {
   const { invite: token } = await searchParams;
   const db = getDb();
   if (token) {
-    try {
-      const invite = await findUsableInvite(db, token);
-      return (
-        <Card className="space-y-4">
-          <CardTitle>Join {invite.workspace.name}</CardTitle>
-          <CardDescription>You were invited as {invite.role}.</CardDescription>
-          <SignUpForm token={token} />
-        </Card>
-      );
-    } catch (error) {
-      if (!(error instanceof AccountError)) throw error;
-      return <Closed message={error.message} />;
-    }
+    const invite = await findUsableInvite(db, token).catch((error: unknown) => {
+      if (error instanceof AccountError) return error;
+      throw error;
+    });
+    if (invite instanceof AccountError) return <Closed message={invite.message} />;
+    return (
+      <Card className="space-y-4">
+        <CardTitle>Join {invite.workspace.name}</CardTitle>
+        <CardDescription>You were invited as {invite.role}.</CardDescription>
+        <SignUpForm token={token} />
+      </Card>
+    );
   }
   if ((await db.user.count()) > 0) {
     return <Closed message="Sign-up needs an invite link from an admin of your workspace." />;

@@ -9,6 +9,9 @@ export async function GET() {
     await getDb().$queryRawUnsafe("SELECT 1");
     return Response.json({ status: "ok", database: { provider, status: "up" } });
   } catch {
-    return Response.json({ status: "degraded", database: { provider, status: "down" } }, { status: 503 });
+    return Response.json(
+      { status: "degraded", database: { provider, status: "down" } },
+      { status: 503 },
+    );
   }
 }

@@ -28,11 +28,17 @@ export async function createInviteAction(input: { role: string }): Promise<Admin
 
 /** Refuses to leave the workspace without an admin. */
 async function wouldRemoveLastAdmin(workspaceId: string, membershipId: string): Promise<boolean> {
-  const admins = await getDb().membership.findMany({ where: { workspaceId, role: "admin" }, select: { id: true } });
+  const admins = await getDb().membership.findMany({
+    where: { workspaceId, role: "admin" },
+    select: { id: true },
+  });
   return admins.length === 1 && admins[0]!.id === membershipId;
 }
 
-export async function changeRoleAction(input: { membershipId: string; role: string }): Promise<AdminActionResult> {
+export async function changeRoleAction(input: {
+  membershipId: string;
+  role: string;
+}): Promise<AdminActionResult> {
   const parsed = z.object({ membershipId: z.string().min(1), role: roleSchema }).safeParse(input);
   const actor = await requireRole("admin");
   if (!parsed.success) return { ok: false, error: "Invalid role change." };
@@ -41,7 +47,10 @@ export async function changeRoleAction(input: { membershipId: string; role: stri
     where: { id: parsed.data.membershipId, workspaceId: actor.workspaceId },
   });
   if (!membership) return { ok: false, error: "That member is not in this workspace." };
-  if (parsed.data.role !== "admin" && (await wouldRemoveLastAdmin(actor.workspaceId, membership.id))) {
+  if (
+    parsed.data.role !== "admin" &&
+    (await wouldRemoveLastAdmin(actor.workspaceId, membership.id))
+  ) {
     return { ok: false, error: "A workspace needs at least one admin." };
   }
   await db.membership.update({ where: { id: membership.id }, data: { role: parsed.data.role } });
@@ -49,7 +58,9 @@ export async function changeRoleAction(input: { membershipId: string; role: stri
   return { ok: true };
 }
 
-export async function removeMemberAction(input: { membershipId: string }): Promise<AdminActionResult> {
+export async function removeMemberAction(input: {
+  membershipId: string;
+}): Promise<AdminActionResult> {
   const parsed = z.object({ membershipId: z.string().min(1) }).safeParse(input);
   const actor = await requireRole("admin");
   if (!parsed.success) return { ok: false, error: "Invalid member." };
@@ -70,7 +81,9 @@ export async function revokeInviteAction(input: { inviteId: string }): Promise<A
   const parsed = z.object({ inviteId: z.string().min(1) }).safeParse(input);
   const actor = await requireRole("admin");
   if (!parsed.success) return { ok: false, error: "Invalid invite." };
-  await getDb().invite.deleteMany({ where: { id: parsed.data.inviteId, workspaceId: actor.workspaceId, usedAt: null } });
+  await getDb().invite.deleteMany({
+    where: { id: parsed.data.inviteId, workspaceId: actor.workspaceId, usedAt: null },
+  });
   revalidatePath("/admin/members");
   return { ok: true };
 }

@@ -22,9 +22,9 @@ export default async function MembersPage() {
     <div className="space-y-8">
       <div>
         <h1 className="text-2xl font-semibold">Members</h1>
-        <p className="text-sm text-muted-foreground">
-          Admins manage members and invites. Editors may write global harness entries and company knowledge; members
-          write their own chats and memory.
+        <p className="text-muted-foreground text-sm">
+          Admins manage members and invites. Editors may write global harness entries and company
+          knowledge; members write their own chats and memory.
         </p>
       </div>
       <section className="space-y-3">
@@ -34,7 +34,7 @@ export default async function MembersPage() {
       <section className="space-y-2">
         <h2 className="font-medium">People</h2>
         <table className="w-full text-sm" data-testid="members-table">
-          <thead className="text-left text-muted-foreground">
+          <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Name</th>
               <th>Email</th>
@@ -59,11 +59,16 @@ export default async function MembersPage() {
       <section className="space-y-2">
         <h2 className="font-medium">Open invites</h2>
         {invites.length === 0 ? (
-          <p className="text-sm text-muted-foreground">No open invites.</p>
+          <p className="text-muted-foreground text-sm">No open invites.</p>
         ) : (
           <ul className="space-y-1 text-sm">
             {invites.map((invite) => (
-              <InviteRow key={invite.id} inviteId={invite.id} role={invite.role} expiresAt={invite.expiresAt.toISOString()} />
+              <InviteRow
+                key={invite.id}
+                inviteId={invite.id}
+                role={invite.role}
+                expiresAt={invite.expiresAt.toISOString()}
+              />
             ))}
           </ul>
         )}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { main } from "./main";
+
+process.env.CAIRN_BCRYPT_COST = "4";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
+    out,
+    err,
+  };
+}
+
+describe(`cairn CLI (${testDatabaseProvider()})`, () => {
+  let database: TestDatabase;
+  const previousUrl = process.env.DATABASE_URL;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    process.env.DATABASE_URL = database.target.url;
+  });
+  afterAll(async () => {
+    process.env.DATABASE_URL = previousUrl;
+    await database.cleanup();
+  });
+
+  it("creates a user in a named workspace, creating the workspace", async () => {
+    const { io, out } = capture();
+    const code = await main(
+      [
+        "user",
+        "create",
+        "--email",
+        "ops@example.com",
+        "--password",
+        "long-password",
+        "--role",
+        "editor",
+        "--workspace",
+        "Ops",
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(out.join("\n")).toContain('created ops@example.com as editor of workspace "Ops"');
+    const membership = await database.db.membership.findFirstOrThrow({
+      include: { workspace: true, user: true },
+    });
+    expect(membership).toMatchObject({
+      role: "editor",
+      workspace: { name: "Ops" },
+      user: { email: "ops@example.com" },
+    });
+  });
+
+  it("exits 1 with a clear message on a duplicate email", async () => {
+    const { io, err } = capture();
+    const code = await main(
+      [
+        "user",
+        "create",
+        "--email",
+        "ops@example.com",
+        "--password",
+        "another-password",
+        "--role",
+        "admin",
+        "--workspace",
+        "Ops",
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(err.join("\n")).toContain("already exists");
+  });
+
+  it.each([
+    [
+      [
+        "user",
+        "create",
+        "--email",
+        "a@example.com",
+        "--password",
+        "long-password",
+        "--role",
+        "owner",
+      ],
+      "--role must be",
+    ],
+    [["user", "create", "--password", "long-password", "--role", "admin"], "--email is required"],
+    [
+      [
+        "user",
+        "create",
+        "--email",
+        "a@example.com",
+        "--password",
+        "long-password",
+        "--role",
+        "admin",
+        "--bogus",
+      ],
+      "Unknown option",
+    ],
+    [["user", "frobnicate"], 'Unknown command "user frobnicate"'],
+    [
+      [
+        "user",
+        "create",
+        "--email",
+        "not-an-email",
+        "--password",
+        "long-password",
+        "--role",
+        "admin",
+      ],
+      "valid email",
+    ],
+    [
+      ["user", "create", "--email", "b@example.com", "--password", "short", "--role", "admin"],
+      "at least 8",
+    ],
+  ])("exits 2 on bad arguments: %j", async (argv, message) => {
+    const { io, err } = capture();
+    expect(await main(argv, io)).toBe(2);
+    expect(err.join("\n")).toContain(message);
+  });
+
+  it("migrates an up-to-date database without changes", async () => {
+    const { io, out } = capture();
+    expect(await main(["db", "migrate"], io)).toBe(0);
+    expect(out.join("\n")).toMatch(/0 migration\(s\) applied/);
+  });
+});

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { clearHits, recordHit, retryAfterSeconds, signInRules } from "@/lib/auth/rate-limit";
+import {
+  AccountError,
+  createInvite,
+  createUserInWorkspace,
+  findUsableInvite,
+  signUpFirstUser,
+  signUpWithInvite,
+} from "./accounts";
+import { verifyPassword } from "./password";
+
+process.env.CAIRN_BCRYPT_COST = "4";
+
+describe(`accounts (${testDatabaseProvider()})`, () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database.cleanup();
+  });
+  beforeEach(async () => {
+    const db = database.db;
+    await db.rateLimitHit.deleteMany();
+    await db.invite.deleteMany();
+    await db.membership.deleteMany();
+    await db.account.deleteMany();
+    await db.user.deleteMany();
+    await db.workspace.deleteMany();
+  });
+
+  it("makes the first account admin of a new workspace, and closes sign-up after it", async () => {
+    const { user, workspace } = await signUpFirstUser(database.db, {
+      email: "Ada@Example.com",
+      password: "long-password",
+      name: "Ada",
+      workspaceName: "Acme",
+    });
+    expect(user.email).toBe("ada@example.com");
+    const membership = await database.db.membership.findFirstOrThrow({
+      where: { userId: user.id },
+    });
+    expect(membership).toMatchObject({ workspaceId: workspace.id, role: "admin" });
+    await expect(
+      signUpFirstUser(database.db, {
+        email: "eve@example.com",
+        password: "long-password",
+        name: "Eve",
+        workspaceName: "Evil",
+      }),
+    ).rejects.toMatchObject({ code: "sign_up_closed" });
+    expect(await database.db.user.count()).toBe(1);
+  });
+
+  it("lets only one of two racing first sign-ups become admin", async () => {
+    const results = await Promise.allSettled(
+      ["a", "b"].map((name) =>
+        signUpFirstUser(database.db, {
+          email: `${name}@example.com`,
+          password: "long-password",
+          name,
+          workspaceName: `W-${name}`,
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect(await database.db.membership.count({ where: { role: "admin" } })).toBe(1);
+  });
+
+  it("never returns the password hash unless asked for it", async () => {
+    const { user } = await createUserInWorkspace(database.db, {
+      email: "max@example.com",
+      password: "long-password",
+      role: "member",
+      workspaceName: "Acme",
+    });
+    const loaded = await database.db.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(loaded).not.toHaveProperty("passwordHash");
+    const withHash = await database.db.user.findUniqueOrThrow({
+      where: { id: user.id },
+      omit: { passwordHash: false },
+    });
+    expect(await verifyPassword("long-password", withHash.passwordHash!)).toBe(true);
+  });
+
+  it("adds an existing user to a second workspace only with their password, and refuses duplicates", async () => {
+    await createUserInWorkspace(database.db, {
+      email: "max@example.com",
+      password: "long-password",
+      role: "member",
+      workspaceName: "Acme",
+    });
+    await expect(
+      createUserInWorkspace(database.db, {
+        email: "max@example.com",
+        password: "other-password",
+        role: "admin",
+        workspaceName: "Beta",
+      }),
+    ).rejects.toMatchObject({ code: "email_taken" });
+    const added = await createUserInWorkspace(database.db, {
+      email: "max@example.com",
+      password: "long-password",
+      role: "editor",
+      workspaceName: "Beta",
+    });
+    expect(added.added).toBe(true);
+    expect(await database.db.membership.count({ where: { userId: added.user.id } })).toBe(2);
+    await expect(
+      createUserInWorkspace(database.db, {
+        email: "max@example.com",
+        password: "long-password",
+        role: "editor",
+        workspaceName: "Beta",
+      }),
+    ).rejects.toMatchObject({ code: "email_taken" });
+  });
+
+  it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
+    const { user: admin, workspace } = await signUpFirstUser(database.db, {
+      email: "ada@example.com",
+      password: "long-password",
+      name: "Ada",
+      workspaceName: "Acme",
+    });
+    const { token } = await createInvite(database.db, {
+      workspaceId: workspace.id,
+      createdById: admin.id,
+      role: "editor",
+    });
+    const stored = await database.db.invite.findFirstOrThrow();
+    expect(stored.tokenHash).not.toContain(token);
+
+    const results = await Promise.allSettled(
+      ["x", "y"].map((name) =>
+        signUpWithInvite(database.db, {
+          token,
+          email: `${name}@example.com`,
+          password: "long-password",
+          name,
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect(
+      await database.db.membership.count({ where: { workspaceId: workspace.id, role: "editor" } }),
+    ).toBe(1);
+    await expect(findUsableInvite(database.db, token)).rejects.toMatchObject({
+      code: "invite_used",
+    });
+
+    const expired = await createInvite(database.db, {
+      workspaceId: workspace.id,
+      createdById: admin.id,
+      role: "member",
+      now: new Date(Date.now() - 8 * 24 * 3600 * 1000),
+    });
+    await expect(
+      signUpWithInvite(database.db, {
+        token: expired.token,
+        email: "z@example.com",
+        password: "long-password",
+        name: "Z",
+      }),
+    ).rejects.toMatchObject({ code: "invite_expired" });
+    await expect(findUsableInvite(database.db, "made-up")).rejects.toBeInstanceOf(AccountError);
+  });
+
+  it("rate-limits sign-in per email and per client address", async () => {
+    const now = new Date("2026-11-29T12:00:00Z");
+    const rules = signInRules({ email: "ada@example.com", clientAddress: "10.0.0.1" });
+    for (let i = 0; i < 5; i++) {
+      expect(await retryAfterSeconds(database.db, rules, now)).toBe(0);
+      await recordHit(database.db, rules, now);
+    }
+    expect(await retryAfterSeconds(database.db, rules, now)).toBe(15 * 60);
+    // Another email from the same address still has room; the address limit is separate.
+    const other = signInRules({ email: "bob@example.com", clientAddress: "10.0.0.1" });
+    expect(await retryAfterSeconds(database.db, other, now)).toBe(0);
+    // The window slides: 15 minutes later the email is free again.
+    expect(
+      await retryAfterSeconds(database.db, rules, new Date(now.getTime() + 15 * 60 * 1000 + 1)),
+    ).toBe(0);
+    await clearHits(database.db, rules[0]!.bucket);
+    expect(await retryAfterSeconds(database.db, rules, now)).toBe(0);
+  });
+});

@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createDb, type Db } from "./client";
+import type { DatabaseTarget } from "./database-url";
+import { migrateDatabase } from "./migrate";
+
+/** Which database the database-facing tests run on: `CAIRN_TEST_DB=postgres` or SQLite (default). */
+export function testDatabaseProvider(): DatabaseTarget["provider"] {
+  return process.env.CAIRN_TEST_DB === "postgres" ? "postgresql" : "sqlite";
+}
+
+export interface TestDatabase {
+  db: Db;
+  target: DatabaseTarget;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: a temporary SQLite file, or a new PostgreSQL
+ * database on the server at `CAIRN_TEST_POSTGRES_URL` (default: the local server). `cleanup`
+ * disconnects and removes it.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseProvider() === "sqlite") {
+    const directory = mkdtempSync(path.join(tmpdir(), "cairn-test-"));
+    const filePath = path.join(directory, "test.db");
+    const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
+    await migrateDatabase({ target });
+    const db = createDb(target);
+    return {
+      db,
+      target,
+      async cleanup() {
+        await db.$disconnect();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  }
+  const { default: pg } = await import("pg");
+  const adminUrl =
+    process.env.CAIRN_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const name = `cairn_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const target: DatabaseTarget = { provider: "postgresql", url: url.toString() };
+  await migrateDatabase({ target });
+  const db = createDb(target);
+  return {
+    db,
+    target,
+    async cleanup() {
+      await db.$disconnect();
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
