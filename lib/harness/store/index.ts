@@ -1,0 +1,83 @@
+export {
+  DEFAULT_ENTRY_PATH,
+  ENTRY_KINDS,
+  ENTRY_SCOPES,
+  ENTRY_SOURCES,
+  RESERVED_ENTRY_ID,
+  REVISION_ACTIONS,
+  REVISION_CAUSES,
+  type Entry,
+  type EntryKind,
+  type EntryRef,
+  type EntryScope,
+  type EntrySource,
+  type HarnessSnapshot,
+  type Page,
+  type RecentRefinement,
+  type Revision,
+  type RevisionAction,
+  type RevisionCause,
+  type RevisionDraft,
+} from "./types";
+export {
+  ENTRY_ID_PATTERN,
+  ENTRY_LIMITS,
+  KIND_METADATA_SCHEMAS,
+  assertValidEntry,
+  entryContentSchema,
+  entryIdSchema,
+  entryKindSchema,
+  entryMetadataSchema,
+  entryPathSchema,
+  entryScopeSchema,
+  entrySourceSchema,
+  entryTitleSchema,
+  isReservedEntryId,
+  skillMetadataSchema,
+  subagentMetadataSchema,
+  type SkillMetadata,
+  type SubagentMetadata,
+} from "./entry-contracts";
+export { entryKeyOf } from "./entry-key";
+export { slugCandidate, slugifyTitle } from "./slug";
+export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type EntryFilter,
+  type HarnessStoragePort,
+  type StorageCallOptions,
+  type StorageChange,
+} from "./store-port";
+export { InMemoryHarnessStorage } from "./in-memory-storage";
+export {
+  compareEntriesCanonically,
+  reconstructHarnessState,
+  type SnapshotVisibility,
+} from "./reconstruct-harness-state";
+export {
+  createHarness,
+  type ApplyEditsResult,
+  type CreateEntryInput,
+  type CreateHarnessOptions,
+  type CreateSkillInput,
+  type CreateSubagentInput,
+  type DeleteEntryInput,
+  type EntryLocator,
+  type Harness,
+  type HarnessEdit,
+  type ListEntriesInput,
+  type RestoreRevisionInput,
+  type ScopeSelector,
+  type SetPinnedInput,
+  type UpdateEntryInput,
+  type UpdateSkillInput,
+  type UpdateSubagentInput,
+  type WriteOptions,
+} from "./create-harness";
+export {
+  HARNESS_STATE_HEADING,
+  HARNESS_STATE_TAG,
+  countPromptTokens,
+  formatHarnessStateForPrompt,
+  type FormatHarnessStateOptions,
+} from "./format-harness-state";

@@ -1,0 +1,970 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Actor } from "../actor";
+import {
+  HarnessConflictError,
+  HarnessError,
+  HarnessForbiddenError,
+  HarnessNotFoundError,
+  HarnessValidationError,
+} from "../errors";
+import { createHarness, type Harness } from "./create-harness";
+import { entryKeyOf } from "./entry-key";
+import { type HarnessStoragePort } from "./store-port";
+import { type Entry, type Revision } from "./types";
+
+/** What a conformance run needs from a backend: a fresh, empty storage and a way to dispose of it. */
+export type MakeHarnessStorage = () => Promise<{
+  storage: HarnessStoragePort;
+  cleanup: () => Promise<void>;
+}>;
+
+function deterministicClock(start = Date.UTC(2025, 0, 1)): () => Date {
+  let tick = 0;
+  return () => new Date(start + tick++ * 1000);
+}
+
+function sequentialIds(prefix: string): () => string {
+  let next = 0;
+  return () => `${prefix}-${String(++next).padStart(6, "0")}`;
+}
+
+async function expectHarnessError(
+  promise: Promise<unknown>,
+  type: new (...args: never[]) => HarnessError,
+  code?: string,
+) {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error, `expected ${type.name}`).toBeInstanceOf(type);
+  if (code) expect((error as HarnessError).code).toBe(code);
+  return error as HarnessError;
+}
+
+/**
+ * The one test suite every `HarnessStoragePort` implementation must pass (in-memory, Prisma on
+ * SQLite, Prisma on PostgreSQL, …). It drives the storage through the core (`createHarness`)
+ * and directly, and checks CRUD for all kinds, kind contracts, slug ids, scope rules,
+ * optimistic concurrency, atomic batches, snapshots at past versions, restores, pagination
+ * and text search.
+ *
+ * `makeStorage` is called before every test and must return an empty storage (or one whose
+ * workspace ids are unique to the test: every test uses a fresh random workspace id, so a
+ * shared database works as long as rows are scoped by workspace).
+ */
+export function runHarnessStorageConformance(name: string, makeStorage: MakeHarnessStorage): void {
+  describe(`harness storage conformance: ${name}`, () => {
+    let storage: HarnessStoragePort;
+    let cleanup: () => Promise<void>;
+    let workspaceId: string;
+    let clock: () => Date;
+    let ids: () => string;
+
+    const actorOf = (role: Actor["role"], userId = `user-${role}`): Actor => ({
+      userId,
+      workspaceId,
+      role,
+    });
+    const harnessFor = (
+      options: { role?: Actor["role"]; chatId?: string | null; userId?: string } = {},
+    ): Harness =>
+      createHarness({
+        storage,
+        actor: actorOf(options.role ?? "editor", options.userId),
+        chatId: options.chatId === undefined ? "chat-1" : options.chatId,
+        clock,
+        generateId: ids,
+      });
+
+    beforeEach(async () => {
+      ({ storage, cleanup } = await makeStorage());
+      workspaceId = `ws-${globalThis.crypto.randomUUID()}`;
+      clock = deterministicClock();
+      ids = sequentialIds(`rev-${workspaceId.slice(3, 11)}`);
+    });
+
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    describe("CRUD for every kind", () => {
+      it("creates, reads, updates and deletes a memory with versions and revisions", async () => {
+        const harness = harnessFor();
+        const created = await harness.createMemory({
+          title: "Project-X build steps",
+          content: "Use `make` after installing dependencies.",
+          path: "project-x/build",
+        });
+        expect(created).toMatchObject({
+          id: "project-x-build-steps",
+          kind: "memory",
+          scope: "local",
+          chatId: "chat-1",
+          path: "project-x/build",
+          version: 1,
+          pinned: false,
+          source: "user",
+          metadata: {},
+          createdBy: "user-editor",
+          updatedBy: "user-editor",
+        });
+        expect(await harness.getEntry({ kind: "memory", id: created.id })).toEqual(created);
+
+        const updated = await harness.updateMemory({
+          id: created.id,
+          content: "Run `make clean` before `make`.",
+          reason: "stale artifacts",
+          expectedVersion: 1,
+        });
+        expect(updated.version).toBe(2);
+        expect(updated.content).toBe("Run `make clean` before `make`.");
+        expect(updated.createdAt).toBe(created.createdAt);
+        expect(updated.updatedAt > created.updatedAt).toBe(true);
+
+        const deletion = await harness.deleteMemory({
+          id: created.id,
+          expectedVersion: 2,
+          reason: "obsolete",
+        });
+        expect(deletion).toMatchObject({
+          action: "delete",
+          before: updated,
+          after: null,
+          reason: "obsolete",
+          cause: "manual",
+        });
+        expect(await harness.getEntry({ kind: "memory", id: created.id })).toBeNull();
+
+        const history = await harness.history({ entryId: created.id });
+        expect(history.map((revision) => revision.action)).toEqual(["create", "update", "delete"]);
+        expect(history.map((revision) => revision.harnessVersion)).toEqual([1, 2, 3]);
+        expect(history[1]).toMatchObject({
+          before: created,
+          after: updated,
+          reason: "stale artifacts",
+          actorId: "user-editor",
+          workspaceId,
+        });
+        expect(await harness.getHarnessVersion()).toBe(3);
+      });
+
+      it("creates prompt notes, skills and sub-agents with their contracts", async () => {
+        const harness = harnessFor();
+        const prompt = await harness.createPrompt({
+          title: "Answer style",
+          content: "Answer in short paragraphs.",
+        });
+        expect(prompt).toMatchObject({ kind: "prompt", id: "answer-style", version: 1 });
+
+        const skill = await harness.createSkill({
+          name: "pdf-extract",
+          description: "Use when the user shares a PDF and wants its text.",
+          body: "1. Run pdftotext.\n2. Clean the output.",
+          metadata: { reference: "skills/pdf.py", arguments: ["path"] },
+        });
+        expect(skill).toMatchObject({
+          kind: "skill",
+          id: "pdf-extract",
+          title: "pdf-extract",
+          content: "1. Run pdftotext.\n2. Clean the output.",
+          metadata: {
+            name: "pdf-extract",
+            description: "Use when the user shares a PDF and wants its text.",
+            reference: "skills/pdf.py",
+            arguments: ["path"],
+          },
+        });
+        const skill2 = await harness.updateSkill({
+          id: skill.id,
+          expectedVersion: 1,
+          description: "Use for any PDF.",
+        });
+        expect(skill2.metadata).toMatchObject({
+          name: "pdf-extract",
+          description: "Use for any PDF.",
+          reference: "skills/pdf.py",
+        });
+        expect(skill2.content).toBe(skill.content);
+
+        const subagent = await harness.createSubagent({
+          name: "reviewer",
+          description: "Delegate code review of a diff.",
+          instructions: "You review diffs for bugs.",
+          tools: ["read_file", "grep"],
+          model: "review-model",
+        });
+        expect(subagent).toMatchObject({
+          kind: "subagent",
+          id: "reviewer",
+          content: "You review diffs for bugs.",
+          metadata: {
+            name: "reviewer",
+            description: "Delegate code review of a diff.",
+            tools: ["read_file", "grep"],
+            model: "review-model",
+          },
+        });
+        const subagent2 = await harness.updateSubagent({
+          id: "reviewer",
+          expectedVersion: 1,
+          model: null,
+          tools: ["read_file"],
+        });
+        expect(subagent2.metadata).toEqual({
+          name: "reviewer",
+          description: "Delegate code review of a diff.",
+          tools: ["read_file"],
+        });
+
+        await harness.deletePrompt({ id: prompt.id, expectedVersion: 1 });
+        await harness.deleteSkill({ id: skill.id, expectedVersion: 2 });
+        await harness.deleteSubagent({ id: subagent.id, expectedVersion: 2 });
+        expect((await harness.listEntries()).items).toEqual([]);
+      });
+
+      it("writes nothing for an update that changes nothing", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Same", content: "Same content" });
+        const again = await harness.updateMemory({
+          id: entry.id,
+          expectedVersion: 1,
+          content: "Same content",
+        });
+        expect(again).toEqual(entry);
+        expect(await harness.getHarnessVersion()).toBe(1);
+      });
+
+      it("pins and unpins as versioned changes", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Pin me", content: "x" });
+        const pinned = await harness.pinEntry({ kind: "memory", id: entry.id, expectedVersion: 1 });
+        expect(pinned).toMatchObject({ pinned: true, version: 2 });
+        const unpinned = await harness.setPinned({
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 2,
+          pinned: false,
+        });
+        expect(unpinned).toMatchObject({ pinned: false, version: 3 });
+      });
+
+      it("returns copies: mutating a result does not change stored state", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({
+          title: "Copy",
+          content: "original",
+          metadata: { tags: ["a"] },
+        });
+        entry.content = "mutated";
+        (entry.metadata.tags as string[]).push("b");
+        const read = await harness.getEntryOrThrow({ kind: "memory", id: "copy" });
+        expect(read.content).toBe("original");
+        expect(read.metadata).toEqual({ tags: ["a"] });
+      });
+    });
+
+    describe("contracts and limits", () => {
+      it("refuses the base system prompt id in either spelling", async () => {
+        const harness = harnessFor();
+        await expectHarnessError(
+          harness.createPrompt({ id: "base_system_prompt", title: "Base", content: "x" }),
+          HarnessValidationError,
+          "validation:entry",
+        );
+        await expectHarnessError(
+          harness.createPrompt({ id: "base-system-prompt", title: "Base", content: "x" }),
+          HarnessValidationError,
+        );
+        // A title that slugs to it gets a suffixed id instead.
+        const entry = await harness.createPrompt({ title: "base_system_prompt", content: "x" });
+        expect(entry.id).toBe("base_system_prompt-2");
+      });
+
+      it("enforces size limits with clear messages", async () => {
+        const harness = harnessFor();
+        const title = await expectHarnessError(
+          harness.createMemory({ title: "t".repeat(201), content: "x" }),
+          HarnessValidationError,
+        );
+        expect(title.message).toMatch(/title: must be at most 200 characters/);
+        const content = await expectHarnessError(
+          harness.createMemory({ title: "big", content: "x".repeat(64 * 1024 + 1) }),
+          HarnessValidationError,
+        );
+        expect(content.message).toMatch(/content: must be at most 65536 bytes/);
+        await harness.createMemory({ title: "exactly 64k", content: "x".repeat(64 * 1024) });
+        const metadata = await expectHarnessError(
+          harness.createMemory({
+            title: "meta",
+            content: "x",
+            metadata: { blob: "y".repeat(16 * 1024) },
+          }),
+          HarnessValidationError,
+        );
+        expect(metadata.message).toMatch(/metadata: must be at most 16384 bytes/);
+        await expectHarnessError(
+          harness.createMemory({ title: "two\nlines", content: "x" }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createMemory({ title: "empty", content: "   " }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createMemory({ title: "nul", content: "a\u0000b" }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createMemory({ title: "path", content: "x", path: "../etc" }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createMemory({ id: "Bad Id", title: "x", content: "x" }),
+          HarnessValidationError,
+        );
+      });
+
+      it("validates skill and sub-agent metadata", async () => {
+        const harness = harnessFor();
+        await expectHarnessError(
+          harness.createSkill({ name: "s", description: "line one\nline two", body: "b" }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createEntry({ kind: "skill", title: "s", content: "b", metadata: { name: "s" } }),
+          HarnessValidationError,
+        );
+        await expectHarnessError(
+          harness.createEntry({
+            kind: "subagent",
+            title: "a",
+            content: "b",
+            metadata: { name: "a", description: "d", tools: "grep" },
+          }),
+          HarnessValidationError,
+        );
+        const skill = await harness.createSkill({ name: "s", description: "d", body: "b" });
+        await expectHarnessError(
+          harness.updateSkill({ id: skill.id, expectedVersion: 1, description: "" }),
+          HarnessValidationError,
+        );
+        expect(await harness.getHarnessVersion()).toBe(1);
+      });
+    });
+
+    describe("slug ids", () => {
+      it("makes ids from titles and suffixes collisions per scope and kind", async () => {
+        const harness = harnessFor();
+        const first = await harness.createMemory({ title: "Déjà vu: Build & Test!", content: "x" });
+        const second = await harness.createMemory({ title: "deja vu build test", content: "y" });
+        const third = await harness.createMemory({ title: "Deja-vu build test", content: "z" });
+        expect([first.id, second.id, third.id]).toEqual([
+          "deja-vu-build-test",
+          "deja-vu-build-test-2",
+          "deja-vu-build-test-3",
+        ]);
+        // Another kind or scope does not collide.
+        expect((await harness.createPrompt({ title: "Deja vu build test", content: "x" })).id).toBe(
+          "deja-vu-build-test",
+        );
+        expect(
+          (await harness.createMemory({ title: "Deja vu build test", content: "x", global: true }))
+            .id,
+        ).toBe("deja-vu-build-test");
+        // Another chat does not collide either.
+        expect(
+          (
+            await harnessFor({ chatId: "chat-2" }).createMemory({
+              title: "Deja vu build test",
+              content: "x",
+            })
+          ).id,
+        ).toBe("deja-vu-build-test");
+      });
+
+      it("keeps ids within 80 characters, suffix included, and falls back for empty slugs", async () => {
+        const harness = harnessFor();
+        const long = "a".repeat(120);
+        const a = await harness.createMemory({ title: long, content: "x" });
+        const b = await harness.createMemory({ title: long, content: "x" });
+        expect(a.id).toHaveLength(80);
+        expect(b.id).toBe(`${"a".repeat(78)}-2`);
+        const cjk = await harness.createMemory({ title: "日本語のメモ", content: "x" });
+        expect(cjk.id).toBe("memory");
+      });
+
+      it("does not reuse the id of a deleted entry for a new title, and gives explicit ids a continuing version", async () => {
+        const harness = harnessFor();
+        const old = await harness.createMemory({ title: "Recycled", content: "x" });
+        await harness.deleteMemory({ id: old.id, expectedVersion: 1 });
+        const fresh = await harness.createMemory({ title: "Recycled", content: "y" });
+        expect(fresh.id).toBe("recycled-2");
+        const explicit = await harness.createMemory({
+          id: "recycled",
+          title: "Recycled",
+          content: "z",
+        });
+        expect(explicit.version).toBe(2);
+      });
+
+      it("refuses an explicit id that exists", async () => {
+        const harness = harnessFor();
+        await harness.createMemory({ id: "fixed", title: "Fixed", content: "x" });
+        await expectHarnessError(
+          harness.createMemory({ id: "fixed", title: "Fixed", content: "y" }),
+          HarnessConflictError,
+          "conflict:entry",
+        );
+      });
+    });
+
+    describe("scope rules", () => {
+      it("defaults to local and refuses global without the explicit flag", async () => {
+        const harness = harnessFor({ role: "admin" });
+        expect((await harness.createMemory({ title: "Local", content: "x" })).scope).toBe("local");
+        await expectHarnessError(
+          harness.createMemory({ title: "G", content: "x", scope: "global" }),
+          HarnessForbiddenError,
+          "forbidden:entry",
+        );
+        const global = await harness.createMemory({ title: "G", content: "x", global: true });
+        expect(global).toMatchObject({ scope: "global", chatId: null });
+        await expectHarnessError(
+          harness.createMemory({ title: "G", content: "x", global: true, scope: "local" }),
+          HarnessValidationError,
+        );
+      });
+
+      it("lets members write local entries but not global ones", async () => {
+        const editor = harnessFor({ role: "editor" });
+        const member = harnessFor({ role: "member", userId: "user-member" });
+        const global = await editor.createMemory({
+          title: "Team fact",
+          content: "x",
+          global: true,
+        });
+        await expectHarnessError(
+          member.createMemory({ title: "Mine", content: "x", global: true }),
+          HarnessForbiddenError,
+        );
+        await expectHarnessError(
+          member.updateMemory({
+            id: global.id,
+            scope: "global",
+            global: true,
+            expectedVersion: 1,
+            content: "y",
+          }),
+          HarnessForbiddenError,
+        );
+        await expectHarnessError(
+          member.deleteMemory({ id: global.id, scope: "global", global: true, expectedVersion: 1 }),
+          HarnessForbiddenError,
+        );
+        expect(await member.getEntry({ kind: "memory", id: global.id, scope: "global" })).toEqual(
+          global,
+        );
+        expect((await member.createMemory({ title: "Mine", content: "x" })).scope).toBe("local");
+      });
+
+      it("shows a chat the global entries plus its own local ones, both when ids are shared", async () => {
+        const chat1 = harnessFor({ chatId: "chat-1" });
+        const chat2 = harnessFor({ chatId: "chat-2" });
+        await chat1.createMemory({ id: "x", title: "Global x", content: "g", global: true });
+        await chat1.createMemory({ id: "x", title: "Local x", content: "l1" });
+        await chat2.createMemory({ id: "other", title: "Chat 2 only", content: "l2" });
+
+        const seen1 = (await chat1.listEntries()).items
+          .map((entry) => `${entry.scope}:${entry.id}`)
+          .sort();
+        expect(seen1).toEqual(["global:x", "local:x"]);
+        const seen2 = (await chat2.listEntries()).items
+          .map((entry) => `${entry.scope}:${entry.id}`)
+          .sort();
+        expect(seen2).toEqual(["global:x", "local:other"]);
+        expect(await chat2.getEntry({ kind: "memory", id: "x" })).toBeNull();
+        expect((await chat2.getEntry({ kind: "memory", id: "x", scope: "global" }))?.content).toBe(
+          "g",
+        );
+        expect(
+          (await chat1.listEntries({ scope: "local" })).items.map((entry) => entry.content),
+        ).toEqual(["l1"]);
+        expect(
+          (await chat1.listEntries({ scope: "global" })).items.map((entry) => entry.content),
+        ).toEqual(["g"]);
+        const snapshot = await chat1.snapshot();
+        expect(snapshot.entries.map((entry) => `${entry.scope}:${entry.id}`)).toEqual([
+          "global:x",
+          "local:x",
+        ]);
+      });
+
+      it("without a chat, sees only global entries and refuses local writes", async () => {
+        const noChat = harnessFor({ chatId: null });
+        await harnessFor().createMemory({ title: "Local", content: "x" });
+        await noChat.createMemory({ title: "Global", content: "x", global: true });
+        expect((await noChat.listEntries()).items.map((entry) => entry.scope)).toEqual(["global"]);
+        await expectHarnessError(
+          noChat.createMemory({ title: "Local", content: "x" }),
+          HarnessValidationError,
+        );
+      });
+
+      it("keeps workspaces apart", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Secret", content: "x", global: true });
+        const other = createHarness({
+          storage,
+          actor: { userId: "u", workspaceId: `${workspaceId}-other`, role: "admin" },
+          chatId: "chat-1",
+          clock,
+          generateId: ids,
+        });
+        expect(await other.getEntry({ kind: "memory", id: entry.id, scope: "global" })).toBeNull();
+        expect((await other.listEntries()).items).toEqual([]);
+        expect(await other.getHarnessVersion()).toBe(0);
+      });
+    });
+
+    describe("optimistic concurrency", () => {
+      it("fails a stale update or delete with a conflict and changes nothing", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Race", content: "v1" });
+        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "v2" });
+        const stale = await expectHarnessError(
+          harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "lost" }),
+          HarnessConflictError,
+          "conflict:entry",
+        );
+        expect(stale.details).toMatchObject({ expectedVersion: 1, currentVersion: 2 });
+        await expectHarnessError(
+          harness.deleteMemory({ id: entry.id, expectedVersion: 1 }),
+          HarnessConflictError,
+        );
+        expect((await harness.getEntryOrThrow({ kind: "memory", id: entry.id })).content).toBe(
+          "v2",
+        );
+        expect(await harness.getHarnessVersion()).toBe(2);
+        expect(await harness.history({ entryId: entry.id })).toHaveLength(2);
+      });
+
+      it("requires expectedVersion", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Needs version", content: "x" });
+        await expectHarnessError(
+          harness.updateMemory({ id: entry.id, content: "y" } as unknown as Parameters<
+            Harness["updateMemory"]
+          >[0]),
+          HarnessValidationError,
+        );
+      });
+
+      it("lets exactly one of two concurrent writers win", async () => {
+        const a = harnessFor({ userId: "a" });
+        const b = harnessFor({ userId: "b" });
+        const entry = await a.createMemory({ title: "Contended", content: "v1" });
+        const results = await Promise.allSettled([
+          a.updateMemory({ id: entry.id, expectedVersion: 1, content: "from a" }),
+          b.updateMemory({ id: entry.id, expectedVersion: 1, content: "from b" }),
+        ]);
+        expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+        const rejected = results.find((result) => result.status === "rejected");
+        expect(HarnessError.isInstance(rejected?.reason) && rejected.reason.code).toBe(
+          "conflict:entry",
+        );
+        expect((await a.getEntryOrThrow({ kind: "memory", id: entry.id })).version).toBe(2);
+      });
+
+      it("reports a missing entry as not found", async () => {
+        const harness = harnessFor();
+        await expectHarnessError(
+          harness.updateMemory({ id: "nope", expectedVersion: 1, content: "x" }),
+          HarnessNotFoundError,
+          "not_found:entry",
+        );
+      });
+    });
+
+    describe("atomic batches", () => {
+      it("applies several edits as one harness version", async () => {
+        const harness = harnessFor();
+        const keep = await harness.createMemory({ title: "Keep", content: "x" });
+        const drop = await harness.createMemory({ title: "Drop", content: "x" });
+        const result = await harness.applyEdits({
+          reason: "refinement 1",
+          cause: "refinement",
+          source: "refinement",
+          expectedHarnessVersion: 2,
+          edits: [
+            { op: "create", kind: "memory", title: "New lesson", content: "x" },
+            { op: "create", kind: "memory", title: "New lesson", content: "y" },
+            { op: "update", kind: "memory", id: keep.id, expectedVersion: 1, content: "better" },
+            { op: "delete", kind: "memory", id: drop.id, expectedVersion: 1 },
+          ],
+        });
+        expect(result.harnessVersion).toBe(3);
+        expect(
+          result.revisions.map((revision) => [
+            revision.entryId,
+            revision.action,
+            revision.harnessVersion,
+            revision.cause,
+            revision.reason,
+          ]),
+        ).toEqual([
+          ["new-lesson", "create", 3, "refinement", "refinement 1"],
+          ["new-lesson-2", "create", 3, "refinement", "refinement 1"],
+          ["keep", "update", 3, "refinement", "refinement 1"],
+          ["drop", "delete", 3, "refinement", "refinement 1"],
+        ]);
+        expect((await harness.getEntryOrThrow({ kind: "memory", id: "keep" })).source).toBe(
+          "refinement",
+        );
+      });
+
+      it("applies nothing when one edit of the batch is stale", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "A", content: "x" });
+        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "y" });
+        await expectHarnessError(
+          harness.applyEdits({
+            edits: [
+              { op: "create", kind: "memory", title: "B", content: "x" },
+              { op: "update", kind: "memory", id: entry.id, expectedVersion: 1, content: "z" },
+            ],
+          }),
+          HarnessConflictError,
+        );
+        expect(await harness.getEntry({ kind: "memory", id: "b" })).toBeNull();
+        expect(await harness.getHarnessVersion()).toBe(2);
+      });
+
+      it("checks expectations atomically inside the storage", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "A", content: "x" });
+        const now = new Date().toISOString();
+        const after: Entry = { ...entry, content: "z", version: 2, updatedAt: now };
+        const created: Entry = { ...entry, id: "c", title: "C", version: 1 };
+        const revision = (
+          target: Entry,
+          before: Entry | null,
+          id: string,
+        ): Omit<Revision, "harnessVersion"> => ({
+          id,
+          workspaceId,
+          entryKey: entryKeyOf(target),
+          entryId: target.id,
+          kind: target.kind,
+          scope: target.scope,
+          chatId: target.chatId,
+          action: before ? "update" : "create",
+          before,
+          after: target,
+          actorId: "user-editor",
+          reason: "",
+          cause: "manual",
+          createdAt: now,
+        });
+        await expectHarnessError(
+          storage.applyChanges({
+            workspaceId,
+            changes: [
+              { expectedVersion: null, revision: revision(created, null, "direct-1") },
+              { expectedVersion: 7, revision: revision(after, entry, "direct-2") },
+            ],
+          }),
+          HarnessConflictError,
+          "conflict:entry",
+        );
+        expect(await storage.getEntry({ workspaceId, ref: created })).toBeNull();
+        expect(await storage.getRevision({ workspaceId, revisionId: "direct-1" })).toBeNull();
+        expect(await storage.getHarnessVersion({ workspaceId })).toBe(1);
+
+        await expectHarnessError(
+          storage.applyChanges({
+            workspaceId,
+            expectedHarnessVersion: 0,
+            changes: [{ expectedVersion: null, revision: revision(created, null, "direct-3") }],
+          }),
+          HarnessConflictError,
+          "conflict:harness",
+        );
+        const applied = await storage.applyChanges({
+          workspaceId,
+          expectedHarnessVersion: 1,
+          changes: [
+            { expectedVersion: null, revision: revision(created, null, "direct-4") },
+            { expectedVersion: 1, revision: revision(after, entry, "direct-5") },
+          ],
+        });
+        expect(applied.harnessVersion).toBe(2);
+        expect(applied.revisions.map((stored) => [stored.id, stored.harnessVersion])).toEqual([
+          ["direct-4", 2],
+          ["direct-5", 2],
+        ]);
+        expect(await storage.getEntry({ workspaceId, ref: created })).toEqual(created);
+        expect(await storage.getRevision({ workspaceId, revisionId: "direct-5" })).toEqual({
+          ...revision(after, entry, "direct-5"),
+          harnessVersion: 2,
+        });
+        expect(await storage.applyChanges({ workspaceId, changes: [] })).toEqual({
+          harnessVersion: 2,
+          revisions: [],
+        });
+      });
+
+      it("refuses the same entry twice in one batch", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Once", content: "x" });
+        await expectHarnessError(
+          harness.applyEdits({
+            edits: [
+              { op: "update", kind: "memory", id: entry.id, expectedVersion: 1, content: "y" },
+              { op: "delete", kind: "memory", id: entry.id, expectedVersion: 1 },
+            ],
+          }),
+          HarnessValidationError,
+        );
+      });
+
+      it("honours an aborted signal", async () => {
+        const harness = harnessFor();
+        const controller = new AbortController();
+        controller.abort(new Error("stop"));
+        await expect(
+          harness.createMemory({ title: "Never", content: "x", abortSignal: controller.signal }),
+        ).rejects.toThrow("stop");
+        expect(await harness.getHarnessVersion()).toBe(0);
+      });
+    });
+
+    describe("snapshots", () => {
+      it("reconstructs exactly what was there at every past version", async () => {
+        const harness = harnessFor();
+        const recorded = new Map<number, Entry[]>();
+        const record = async () => {
+          const snapshot = await harness.snapshot();
+          recorded.set(snapshot.harnessVersion, snapshot.entries);
+        };
+        await record();
+        const a = await harness.createMemory({ title: "A", content: "a1" });
+        await record();
+        await harness.createSkill({
+          name: "skill-b",
+          description: "when b",
+          body: "b1",
+          global: true,
+        });
+        await record();
+        await harness.updateMemory({ id: a.id, expectedVersion: 1, content: "a2" });
+        await record();
+        await harness.applyEdits({
+          edits: [
+            { op: "delete", kind: "memory", id: a.id, expectedVersion: 2 },
+            { op: "create", kind: "prompt", title: "C", content: "c1" },
+          ],
+        });
+        await record();
+        await harness.createMemory({ id: a.id, title: "A again", content: "a3" });
+        await record();
+        await harnessFor({ chatId: "chat-2" }).createMemory({ title: "Elsewhere", content: "x" });
+
+        expect([...recorded.keys()]).toEqual([0, 1, 2, 3, 4, 5]);
+        for (const [version, entries] of recorded) {
+          const snapshot = await harness.snapshot({ atVersion: version });
+          expect(snapshot.harnessVersion).toBe(version);
+          expect(snapshot.entries).toEqual(entries);
+        }
+        expect(
+          (await harness.snapshot({ atVersion: 3 })).entries.find((entry) => entry.id === "a")
+            ?.content,
+        ).toBe("a2");
+        expect((await harness.snapshot({ atVersion: 4 })).entries.map((entry) => entry.id)).toEqual(
+          ["c", "skill-b"],
+        );
+        await expectHarnessError(harness.snapshot({ atVersion: 99 }), HarnessValidationError);
+        await expectHarnessError(harness.snapshot({ atVersion: -1 }), HarnessValidationError);
+      });
+
+      it("pages through revisions in harness-version order", async () => {
+        const harness = harnessFor();
+        for (let index = 0; index < 7; index++)
+          await harness.createMemory({ title: `M${index}`, content: "x" });
+        const seen: number[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await storage.listRevisionsInRange({
+            workspaceId,
+            afterHarnessVersion: 1,
+            upToHarnessVersion: 6,
+            cursor,
+            limit: 2,
+          });
+          seen.push(...page.items.map((revision) => revision.harnessVersion));
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+        expect(seen).toEqual([2, 3, 4, 5, 6]);
+      });
+    });
+
+    describe("restore", () => {
+      it("restores an old revision as a new revision without rewriting the past", async () => {
+        const harness = harnessFor();
+        const v1 = await harness.createMemory({ title: "Doc", content: "first" });
+        await harness.updateMemory({ id: v1.id, expectedVersion: 1, content: "second" });
+        await harness.updateMemory({
+          id: v1.id,
+          expectedVersion: 2,
+          content: "third",
+          pinned: true,
+        });
+        const before = await harness.history({ entryId: v1.id });
+
+        const restore = await harness.restoreRevision({ revisionId: before[0]!.id });
+        expect(restore).toMatchObject({ action: "restore", cause: "rollback", harnessVersion: 4 });
+        expect(restore.before?.content).toBe("third");
+        expect(restore.after).toMatchObject({
+          content: "first",
+          pinned: false,
+          version: 4,
+          createdAt: v1.createdAt,
+        });
+        const after = await harness.history({ entryId: v1.id });
+        expect(after.slice(0, 3)).toEqual(before);
+        expect(after).toHaveLength(4);
+        expect((await harness.getEntryOrThrow({ kind: "memory", id: v1.id })).content).toBe(
+          "first",
+        );
+      });
+
+      it("undeletes from a delete revision and continues the version count", async () => {
+        const harness = harnessFor();
+        const entry = await harness.createMemory({ title: "Gone", content: "keep me" });
+        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "keep me too" });
+        const deletion = await harness.deleteMemory({ id: entry.id, expectedVersion: 2 });
+        const restore = await harness.restoreRevision({
+          revisionId: deletion.id,
+          cause: "manual",
+          reason: "oops",
+        });
+        expect(restore).toMatchObject({ cause: "manual", reason: "oops", before: null });
+        expect(await harness.getEntry({ kind: "memory", id: entry.id })).toMatchObject({
+          content: "keep me too",
+          version: 3,
+        });
+      });
+
+      it("checks expectedVersion, global rights and chat visibility", async () => {
+        const editor = harnessFor();
+        const member = harnessFor({ role: "member", userId: "m" });
+        const global = await editor.createMemory({ title: "Team", content: "x", global: true });
+        const [created] = await editor.history({ entryId: global.id, scope: "global" });
+        await editor.updateMemory({
+          id: global.id,
+          scope: "global",
+          global: true,
+          expectedVersion: 1,
+          content: "y",
+        });
+        await expectHarnessError(
+          member.restoreRevision({ revisionId: created!.id, global: true }),
+          HarnessForbiddenError,
+        );
+        await expectHarnessError(
+          editor.restoreRevision({ revisionId: created!.id }),
+          HarnessForbiddenError,
+        );
+        await expectHarnessError(
+          editor.restoreRevision({ revisionId: created!.id, global: true, expectedVersion: 1 }),
+          HarnessConflictError,
+        );
+        await editor.restoreRevision({ revisionId: created!.id, global: true, expectedVersion: 2 });
+
+        const local = await editor.createMemory({ title: "Private", content: "x" });
+        const [localCreated] = await editor.history({ entryId: local.id, scope: "local" });
+        await expectHarnessError(
+          harnessFor({ chatId: "chat-2" }).restoreRevision({ revisionId: localCreated!.id }),
+          HarnessNotFoundError,
+        );
+        await expectHarnessError(
+          editor.restoreRevision({ revisionId: "missing" }),
+          HarnessNotFoundError,
+        );
+      });
+    });
+
+    describe("listing", () => {
+      it("paginates newest first without gaps or duplicates", async () => {
+        const harness = harnessFor();
+        for (let index = 0; index < 23; index++)
+          await harness.createMemory({ title: `Entry ${index}`, content: `content ${index}` });
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page = await harness.listEntries({ cursor, limit: 5 });
+          expect(page.items.length).toBeLessThanOrEqual(5);
+          seen.push(...page.items.map((entry) => entry.id));
+          cursor = page.nextCursor;
+          pages++;
+        } while (cursor !== null);
+        expect(pages).toBe(5);
+        expect(new Set(seen).size).toBe(23);
+        expect(seen[0]).toBe("entry-22");
+        expect(seen.at(-1)).toBe("entry-0");
+      });
+
+      it("filters by kind, path prefix, pinned and text (case-insensitive)", async () => {
+        const harness = harnessFor();
+        await harness.createMemory({
+          title: "Build steps",
+          content: "Run MAKE twice",
+          path: "project-x/build",
+        });
+        await harness.createMemory({
+          title: "Deploy",
+          content: "Use the staging cluster",
+          path: "project-x/deploy",
+          pinned: true,
+        });
+        await harness.createMemory({ title: "Other", content: "nothing", path: "project-xy" });
+        await harness.createPrompt({
+          title: "Tone",
+          content: "Be brief about make",
+          path: "project-x",
+        });
+
+        const ids = async (input: Parameters<Harness["listEntries"]>[0]) =>
+          (await harness.listEntries(input)).items.map((entry) => entry.id).sort();
+        expect(await ids({ kind: "prompt" })).toEqual(["tone"]);
+        expect(await ids({ kind: ["prompt", "memory"] })).toHaveLength(4);
+        expect(await ids({ pathPrefix: "project-x" })).toEqual(["build-steps", "deploy", "tone"]);
+        expect(await ids({ pathPrefix: "project-x/build" })).toEqual(["build-steps"]);
+        expect(await ids({ text: "make" })).toEqual(["build-steps", "tone"]);
+        expect(await ids({ text: "STAGING" })).toEqual(["deploy"]);
+        expect(await ids({ text: "deploy" })).toEqual(["deploy"]);
+        expect(await ids({ pinned: true })).toEqual(["deploy"]);
+        expect(await ids({ kind: "memory", text: "make", pathPrefix: "project-x" })).toEqual([
+          "build-steps",
+        ]);
+      });
+
+      it("summarises the merged view in overview", async () => {
+        const harness = harnessFor();
+        await harness.createMemory({ title: "One", content: "x" });
+        await harness.createMemory({ title: "Two", content: "x", pinned: true });
+        await harness.createMemory({ title: "Three", content: "x" });
+        await harness.createSkill({ name: "pdf", description: "PDFs", body: "b", global: true });
+        const text = await harness.overview({ limit: 2 });
+        expect(text).toContain(
+          "Harness v4: 0 prompt notes, 3 memories, 1 skills, 0 sub-agents (1 global, 3 local)",
+        );
+        expect(text).toContain(
+          "Memories (3):\n  [local:two] Two (general, v1, pinned)\n  [local:three] Three (general, v1)\n  +1 more",
+        );
+        expect(text).toContain("[global:pdf] pdf (general, v1)");
+      });
+    });
+  });
+}

@@ -1,0 +1,1 @@
+export { PrismaHarnessStorage } from "./harness-storage";
