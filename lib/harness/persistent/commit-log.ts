@@ -1,0 +1,120 @@
+import type { ChangeSet, CommitMode, DirCursor, FileContent } from "./types";
+
+/** A file both sides changed incompatibly; every version is kept for a person to decide. */
+export interface FileConflict {
+  /** Relative to the record's `harnessDir`. */
+  path: string;
+  reason: "both-modified" | "both-created" | "modify-delete" | "binary";
+  /** Content when the turn loaded the dir (`null`: the file did not exist). */
+  base: FileContent | null;
+  /** This commit's version (`null`: this commit deletes it). */
+  ours: FileContent | null;
+  /** The backing's current version (`null`: deleted there). */
+  theirs: FileContent | null;
+  /** For text both sides modified: the diff3 merge with `<<<<<<<` markers, to edit by hand. */
+  markers?: string;
+}
+
+/** `open` records wait for a retry or a person; `resolved` ones are kept as history. */
+export type CommitRecordStatus = "failed" | "conflict" | "resolved";
+
+/** How an open record was closed. */
+export type CommitResolution = "retried" | "ours" | "theirs" | "edited" | "already-applied";
+
+/**
+ * A durable record of one commit that did not succeed: everything needed to apply it again
+ * after a restart — the full change set, the base content of every changed path and the cursor
+ * it was computed against.
+ */
+export interface CommitRecord {
+  id: string;
+  harnessDir: string;
+  mode: CommitMode;
+  status: CommitRecordStatus;
+  /** Owner key from `PersistentDir.owner` (e.g. user or workspace id), or `null`. */
+  owner: string | null;
+  /** The change set relative to `baseCursor`. */
+  changes: ChangeSet;
+  /** The cursor the change set was computed against. */
+  baseCursor: DirCursor;
+  /** Content at `baseCursor` of every path in `changes` (`null`: absent then). Needed to three-way merge. */
+  base: Record<string, FileContent | null>;
+  /** The turn's `extraBody` and `session`, so a retry after a restart can load and store. Must be JSON-serialisable. */
+  extraBody: unknown;
+  session: unknown;
+  /** The last error (for `failed`) or conflict message (for `conflict`). */
+  error: { code: string; message: string } | null;
+  /** Files that could not be merged; empty unless `status` is `conflict` from a content clash. */
+  conflicts: FileConflict[];
+  /** Number of apply attempts so far, the first one included. */
+  attempts: number;
+  createdAt: Date;
+  updatedAt: Date;
+  resolvedAt: Date | null;
+  resolution: CommitResolution | null;
+  /** The backing cursor after the resolving store, when there was one. */
+  resolvedCursor: DirCursor | null;
+}
+
+/** What `appendCommit` needs; the log assigns `id`, timestamps and resolution fields. */
+export type NewCommitRecord = Omit<
+  CommitRecord,
+  "id" | "createdAt" | "updatedAt" | "resolvedAt" | "resolution" | "resolvedCursor" | "status"
+> & {
+  status: "failed" | "conflict";
+};
+
+/**
+ * Port: the durable log of commits that failed or conflicted. Implementations must keep
+ * records across restarts (the in-memory one is the reference and test double). Records are
+ * never deleted by the core; resolved ones remain as history.
+ */
+export interface CommitLog {
+  /** Stores a new open record and returns it with its id. */
+  appendCommit(options: {
+    commit: NewCommitRecord;
+    abortSignal?: AbortSignal;
+  }): Promise<CommitRecord>;
+  /** The record with `id`, or `null`. */
+  getCommit(options: { id: string; abortSignal?: AbortSignal }): Promise<CommitRecord | null>;
+  /**
+   * Records newest first, optionally filtered. `cursor` is the `nextCursor` of the previous
+   * page; `limit` defaults to 50.
+   */
+  listCommits(options: {
+    harnessDir?: string;
+    owner?: string;
+    /** `open` means `failed` or `conflict`. */
+    status?: CommitRecordStatus | "open";
+    limit?: number;
+    cursor?: string;
+    abortSignal?: AbortSignal;
+  }): Promise<{ commits: CommitRecord[]; nextCursor: string | null }>;
+  /**
+   * Updates an open record after another failed attempt. Throws `not_found:commit` when missing
+   * and `conflict:commit` when the record is already resolved.
+   */
+  updateCommit(options: {
+    id: string;
+    patch: Partial<
+      Pick<
+        CommitRecord,
+        "status" | "error" | "conflicts" | "attempts" | "changes" | "base" | "baseCursor"
+      >
+    > & {
+      status?: "failed" | "conflict";
+    };
+    abortSignal?: AbortSignal;
+  }): Promise<CommitRecord>;
+  /**
+   * Closes an open record. Compare-and-set on the status: throws `conflict:commit` when the
+   * record is already resolved (so two concurrent retries cannot both close it) and
+   * `not_found:commit` when missing.
+   */
+  markResolved(options: {
+    id: string;
+    resolution: CommitResolution;
+    cursor?: DirCursor | null;
+    abortSignal?: AbortSignal;
+  }): Promise<CommitRecord>;
+}

@@ -1,0 +1,89 @@
+export {
+  Checkout,
+  loadCheckout,
+  systemClock,
+  type CheckoutDirInfo,
+  type CheckoutFileInfo,
+  type DirChanges,
+  type LoadCheckoutOptions,
+} from "./checkout";
+export type {
+  CommitLog,
+  CommitRecord,
+  CommitRecordStatus,
+  CommitResolution,
+  FileConflict,
+  NewCommitRecord,
+} from "./commit-log";
+export { definePersistentDirs } from "./define-persistent-dirs";
+export { createInMemoryCommitLog, type InMemoryCommitLog } from "./in-memory-commit-log";
+export { createInMemoryDirBacking, type InMemoryDirBacking } from "./in-memory-dir-backing";
+export { fileMapFromEntries } from "./internal/content";
+export {
+  isProjectDirReference,
+  loadLocalFolder,
+  localDir,
+  projectDir,
+  resolveSourceDir,
+  type LocalDirOptions,
+  type ProjectDirReference,
+  type SourceDir,
+} from "./local-dir";
+export {
+  DEFAULT_MEMORY_DIR,
+  DEFAULT_MEMORY_LISTING_LIMITS,
+  memory,
+  memorySkill,
+  type MemoryDir,
+  type MemoryListingLimits,
+  type MemoryOptions,
+  type MemorySkill,
+} from "./memory";
+export {
+  DEFAULT_MAX_COMMIT_ATTEMPTS,
+  openTurnCheckout,
+  summarizeChanges,
+  type OpenTurnCheckoutOptions,
+  type PersistenceErrorEvent,
+  type SessionFiles,
+  type TurnCheckout,
+  type TurnStatus,
+} from "./open-turn-checkout";
+export {
+  DEFAULT_DIR_LIMITS,
+  PATH_LIMITS,
+  PERSISTENT_ROOT,
+  joinHarnessPath,
+  resolvePersistentPath,
+  validateHarnessDir,
+  validateRelativePath,
+} from "./paths";
+export {
+  resolveConflict,
+  retryCommit,
+  type ConflictResolution,
+  type RetryCommitOptions,
+  type RetryCommitResult,
+} from "./retry-commit";
+export {
+  COMMIT_MODES,
+  type ChangeSet,
+  type ChangeSummary,
+  type ChangedFile,
+  type Clock,
+  type CommitMode,
+  type DirCommitResult,
+  type DirCursor,
+  type DirLimits,
+  type FileContent,
+  type FileMap,
+  type LoadOptions,
+  type LoadResult,
+  type PersistenceResult,
+  type PersistentDir,
+  type PersistentDirBacking,
+  type PersistentDirTraceEvent,
+  type SkipReason,
+  type StoreOptions,
+  type StoreResult,
+} from "./types";

@@ -1,0 +1,142 @@
+import { HarnessError, HarnessValidationError } from "../../errors";
+import { validateLoadResult } from "../checkout";
+import type { FileConflict } from "../commit-log";
+import type { ResolvedPersistentDir } from "../define-persistent-dirs";
+import { assertDirWithinLimits } from "../paths";
+import type { ChangeSet, DirCursor, DirLimits, FileContent, FileMap } from "../types";
+import { contentByteLength } from "./content";
+import { isEmptyChangeSet, rebaseChanges, type PathOverride } from "./merge";
+
+/** What applying a change set to a backing came to. */
+export type ApplyOutcome =
+  | { status: "stored"; cursor: DirCursor; merged: boolean; changes: ChangeSet }
+  /** The backing already holds every change (e.g. a concurrent turn made the same edit). */
+  | { status: "already-applied"; cursor: DirCursor }
+  | { status: "conflict"; message: string; conflicts: FileConflict[] }
+  | { status: "failed"; error: { code: string; message: string }; cause: unknown };
+
+export function describeError(error: unknown): { code: string; message: string } {
+  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
+  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
+  return { code: "failed:store", message: String(error) };
+}
+
+/**
+ * Applies `changes` (computed against `base` at `baseCursor`) with compare-and-swap. With
+ * `snapshot`, the first store is tried directly at `baseCursor`; after that (or without it)
+ * each attempt loads the current state and rebases the change set onto it, three-way merging
+ * text. Content clashes stop at once as `conflict`; a backing that keeps moving gives
+ * `conflict` after `maxAttempts` stores. Thrown errors become `failed`. Never half-applies:
+ * each store is one atomic call.
+ */
+export async function applyCommit<TExtraBody, TSession>(options: {
+  dir: ResolvedPersistentDir<TExtraBody, TSession>;
+  extraBody: TExtraBody;
+  session: TSession;
+  changes: ChangeSet;
+  base: Record<string, FileContent | null>;
+  baseCursor: DirCursor;
+  snapshot?: FileMap;
+  overrides?: Map<string, PathOverride>;
+  maxAttempts: number;
+  abortSignal?: AbortSignal;
+}): Promise<ApplyOutcome> {
+  const { dir, extraBody, session, abortSignal } = options;
+  const store = dir.definition.store;
+  if (!store) {
+    return {
+      status: "failed",
+      error: { code: "forbidden:dir", message: `${dir.harnessDir} has no store.` },
+      cause: undefined,
+    };
+  }
+  let cursor = options.baseCursor;
+  let snapshot = options.overrides ? undefined : options.snapshot;
+  let changes = options.changes;
+  let merged = false;
+  let lastMessage = "";
+  try {
+    for (let attempt = 0; attempt < Math.max(1, options.maxAttempts); attempt += 1) {
+      if (snapshot === undefined) {
+        const loaded = await dir.definition.load({ extraBody, session, abortSignal });
+        // The current state may exceed limits the turn never saw (limits lowered since); still
+        // merge into it, but the result must respect them.
+        const current = validateLoadResult({
+          harnessDir: dir.harnessDir,
+          limits: {
+            maxFileBytes: dir.limits.maxFileBytes,
+            maxDirBytes: Number.MAX_SAFE_INTEGER,
+            maxFiles: Number.MAX_SAFE_INTEGER,
+          },
+          result: loaded,
+        });
+        const rebased = rebaseChanges({
+          changes: options.changes,
+          base: options.base,
+          theirs: current.files,
+          overrides: options.overrides,
+        });
+        if (rebased.conflicts.length > 0) {
+          return {
+            status: "conflict",
+            message: `${rebased.conflicts.length} file(s) changed on both sides and could not be merged: ${rebased.conflicts.map((c) => c.path).join(", ")}.`,
+            conflicts: rebased.conflicts,
+          };
+        }
+        if (isEmptyChangeSet(rebased.changes))
+          return { status: "already-applied", cursor: current.cursor };
+        merged = merged || current.cursor !== options.baseCursor;
+        cursor = current.cursor;
+        snapshot = rebased.snapshot;
+        changes = rebased.changes;
+      }
+      assertSnapshotWithinLimits(dir, snapshot);
+      const result = await store({
+        extraBody,
+        session,
+        harnessDir: dir.harnessDir,
+        changes,
+        snapshot,
+        cursor,
+        abortSignal,
+      });
+      if (result?.status === "stored") {
+        if (typeof result.cursor !== "string" && typeof result.cursor !== "number") {
+          throw new HarnessValidationError({
+            surface: "commit",
+            message: `${dir.harnessDir}: store returned no cursor.`,
+          });
+        }
+        return { status: "stored", cursor: result.cursor, merged, changes };
+      }
+      if (result?.status !== "conflict") {
+        throw new HarnessValidationError({
+          surface: "commit",
+          message: `${dir.harnessDir}: store returned neither "stored" nor "conflict".`,
+        });
+      }
+      lastMessage = result.message;
+      snapshot = undefined;
+    }
+  } catch (error) {
+    return { status: "failed", error: describeError(error), cause: error };
+  }
+  return {
+    status: "conflict",
+    message: `${dir.harnessDir} kept changing during the commit (${options.maxAttempts} attempts)${lastMessage ? `: ${lastMessage}` : "."}`,
+    conflicts: [],
+  };
+}
+
+function assertSnapshotWithinLimits(
+  dir: { harnessDir: string; limits: DirLimits },
+  snapshot: FileMap,
+): void {
+  let bytes = 0;
+  let fileCount = 0;
+  for (const path of Object.keys(snapshot)) {
+    bytes += contentByteLength(snapshot[path] as FileContent);
+    fileCount += 1;
+  }
+  assertDirWithinLimits({ harnessDir: dir.harnessDir, fileCount, bytes, limits: dir.limits });
+}

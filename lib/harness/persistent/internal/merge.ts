@@ -1,0 +1,162 @@
+import { diff3Merge } from "node-diff3";
+
+import type { FileConflict } from "../commit-log";
+import type { ChangeSet, FileContent, FileMap } from "../types";
+import { contentEquals, copyContent, emptyFileMap } from "./content";
+
+/** The content a change set leaves at each path it touches (`null`: deleted). */
+export function changedContent(changes: ChangeSet): Map<string, FileContent | null> {
+  const result = new Map<string, FileContent | null>();
+  for (const file of changes.created) result.set(file.path, file.content);
+  for (const file of changes.updated) result.set(file.path, file.content);
+  for (const path of changes.deleted) result.set(path, null);
+  return result;
+}
+
+export function isEmptyChangeSet(changes: ChangeSet): boolean {
+  return (
+    changes.created.length === 0 && changes.updated.length === 0 && changes.deleted.length === 0
+  );
+}
+
+/** Three-way merge of text by lines. `null` when the sides clash. */
+export function mergeText(options: { base: string; ours: string; theirs: string }): string | null {
+  const regions = diff3Merge(
+    options.ours.split("\n"),
+    options.base.split("\n"),
+    options.theirs.split("\n"),
+    {
+      excludeFalseConflicts: true,
+    },
+  );
+  const lines: string[] = [];
+  for (const region of regions) {
+    if (region.conflict) return null;
+    if (region.ok) lines.push(...region.ok);
+  }
+  return lines.join("\n");
+}
+
+/** The diff3 merge with conflict markers, for a person to edit. */
+export function mergeTextWithMarkers(options: {
+  base: string;
+  ours: string;
+  theirs: string;
+}): string {
+  const regions = diff3Merge(
+    options.ours.split("\n"),
+    options.base.split("\n"),
+    options.theirs.split("\n"),
+    {
+      excludeFalseConflicts: true,
+    },
+  );
+  const lines: string[] = [];
+  for (const region of regions) {
+    if (region.ok) lines.push(...region.ok);
+    if (region.conflict) {
+      lines.push(
+        "<<<<<<< ours",
+        ...region.conflict.a,
+        "||||||| base",
+        ...region.conflict.o,
+        "=======",
+        ...region.conflict.b,
+        ">>>>>>> theirs",
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+/** An explicit decision for a path: keep the backing's version, or this content (`null` deletes). */
+export type PathOverride = { keep: "theirs" } | { content: FileContent | null };
+
+export interface RebaseResult {
+  /** The change set relative to `theirs` (sorted, possibly empty). */
+  changes: ChangeSet;
+  /** `theirs` with `changes` applied. */
+  snapshot: FileMap;
+  /** Paths that needed a three-way text merge and merged cleanly. */
+  merged: string[];
+  conflicts: FileConflict[];
+}
+
+/**
+ * Re-applies a change set computed against `base` on top of the backing's current files.
+ * Per path: untouched there → ours; same result there → nothing to do; both changed text →
+ * diff3 by lines; anything else → a conflict. Paths not in the change set keep their current
+ * content. Conflicts are reported, never guessed; `overrides` settles chosen paths.
+ */
+export function rebaseChanges(options: {
+  changes: ChangeSet;
+  base: Record<string, FileContent | null>;
+  theirs: Map<string, FileContent>;
+  overrides?: Map<string, PathOverride>;
+}): RebaseResult {
+  const ours = changedContent(options.changes);
+  const final = new Map<string, FileContent | null>();
+  const merged: string[] = [];
+  const conflicts: FileConflict[] = [];
+  for (const [path, mine] of ours) {
+    const base = Object.hasOwn(options.base, path) ? (options.base[path] ?? null) : null;
+    const theirs = options.theirs.get(path) ?? null;
+    const override = options.overrides?.get(path);
+    if (override) {
+      final.set(path, "keep" in override ? theirs : override.content);
+    } else if (contentEquals(theirs, base)) {
+      final.set(path, mine);
+    } else if (contentEquals(theirs, mine)) {
+      final.set(path, theirs);
+    } else if (typeof base === "string" && typeof mine === "string" && typeof theirs === "string") {
+      const text = mergeText({ base, ours: mine, theirs });
+      if (text === null) {
+        conflicts.push({
+          path,
+          reason: "both-modified",
+          base,
+          ours: mine,
+          theirs,
+          markers: mergeTextWithMarkers({ base, ours: mine, theirs }),
+        });
+      } else {
+        final.set(path, text);
+        merged.push(path);
+      }
+    } else {
+      const reason: FileConflict["reason"] =
+        base === null
+          ? "both-created"
+          : mine === null || theirs === null
+            ? "modify-delete"
+            : "binary";
+      conflicts.push({
+        path,
+        reason,
+        base: copyContent(base),
+        ours: copyContent(mine),
+        theirs: copyContent(theirs),
+      });
+    }
+  }
+
+  const changes: ChangeSet = { created: [], updated: [], deleted: [] };
+  const snapshot = emptyFileMap();
+  for (const [path, content] of options.theirs) snapshot[path] = copyContent(content);
+  for (const path of [...final.keys()].sort()) {
+    const next = final.get(path) ?? null;
+    const current = options.theirs.get(path) ?? null;
+    if (contentEquals(next, current)) continue;
+    if (next === null) {
+      changes.deleted.push(path);
+      delete snapshot[path];
+    } else {
+      (current === null ? changes.created : changes.updated).push({
+        path,
+        content: copyContent(next),
+      });
+      snapshot[path] = copyContent(next);
+    }
+  }
+  return { changes, snapshot, merged, conflicts };
+}

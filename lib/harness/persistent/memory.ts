@@ -1,0 +1,143 @@
+import type { Checkout } from "./checkout";
+import { contentByteLength } from "./internal/content";
+import { DEFAULT_DIR_LIMITS, formatBytes, resolveDirLimits } from "./paths";
+import type { PersistentDir } from "./types";
+
+/** The default mount point of `memory()`. */
+export const DEFAULT_MEMORY_DIR = "/persistent/memory";
+
+/** A built-in skill: instructions the runtime adds to the system prompt. */
+export interface MemorySkill {
+  name: string;
+  description: string;
+  content: string;
+}
+
+/** Bounds on the listing injected into every prompt. */
+export interface MemoryListingLimits {
+  /** Most files listed. Default 50. */
+  maxEntries: number;
+  /** Most characters of the whole listing. Default 4,000. */
+  maxChars: number;
+  /** Most characters of each file's first line. Default 120. */
+  maxFirstLineChars: number;
+}
+
+export const DEFAULT_MEMORY_LISTING_LIMITS: Readonly<MemoryListingLimits> = Object.freeze({
+  maxEntries: 50,
+  maxChars: 4000,
+  maxFirstLineChars: 120,
+});
+
+/** Options for `memory`: a normal persistent dir definition whose `harnessDir` defaults. */
+export type MemoryOptions<TExtraBody, TSession> = Omit<
+  PersistentDir<TExtraBody, TSession>,
+  "harnessDir"
+> & {
+  /** Default `/persistent/memory`. */
+  harnessDir?: string;
+  listing?: Partial<MemoryListingLimits>;
+};
+
+/** A persistent dir used as the agent's memory: listed in every prompt, with a skill on keeping it. */
+export interface MemoryDir<TExtraBody = unknown, TSession = unknown> extends PersistentDir<
+  TExtraBody,
+  TSession
+> {
+  readonly kind: "memory";
+  /** The how-to-keep-memory instructions for the system prompt. */
+  readonly skill: MemorySkill;
+  /**
+   * A bounded listing of the dir's files in this turn's checkout — path, size and first line,
+   * newest first — ending with a truncation marker when entries were left out.
+   */
+  listingForPrompt(options: { checkout: Checkout }): string;
+}
+
+/** The built-in memory skill for a dir at `harnessDir` with the given limits. */
+export function memorySkill(options: {
+  harnessDir: string;
+  maxFileBytes?: number;
+  maxFiles?: number;
+}): MemorySkill {
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_DIR_LIMITS.maxFileBytes;
+  const maxFiles = options.maxFiles ?? DEFAULT_DIR_LIMITS.maxFiles;
+  return {
+    name: "memory",
+    description: `How to keep long-term memory in ${options.harnessDir}.`,
+    content: [
+      `You have a memory directory at ${options.harnessDir}. Its files survive this conversation; the listing above shows what is there, newest first.`,
+      "",
+      "How to keep it:",
+      "- One topic per file, with a descriptive path (e.g. `people/alex.md`, `projects/billing.md`). Start each file with a one-line summary: it is what the listing shows.",
+      "- Before writing, check whether a file on the topic exists. Update it in place rather than appending a duplicate or creating a near-copy; remove what is no longer true.",
+      "- Record why: with each fact, note its source or the reason it matters, and the date when time matters.",
+      "- Never store secrets: no passwords, API keys, tokens, private keys or payment details, even if asked. Store only what the person would expect you to remember.",
+      `- Stay within limits: at most ${maxFiles} files and ${formatBytes(maxFileBytes)} per file. Keep files short; merge or prune old notes instead of growing them.`,
+      "- Memory is saved after your turn completes. If a write is refused, the directory is read-only for this turn: tell the person instead of retrying.",
+    ].join("\n"),
+  };
+}
+
+// First lines go into the prompt: keep them on one line and free of control characters.
+function firstLineOf(content: string | Uint8Array, maxChars: number): string {
+  if (typeof content !== "string") return "(binary)";
+  const line = content.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
+  const clean = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
+  if (clean === "") return "(empty)";
+  return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
+}
+
+/**
+ * Creates a memory dir: a normal persistent dir (same load/store/commit/canWrite contract)
+ * plus `listingForPrompt` and the built-in `skill`. Put it in the dirs list like any other.
+ */
+export function memory<TExtraBody = unknown, TSession = unknown>(
+  options: MemoryOptions<TExtraBody, TSession>,
+): MemoryDir<TExtraBody, TSession> {
+  const { listing: listingOptions, harnessDir = DEFAULT_MEMORY_DIR, ...definition } = options;
+  const listingLimits = { ...DEFAULT_MEMORY_LISTING_LIMITS, ...listingOptions };
+  const limits = resolveDirLimits({ limits: definition.limits });
+  return {
+    ...definition,
+    harnessDir,
+    kind: "memory",
+    skill: memorySkill({
+      harnessDir,
+      maxFileBytes: limits.maxFileBytes,
+      maxFiles: limits.maxFiles,
+    }),
+    listingForPrompt({ checkout }) {
+      const normalizedDir = harnessDir.normalize("NFC");
+      const dirInfo = checkout.listDirs().find((dir) => dir.harnessDir === normalizedDir);
+      if (!dirInfo) return `Memory (${harnessDir}) is not loaded for this turn.`;
+      const files = checkout
+        .listFiles({ path: normalizedDir })
+        .sort(
+          (a, b) =>
+            (b.updatedAt?.getTime() ?? -Infinity) - (a.updatedAt?.getTime() ?? -Infinity) ||
+            (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+        );
+      const header = `Memory files in ${normalizedDir}${dirInfo.readOnly ? " (read-only this turn)" : ""}, newest first:`;
+      if (files.length === 0) return `${header}\n(none yet)`;
+      const lines = [header];
+      let chars = header.length;
+      let listed = 0;
+      for (const file of files) {
+        if (listed >= listingLimits.maxEntries) break;
+        const content = checkout.readFile({ path: file.path }) ?? "";
+        const line = `- ${file.relativePath} (${formatBytes(contentByteLength(content))}): ${firstLineOf(content, listingLimits.maxFirstLineChars)}`;
+        // Reserve room for the marker so the bound holds with it.
+        if (chars + line.length + 1 > listingLimits.maxChars - 80) break;
+        lines.push(line);
+        chars += line.length + 1;
+        listed += 1;
+      }
+      if (listed < files.length)
+        lines.push(
+          `… ${files.length - listed} more file(s) not listed (truncated); list ${normalizedDir} to see them.`,
+        );
+      return lines.join("\n");
+    },
+  };
+}

@@ -1,0 +1,376 @@
+import { HarnessConflictError } from "../errors";
+import {
+  checkoutDirStates,
+  diffDirState,
+  loadCheckout,
+  snapshotDirState,
+  systemClock,
+  type Checkout,
+  type CheckoutDirState,
+  type CheckoutFileInfo,
+} from "./checkout";
+import type { CommitLog, CommitRecord } from "./commit-log";
+import { applyCommit, describeError } from "./internal/apply-commit";
+import { copyContent } from "./internal/content";
+import { changedContent, isEmptyChangeSet } from "./internal/merge";
+import type {
+  ChangeSet,
+  ChangeSummary,
+  Clock,
+  DirCommitResult,
+  FileContent,
+  PersistenceResult,
+  PersistentDir,
+  PersistentDirTraceEvent,
+} from "./types";
+
+/** Default number of store attempts per commit when the backing keeps moving. */
+export const DEFAULT_MAX_COMMIT_ATTEMPTS = 3;
+
+/** What `onPersistenceError` receives for each commit that ended `conflict` or `failed`. */
+export interface PersistenceErrorEvent {
+  commit: DirCommitResult;
+  /** The durable record, or `null` when the commit log itself failed (see `commit.unrecorded`). */
+  record: CommitRecord | null;
+  /** The underlying error for `failed`; `undefined` for conflicts. */
+  error: unknown;
+}
+
+/** Options for `openTurnCheckout`. */
+export interface OpenTurnCheckoutOptions<TExtraBody, TSession> {
+  dirs: readonly PersistentDir<TExtraBody, TSession>[];
+  /** Per-turn host data (the server-derived Actor). Recorded on failed commits: keep it JSON-serialisable. */
+  extraBody: TExtraBody;
+  /** The chat. Recorded on failed commits: keep it JSON-serialisable. */
+  session: TSession;
+  /** Where failed and conflicting commits are kept so nothing is lost. */
+  commitLog: CommitLog;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Receives every trace event as it happens (they are also collected on `trace`). */
+  onTrace?: (event: PersistentDirTraceEvent) => void;
+  /** Fires once per commit that ended `conflict` or `failed`. Errors it throws are ignored. */
+  onPersistenceError?: (event: PersistenceErrorEvent) => void | Promise<void>;
+  /** Store attempts per commit when the backing moved (each re-loads and merges). Default 3. */
+  maxCommitAttempts?: number;
+  /** Aborts loading. Commits take their own signal. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * Host-staged file access in the seed's shape (`session.files.write(path, content)`; positional
+ * arguments on purpose, to match it). Writes land in this turn's checkout only: they become
+ * durable only in a `manual` dir followed by `commitManual()` before the next turn starts. A
+ * host write into an `after-turn` dir after the turn finished is discarded when the next turn
+ * loads, by design. Read-only dirs reject writes with `forbidden:dir`.
+ */
+export interface SessionFiles {
+  write(path: string, content: FileContent): Promise<void>;
+  read(path: string): Promise<FileContent | null>;
+  delete(path: string): Promise<void>;
+  list(path?: string): Promise<CheckoutFileInfo[]>;
+}
+
+/** How the model turn ended; only `completed` turns commit. */
+export type TurnStatus = "completed" | "aborted" | "failed";
+
+/** One turn's persistent-dir lifecycle: the checkout, then the commit boundary. */
+export interface TurnCheckout {
+  /** The isolated checkout the agent's tools work on. */
+  checkout: Checkout;
+  /** Host-staged writes into the checkout (see `SessionFiles`). */
+  files: SessionFiles;
+  /** Every trace event so far, in order. */
+  readonly trace: readonly PersistentDirTraceEvent[];
+  /**
+   * The commit boundary. For a `completed` turn, commits every `after-turn` dir with a
+   * non-empty change set (in parallel; one failing never stops another); empty change sets,
+   * read-only dirs and `manual` dirs are not stored. For `aborted`/`failed` turns nothing is
+   * stored (the partial work is discarded at the next turn start). Callable once; a second
+   * call throws `conflict:commit`. `manual` dirs do not appear in the result.
+   */
+  finishTurn(options: {
+    status: TurnStatus;
+    abortSignal?: AbortSignal;
+  }): Promise<PersistenceResult>;
+  /**
+   * Commits the `manual` dirs (only those) with what the checkout holds now, host-staged
+   * writes included. Available once, after `finishTurn({ status: "completed" })`; call it
+   * before the next turn starts. Otherwise throws `conflict:commit`. With no manual dirs the
+   * result is `succeeded` with no commits.
+   */
+  commitManual(options?: { abortSignal?: AbortSignal }): Promise<PersistenceResult>;
+}
+
+/** Counts and paths of a change set (no content). */
+export function summarizeChanges(changes: ChangeSet): ChangeSummary {
+  const created = changes.created.map((file) => file.path);
+  const updated = changes.updated.map((file) => file.path);
+  const deleted = [...changes.deleted];
+  return {
+    created,
+    updated,
+    deleted,
+    counts: {
+      created: created.length,
+      updated: updated.length,
+      deleted: deleted.length,
+      total: created.length + updated.length + deleted.length,
+    },
+  };
+}
+
+/** Builds the host result from per-dir commits. */
+export function toPersistenceResult(commits: DirCommitResult[]): PersistenceResult {
+  const failedCommits = commits.filter(
+    (commit) => commit.status === "conflict" || commit.status === "failed",
+  );
+  return failedCommits.length > 0
+    ? { status: "failed", commits, failedCommits }
+    : { status: "succeeded", commits };
+}
+
+/**
+ * Starts a turn's persistent-dir lifecycle: loads every dir into an isolated checkout (see
+ * `loadCheckout`; uncommitted leftovers of earlier checkouts are not seen), then hands back the
+ * checkout, host-staged `files`, and the commit boundary (`finishTurn`, `commitManual`).
+ *
+ * A commit that conflicts or fails is appended to `commitLog` with its full change set, base
+ * content and base cursor, reported in the result and trace, and passed to
+ * `onPersistenceError` — never to the model. Conflicts are first resolved automatically where
+ * possible: the change set is rebased onto the backing's current state, merging text files both
+ * sides changed with diff3.
+ *
+ * @example
+ * const turn = await openTurnCheckout({ dirs, extraBody: { actor }, session: chat, commitLog });
+ * // … run the model with tools over turn.checkout …
+ * const persistence = await turn.finishTurn({ status: "completed" });
+ */
+export async function openTurnCheckout<TExtraBody, TSession>(
+  options: OpenTurnCheckoutOptions<TExtraBody, TSession>,
+): Promise<TurnCheckout> {
+  const clock = options.clock ?? systemClock;
+  const trace: PersistentDirTraceEvent[] = [];
+  const emit = (event: PersistentDirTraceEvent): void => {
+    trace.push(event);
+    try {
+      options.onTrace?.(event);
+    } catch {
+      // A broken trace sink must not break the turn or its commits.
+    }
+  };
+  const checkout = await loadCheckout({
+    dirs: options.dirs,
+    extraBody: options.extraBody,
+    session: options.session,
+    clock,
+    onTrace: emit,
+    abortSignal: options.abortSignal,
+  });
+  const states = [...checkoutDirStates(checkout).values()];
+  const maxAttempts = options.maxCommitAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS;
+  let finished: TurnStatus | null = null;
+  let manualCommitted = false;
+
+  const commitDir = async (
+    state: CheckoutDirState,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<DirCommitResult> => {
+    const { harnessDir, mode } = state.dir;
+    const changes = diffDirState(state);
+    const summary = summarizeChanges(changes);
+    if (state.readOnly)
+      return { harnessDir, mode, status: "skipped", skipReason: "read-only", changes: summary };
+    if (isEmptyChangeSet(changes))
+      return { harnessDir, mode, status: "skipped", skipReason: "no-changes", changes: summary };
+    emit({
+      type: "commit.started",
+      at: clock.now().toISOString(),
+      harnessDir,
+      mode,
+      changes: summary,
+    });
+    const base: Record<string, FileContent | null> = Object.create(null) as Record<
+      string,
+      FileContent | null
+    >;
+    for (const path of changedContent(changes).keys())
+      base[path] = copyContent(state.base.get(path) ?? null);
+    const outcome = await applyCommit({
+      dir: state.dir,
+      extraBody: options.extraBody as unknown,
+      session: options.session as unknown,
+      changes,
+      base,
+      baseCursor: state.cursor,
+      snapshot: snapshotDirState(state),
+      maxAttempts,
+      abortSignal,
+    });
+    if (outcome.status === "stored" || outcome.status === "already-applied") {
+      const merged = outcome.status === "already-applied" || outcome.merged;
+      emit({
+        type: "commit.succeeded",
+        at: clock.now().toISOString(),
+        harnessDir,
+        mode,
+        cursor: outcome.cursor,
+        merged,
+        changes: summary,
+      });
+      return {
+        harnessDir,
+        mode,
+        status: "succeeded",
+        changes: summary,
+        cursor: outcome.cursor,
+        merged,
+      };
+    }
+    const error =
+      outcome.status === "failed"
+        ? outcome.error
+        : { code: "conflict:commit", message: outcome.message };
+    const conflicts = outcome.status === "conflict" ? outcome.conflicts : [];
+    let record: CommitRecord | null = null;
+    let logError: unknown;
+    try {
+      record = await options.commitLog.appendCommit({
+        commit: {
+          harnessDir,
+          mode,
+          status: outcome.status,
+          owner: ownerOf(state.dir.definition, options.extraBody),
+          changes,
+          baseCursor: state.cursor,
+          base,
+          extraBody: options.extraBody,
+          session: options.session,
+          error,
+          conflicts,
+          attempts: 1,
+        },
+      });
+    } catch (caught) {
+      logError = caught;
+    }
+    const result: DirCommitResult = {
+      harnessDir,
+      mode,
+      status: outcome.status,
+      changes: summary,
+      error:
+        logError === undefined
+          ? error
+          : {
+              code: error.code,
+              message: `${error.message} (and the commit log failed: ${describeError(logError).message})`,
+            },
+      ...(record
+        ? { commitId: record.id }
+        : { unrecorded: { changes, baseCursor: state.cursor, base } }),
+    };
+    if (outcome.status === "failed") {
+      emit({
+        type: "commit.failed",
+        at: clock.now().toISOString(),
+        harnessDir,
+        mode,
+        error: result.error!,
+        ...(record ? { commitId: record.id } : {}),
+      });
+    } else {
+      emit({
+        type: "commit.conflict",
+        at: clock.now().toISOString(),
+        harnessDir,
+        mode,
+        message: outcome.message,
+        conflictedPaths: conflicts.map((conflict) => conflict.path),
+        ...(record ? { commitId: record.id } : {}),
+      });
+    }
+    try {
+      await options.onPersistenceError?.({
+        commit: result,
+        record,
+        error: outcome.status === "failed" ? outcome.cause : undefined,
+      });
+    } catch {
+      // The hook is for the host's own alerting; its failure changes nothing here.
+    }
+    return result;
+  };
+
+  const files: SessionFiles = {
+    write: async (path, content) => checkout.writeFile({ path, content }),
+    read: async (path) => checkout.readFile({ path }),
+    delete: async (path) => checkout.deleteFile({ path }),
+    list: async (path) => checkout.listFiles(path === undefined ? {} : { path }),
+  };
+
+  return {
+    checkout,
+    files,
+    trace,
+    async finishTurn({ status, abortSignal }) {
+      if (finished !== null) {
+        throw new HarnessConflictError({
+          surface: "commit",
+          message: "finishTurn() was already called for this turn.",
+        });
+      }
+      finished = status;
+      if (states.length === 0) return { status: "not-configured" };
+      const relevant = states.filter((state) => state.dir.mode !== "manual");
+      if (status !== "completed") {
+        return toPersistenceResult(
+          relevant.map((state) => ({
+            harnessDir: state.dir.harnessDir,
+            mode: state.dir.mode,
+            status: "skipped",
+            skipReason: state.readOnly ? "read-only" : "turn-not-completed",
+            changes: summarizeChanges(diffDirState(state)),
+          })),
+        );
+      }
+      return toPersistenceResult(
+        await Promise.all(relevant.map((state) => commitDir(state, abortSignal))),
+      );
+    },
+    async commitManual(commitOptions = {}) {
+      if (finished !== "completed") {
+        throw new HarnessConflictError({
+          surface: "commit",
+          message: 'commitManual() is available only after finishTurn({ status: "completed" }).',
+        });
+      }
+      if (manualCommitted) {
+        throw new HarnessConflictError({
+          surface: "commit",
+          message: "commitManual() was already called for this turn.",
+        });
+      }
+      manualCommitted = true;
+      if (states.length === 0) return { status: "not-configured" };
+      const manual = states.filter((state) => state.dir.mode === "manual");
+      return toPersistenceResult(
+        await Promise.all(manual.map((state) => commitDir(state, commitOptions.abortSignal))),
+      );
+    },
+  };
+}
+
+/** The dir's owner key for this turn, or `null` when it has none or cannot say. */
+export function ownerOf<TExtraBody>(
+  dir: PersistentDir<TExtraBody, unknown>,
+  extraBody: TExtraBody,
+): string | null {
+  if (!dir.owner) return null;
+  try {
+    const value = dir.owner({ extraBody });
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}

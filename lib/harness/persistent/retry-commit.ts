@@ -1,0 +1,318 @@
+import {
+  HarnessConflictError,
+  HarnessForbiddenError,
+  HarnessNotFoundError,
+  HarnessValidationError,
+} from "../errors";
+import { systemClock } from "./checkout";
+import type { CommitLog, CommitRecord, CommitResolution } from "./commit-log";
+import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
+import { applyCommit } from "./internal/apply-commit";
+import { contentByteLength, isFileContent } from "./internal/content";
+import { changedContent, type PathOverride } from "./internal/merge";
+import { DEFAULT_MAX_COMMIT_ATTEMPTS, summarizeChanges } from "./open-turn-checkout";
+import { assertFileWithinLimits, joinHarnessPath, printable, validateRelativePath } from "./paths";
+import type {
+  ChangeSummary,
+  Clock,
+  DirCursor,
+  FileContent,
+  PersistentDir,
+  PersistentDirTraceEvent,
+} from "./types";
+
+/** Options shared by `retryCommit` and `resolveConflict`. */
+export interface RetryCommitOptions<TExtraBody, TSession> {
+  /** The commit-log record to apply again. */
+  id: string;
+  /** The app's dir definitions; the record's `harnessDir` must be among them. */
+  dirs: readonly PersistentDir<TExtraBody, TSession>[];
+  commitLog: CommitLog;
+  /**
+   * Host data for load/store/canWrite. Default: the record's (the turn that made the change).
+   * The caller authorises the retry; `canWrite` is evaluated again with this value.
+   */
+  extraBody?: TExtraBody;
+  /** Default: the record's. */
+  session?: TSession;
+  clock?: Clock;
+  onTrace?: (event: PersistentDirTraceEvent) => void;
+  /** Store attempts when the backing keeps moving. Default 3. */
+  maxCommitAttempts?: number;
+  abortSignal?: AbortSignal;
+}
+
+/** The outcome of a retry or a resolution; `record` is the log's record afterwards. */
+export type RetryCommitResult =
+  | {
+      status: "succeeded";
+      record: CommitRecord;
+      cursor: DirCursor;
+      merged: boolean;
+      changes: ChangeSummary;
+    }
+  | { status: "conflict"; record: CommitRecord; message: string }
+  | { status: "failed"; record: CommitRecord; error: { code: string; message: string } };
+
+/**
+ * Applies an open (failed or conflicting) commit again against the backing's current state:
+ * loads the dir; if the cursor moved, rebases the change set onto it, three-way merging text
+ * files both sides changed. A clean result is stored with compare-and-swap and the record is
+ * marked resolved (`retried`, or `already-applied` when the backing already held every
+ * change — so retrying twice never applies anything twice). A content clash updates the record
+ * to `conflict` with every version kept; another failure updates it to `failed`.
+ *
+ * Throws `not_found:commit` / `not_found:dir`, `conflict:commit` when the record is already
+ * resolved, and `forbidden:dir` when the dir is read-only or `canWrite` refuses.
+ */
+export async function retryCommit<TExtraBody, TSession>(
+  options: RetryCommitOptions<TExtraBody, TSession>,
+): Promise<RetryCommitResult> {
+  return apply(options, undefined, "retried");
+}
+
+/** How a person settles a conflict. */
+export type ConflictResolution =
+  | "ours"
+  | "theirs"
+  /** Final content per conflicted path (relative to the dir; `null` deletes). Must cover every conflicted path. */
+  | Record<string, FileContent | null>;
+
+/**
+ * Settles a conflicting commit: for every path in the record's `conflicts`, `ours` keeps this
+ * commit's version, `theirs` keeps the backing's current version, and an object gives the
+ * final content. The rest of the change set is rebased and merged as in `retryCommit`; if that
+ * clashes anew, the record stays open with the new conflicts. Same errors as `retryCommit`,
+ * plus `validation:path` for a resolution that names unknown paths or misses a conflicted one.
+ */
+export async function resolveConflict<TExtraBody, TSession>(
+  options: RetryCommitOptions<TExtraBody, TSession> & { resolution: ConflictResolution },
+): Promise<RetryCommitResult> {
+  const record = await loadOpenRecord(options);
+  const conflicted = record.conflicts.map((conflict) => conflict.path);
+  const overrides = new Map<string, PathOverride>();
+  let resolution: CommitResolution;
+  if (options.resolution === "ours" || options.resolution === "theirs") {
+    resolution = options.resolution;
+    const ours = changedContent(record.changes);
+    // A conflict from a backing that kept moving has no clashing files: "ours" then forces the whole change set.
+    const paths = conflicted.length > 0 ? conflicted : [...ours.keys()];
+    for (const path of paths) {
+      overrides.set(
+        path,
+        options.resolution === "theirs" ? { keep: "theirs" } : { content: ours.get(path) ?? null },
+      );
+    }
+  } else {
+    resolution = "edited";
+    const dir = findDir(options.dirs, record.harnessDir);
+    const allowed = new Set(changedContent(record.changes).keys());
+    const given = options.resolution as Record<string, unknown>;
+    for (const rawPath of Object.keys(given)) {
+      const path = validateRelativePath({ path: rawPath });
+      if (!allowed.has(path)) {
+        throw new HarnessValidationError({
+          surface: "path",
+          message: `${printable(path)} is not part of commit ${record.id}.`,
+          details: { path: printable(path) },
+        });
+      }
+      const content = given[rawPath];
+      if (content !== null && !isFileContent(content)) {
+        throw new HarnessValidationError({
+          surface: "path",
+          message: `Content for ${printable(path)} must be text, bytes or null.`,
+          details: { path: printable(path) },
+        });
+      }
+      if (content !== null) {
+        assertFileWithinLimits({
+          path: joinHarnessPath({ harnessDir: dir.harnessDir, relativePath: path }),
+          bytes: contentByteLength(content),
+          limits: dir.limits,
+        });
+      }
+      overrides.set(path, { content });
+    }
+    const missing = conflicted.filter((path) => !overrides.has(path));
+    if (missing.length > 0) {
+      throw new HarnessValidationError({
+        surface: "path",
+        message: `The resolution does not settle ${missing.map(printable).join(", ")}.`,
+        details: { missing },
+      });
+    }
+  }
+  return apply(options, overrides, resolution, record);
+}
+
+async function loadOpenRecord(options: {
+  id: string;
+  commitLog: CommitLog;
+  abortSignal?: AbortSignal;
+}): Promise<CommitRecord> {
+  const record = await options.commitLog.getCommit({
+    id: options.id,
+    abortSignal: options.abortSignal,
+  });
+  if (!record)
+    throw new HarnessNotFoundError({
+      surface: "commit",
+      message: `No commit record ${options.id}.`,
+      details: { id: options.id },
+    });
+  if (record.status === "resolved") {
+    throw new HarnessConflictError({
+      surface: "commit",
+      message: `Commit record ${options.id} is already resolved.`,
+      details: { id: options.id },
+    });
+  }
+  return record;
+}
+
+function findDir<TExtraBody, TSession>(
+  dirs: readonly PersistentDir<TExtraBody, TSession>[],
+  harnessDir: string,
+): ResolvedPersistentDir<TExtraBody, TSession> {
+  const dir = resolvePersistentDirs({ dirs }).find(
+    (candidate) => candidate.harnessDir === harnessDir,
+  );
+  if (!dir)
+    throw new HarnessNotFoundError({
+      surface: "dir",
+      message: `No persistent dir ${harnessDir} is configured.`,
+      details: { harnessDir },
+    });
+  return dir;
+}
+
+async function apply<TExtraBody, TSession>(
+  options: RetryCommitOptions<TExtraBody, TSession>,
+  overrides: Map<string, PathOverride> | undefined,
+  resolution: CommitResolution,
+  known?: CommitRecord,
+): Promise<RetryCommitResult> {
+  const clock = options.clock ?? systemClock;
+  const record = known ?? (await loadOpenRecord(options));
+  const dir = findDir(options.dirs, record.harnessDir);
+  const extraBody = (
+    options.extraBody === undefined ? record.extraBody : options.extraBody
+  ) as TExtraBody;
+  const session = (options.session === undefined ? record.session : options.session) as TSession;
+  await assertWritable(dir, extraBody);
+  const { harnessDir, mode } = dir;
+  const emit = (event: PersistentDirTraceEvent): void => {
+    try {
+      options.onTrace?.(event);
+    } catch {
+      // Tracing never changes the outcome.
+    }
+  };
+  const summary = summarizeChanges(record.changes);
+  emit({
+    type: "commit.started",
+    at: clock.now().toISOString(),
+    harnessDir,
+    mode,
+    changes: summary,
+  });
+  const outcome = await applyCommit({
+    dir,
+    extraBody,
+    session,
+    changes: record.changes,
+    base: record.base,
+    baseCursor: record.baseCursor,
+    overrides,
+    maxAttempts: options.maxCommitAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS,
+    abortSignal: options.abortSignal,
+  });
+  const attempts = record.attempts + 1;
+  if (outcome.status === "stored" || outcome.status === "already-applied") {
+    const merged = outcome.status === "already-applied" || outcome.merged;
+    const resolved = await options.commitLog.markResolved({
+      id: record.id,
+      resolution:
+        outcome.status === "already-applied" && resolution === "retried"
+          ? "already-applied"
+          : resolution,
+      cursor: outcome.cursor,
+      abortSignal: options.abortSignal,
+    });
+    emit({
+      type: "commit.succeeded",
+      at: clock.now().toISOString(),
+      harnessDir,
+      mode,
+      cursor: outcome.cursor,
+      merged,
+      changes: summary,
+    });
+    return {
+      status: "succeeded",
+      record: resolved,
+      cursor: outcome.cursor,
+      merged,
+      changes: summary,
+    };
+  }
+  if (outcome.status === "conflict") {
+    const error = { code: "conflict:commit", message: outcome.message };
+    const updated = await options.commitLog.updateCommit({
+      id: record.id,
+      patch: { status: "conflict", error, conflicts: outcome.conflicts, attempts },
+      abortSignal: options.abortSignal,
+    });
+    emit({
+      type: "commit.conflict",
+      at: clock.now().toISOString(),
+      harnessDir,
+      mode,
+      message: outcome.message,
+      conflictedPaths: outcome.conflicts.map((conflict) => conflict.path),
+      commitId: record.id,
+    });
+    return { status: "conflict", record: updated, message: outcome.message };
+  }
+  const updated = await options.commitLog.updateCommit({
+    id: record.id,
+    // A failure says nothing about file clashes: keep the conflicts a person may be looking at.
+    patch: {
+      status: record.status === "conflict" && record.conflicts.length > 0 ? "conflict" : "failed",
+      error: outcome.error,
+      attempts,
+    },
+    abortSignal: options.abortSignal,
+  });
+  emit({
+    type: "commit.failed",
+    at: clock.now().toISOString(),
+    harnessDir,
+    mode,
+    error: outcome.error,
+    commitId: record.id,
+  });
+  return { status: "failed", record: updated, error: outcome.error };
+}
+
+async function assertWritable<TExtraBody, TSession>(
+  dir: ResolvedPersistentDir<TExtraBody, TSession>,
+  extraBody: TExtraBody,
+): Promise<void> {
+  let allowed = dir.mode !== "read-only";
+  if (allowed && dir.definition.canWrite) {
+    try {
+      allowed = (await dir.definition.canWrite({ extraBody })) === true;
+    } catch {
+      allowed = false;
+    }
+  }
+  if (!allowed) {
+    throw new HarnessForbiddenError({
+      surface: "dir",
+      message: `${dir.harnessDir} is read-only for this caller; the commit was not applied.`,
+      details: { harnessDir: dir.harnessDir },
+    });
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * The persistent-dir port: what a host (or an adapter) implements so the runtime can load a
+ * directory of files into a turn's checkout and commit the turn's changes back.
+ *
+ * Paths inside a dir (keys of `files`, `snapshot`, `changes`) are always *relative* to the
+ * dir's `harnessDir`, `/`-separated, NFC-normalised and validated (see `paths.ts`), e.g.
+ * `notes/a.md` for `/persistent/user/notes/a.md`.
+ */
+
+/** A file's content: text (stored as UTF-8) or raw bytes. */
+export type FileContent = string | Uint8Array;
+
+/**
+ * Relative path → content. Build it with `Object.create(null)` (or `fileMapFromEntries`) so a
+ * path named `__proto__` stays an ordinary key; the core only reads own keys.
+ */
+export type FileMap = Record<string, FileContent>;
+
+/**
+ * An opaque version of a dir's backing state, returned by `load` and `store` and handed back
+ * to `store` for compare-and-swap. Must be JSON-serialisable: failed commits persist it.
+ */
+export type DirCursor = string | number;
+
+/**
+ * When a dir's changes reach its backing storage.
+ * - `after-turn` (default): after every completed turn with a non-empty change set.
+ * - `manual`: only through `commitManual()` on the turn handle.
+ * - `read-only`: never; writes into the dir fail at once.
+ */
+export type CommitMode = "after-turn" | "manual" | "read-only";
+
+export const COMMIT_MODES: readonly CommitMode[] = ["after-turn", "manual", "read-only"];
+
+/** One created or updated file in a change set. */
+export interface ChangedFile {
+  /** Relative to the dir's `harnessDir`. */
+  path: string;
+  content: FileContent;
+}
+
+/**
+ * The difference between a turn's before-snapshot and its checkout at commit time, for one
+ * dir. Invariant: a path appears in at most one of the three lists; lists are sorted by path.
+ */
+export interface ChangeSet {
+  created: ChangedFile[];
+  updated: ChangedFile[];
+  /** Relative paths of removed files. */
+  deleted: string[];
+}
+
+/** Per-dir limits. Every field has a default (see `DEFAULT_DIR_LIMITS`). */
+export interface DirLimits {
+  /** Largest single file, in bytes. Default 1 MiB. */
+  maxFileBytes: number;
+  /** Sum of all file sizes in the dir, in bytes. Default 20 MiB. */
+  maxDirBytes: number;
+  /** Number of files in the dir. Default 2,000. */
+  maxFiles: number;
+}
+
+export interface LoadOptions<TExtraBody = unknown, TSession = unknown> {
+  /** Per-turn host data; the app carries the server-derived Actor here. */
+  extraBody: TExtraBody;
+  /** The chat this turn belongs to. */
+  session: TSession;
+  abortSignal?: AbortSignal;
+}
+
+/** What `load` returns: every file of the dir and the cursor they were read at. */
+export interface LoadResult {
+  files: FileMap;
+  cursor: DirCursor;
+  /**
+   * Optional: when each file last changed (ISO string or Date). Used to list memory files
+   * newest first; files without a time sort after those with one.
+   */
+  updatedAt?: Record<string, string | Date>;
+}
+
+export interface StoreOptions<TExtraBody = unknown, TSession = unknown> {
+  extraBody: TExtraBody;
+  session: TSession;
+  harnessDir: string;
+  /** Exactly what changed relative to the state at `cursor`. Never empty. */
+  changes: ChangeSet;
+  /** The dir's full contents after applying `changes`. */
+  snapshot: FileMap;
+  /** The cursor the change set was computed against. */
+  cursor: DirCursor;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * The outcome of a store. A backing must either apply the whole change set atomically and
+ * return `stored` with a new cursor, or apply nothing and return `conflict` (its state is no
+ * longer at `cursor`). Any other failure is a thrown error; nothing may be half-applied.
+ */
+export type StoreResult =
+  | { status: "stored"; cursor: DirCursor }
+  | { status: "conflict"; currentCursor?: DirCursor; message: string };
+
+/** The two operations a backing provides: the conformance suite tests exactly these. */
+export interface PersistentDirBacking<TExtraBody = unknown, TSession = unknown> {
+  /**
+   * Reads every file of the dir for this turn. Must return copies the caller may keep, paths
+   * that pass `validateRelativePath`, and a cursor identifying this state.
+   */
+  load(options: LoadOptions<TExtraBody, TSession>): Promise<LoadResult>;
+  /**
+   * Applies `changes` atomically if the backing is still at `cursor` (compare-and-swap);
+   * otherwise changes nothing and returns `conflict`.
+   */
+  store(options: StoreOptions<TExtraBody, TSession>): Promise<StoreResult>;
+}
+
+/**
+ * A persistent dir: a directory of files at `harnessDir` that survives beyond one turn.
+ * Define a list with `definePersistentDirs`, which checks the invariants below.
+ *
+ * Invariants: `harnessDir` lies under `/persistent/` and overlaps no other dir; a dir whose
+ * mode is not `read-only` has a `store`.
+ */
+export interface PersistentDir<TExtraBody = unknown, TSession = unknown> {
+  /** Absolute mount point, e.g. `/persistent/user`. */
+  harnessDir: string;
+  /** Default `after-turn`. */
+  commit?: CommitMode;
+  load(options: LoadOptions<TExtraBody, TSession>): Promise<LoadResult>;
+  /** Required unless `commit` is `read-only` (it is never called then). */
+  store?(options: StoreOptions<TExtraBody, TSession>): Promise<StoreResult>;
+  /**
+   * Decides, once per turn when the dir loads, whether this turn may write. `false` makes the
+   * dir read-only for the turn. Derive the answer from the server-side Actor in `extraBody`,
+   * never from text. A throwing `canWrite` fails closed (read-only). Absent: writable.
+   */
+  canWrite?(options: { extraBody: TExtraBody }): boolean | Promise<boolean>;
+  /**
+   * Optional owner key recorded on failed commits (e.g. the user id for a user's memory,
+   * the workspace id for company knowledge) so the host can list one owner's failures.
+   */
+  owner?(options: { extraBody: TExtraBody }): string;
+  /** Overrides of `DEFAULT_DIR_LIMITS` for this dir. */
+  limits?: Partial<DirLimits>;
+}
+
+/** Paths and counts of a change set; what the host result and trace carry (no content). */
+export interface ChangeSummary {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  counts: { created: number; updated: number; deleted: number; total: number };
+}
+
+/** Why a dir was not committed. */
+export type SkipReason = "no-changes" | "read-only" | "turn-not-completed";
+
+/** The outcome of committing one dir. */
+export interface DirCommitResult {
+  harnessDir: string;
+  mode: CommitMode;
+  status: "skipped" | "succeeded" | "conflict" | "failed";
+  changes: ChangeSummary;
+  /** Set when `status` is `skipped`. */
+  skipReason?: SkipReason;
+  /** The backing's new cursor when `succeeded`. */
+  cursor?: DirCursor;
+  /** `succeeded` after a clean three-way merge with concurrent changes. */
+  merged?: boolean;
+  /** The commit-log record holding the change set when `conflict` or `failed`. */
+  commitId?: string;
+  error?: { code: string; message: string };
+  /**
+   * Only when the commit log itself could not record a failed commit: the change set and its
+   * base, so the host still holds everything needed to retry. Normally absent.
+   */
+  unrecorded?: {
+    changes: ChangeSet;
+    baseCursor: DirCursor;
+    base: Record<string, FileContent | null>;
+  };
+}
+
+/**
+ * What a turn reports about persistence. Host-facing only; never enters the model's context.
+ * `failedCommits` lists the commits whose status is `conflict` or `failed`.
+ */
+export type PersistenceResult =
+  | { status: "not-configured" }
+  | { status: "succeeded"; commits: DirCommitResult[] }
+  | { status: "failed"; commits: DirCommitResult[]; failedCommits: DirCommitResult[] };
+
+/** Trace events of persistent dirs; `at` is an ISO timestamp from the injected clock. */
+export type PersistentDirTraceEvent =
+  | {
+      type: "dir.loaded";
+      at: string;
+      harnessDir: string;
+      mode: CommitMode;
+      fileCount: number;
+      bytes: number;
+      readOnly: boolean;
+      /** Why the dir is read-only this turn, when it is. */
+      readOnlyReason?: "commit-mode" | "can-write" | "can-write-error";
+    }
+  | {
+      type: "commit.started";
+      at: string;
+      harnessDir: string;
+      mode: CommitMode;
+      changes: ChangeSummary;
+    }
+  | {
+      type: "commit.succeeded";
+      at: string;
+      harnessDir: string;
+      mode: CommitMode;
+      cursor: DirCursor;
+      merged: boolean;
+      changes: ChangeSummary;
+    }
+  | {
+      type: "commit.conflict";
+      at: string;
+      harnessDir: string;
+      mode: CommitMode;
+      message: string;
+      conflictedPaths: string[];
+      commitId?: string;
+    }
+  | {
+      type: "commit.failed";
+      at: string;
+      harnessDir: string;
+      mode: CommitMode;
+      error: { code: string; message: string };
+      commitId?: string;
+    };
+
+/** An injected clock, so traces and records are deterministic in tests. */
+export interface Clock {
+  now(): Date;
+}
