@@ -19,7 +19,7 @@ import {
 type EntryRow = NonNullable<Awaited<ReturnType<Db["harnessEntry"]["findUnique"]>>>;
 type RevisionRow = NonNullable<Awaited<ReturnType<Db["harnessRevision"]["findUnique"]>>>;
 type Transaction = Parameters<Parameters<Db["$transaction"]>[0]>[0];
-type EntryWhere = NonNullable<Parameters<Db["harnessEntry"]["findMany"]>[0]>["where"];
+type EntryWhere = NonNullable<NonNullable<Parameters<Db["harnessEntry"]["findMany"]>[0]>["where"]>;
 
 /** Large restores write thousands of rows in one transaction; the default 5 s is too short. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 120_000 } as const;
