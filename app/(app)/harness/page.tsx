@@ -1,12 +1,165 @@
+import { Pin } from "lucide-react";
+import Link from "next/link";
+import { z } from "zod";
 import { EmptyState } from "@/components/empty-state";
+import { entryHref } from "@/components/harness/entry-href";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Input, Select } from "@/components/ui/input";
+import { requireActor } from "@/lib/auth";
+import { ENTRY_KINDS } from "@/lib/harness";
+import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
 
-export default function HarnessPage() {
+export const dynamic = "force-dynamic";
+
+const filtersSchema = z.object({
+  chat: z.string().optional(),
+  kind: z.enum(ENTRY_KINDS).optional().catch(undefined),
+  scope: z.enum(["local", "global"]).optional().catch(undefined),
+  path: z.string().trim().max(200).optional(),
+  q: z.string().trim().max(200).optional(),
+  cursor: z.string().max(500).optional(),
+});
+
+const kindLabels = {
+  prompt: "Prompt note",
+  memory: "Memory",
+  skill: "Skill",
+  subagent: "Sub-agent",
+} as const;
+
+export default async function HarnessPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string>>;
+}) {
+  const actor = await requireActor();
+  const filters = filtersSchema.parse(await searchParams);
+  const chats = await listChats(actor);
+  const chat = filters.chat ? await getOwnChat(actor, filters.chat) : null;
+  const harness = await harnessFor(actor, chat?.id ?? null);
+  const page = await harness.listEntries({
+    kind: filters.kind,
+    scope: chat ? filters.scope : "global",
+    pathPrefix: filters.path || undefined,
+    text: filters.q || undefined,
+    cursor: filters.cursor || undefined,
+    limit: 50,
+  });
+  const nextQuery = new URLSearchParams(
+    Object.entries({ ...filters, cursor: page.nextCursor ?? "" }).filter(
+      (pair): pair is [string, string] => Boolean(pair[1]),
+    ),
+  );
   return (
-    <div className="space-y-4">
-      <h1 className="text-2xl font-semibold">Harness</h1>
-      <EmptyState title="Nothing here yet">
-        Prompt notes, memories, skills and sub-agent specs will be listed here.
-      </EmptyState>
+    <div className="space-y-6">
+      <div className="flex items-start justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold">Harness</h1>
+          <p className="text-muted-foreground text-sm">
+            Prompt notes, memories, skills and sub-agents. Global entries serve the whole workspace;
+            local ones one chat.
+          </p>
+        </div>
+        <Button asChild data-testid="new-entry">
+          <Link href={`/harness/new${chat ? `?chat=${chat.id}` : ""}`}>New entry</Link>
+        </Button>
+      </div>
+      <form className="flex flex-wrap items-end gap-2" data-testid="harness-filters">
+        <Select name="chat" defaultValue={chat?.id ?? ""} aria-label="View">
+          <option value="">Global entries only</option>
+          {chats.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.title} (global + local)
+            </option>
+          ))}
+        </Select>
+        <Select name="kind" defaultValue={filters.kind ?? ""} aria-label="Kind">
+          <option value="">All kinds</option>
+          {ENTRY_KINDS.map((kind) => (
+            <option key={kind} value={kind}>
+              {kindLabels[kind]}
+            </option>
+          ))}
+        </Select>
+        {chat ? (
+          <Select name="scope" defaultValue={filters.scope ?? ""} aria-label="Scope">
+            <option value="">Both scopes</option>
+            <option value="global">Global</option>
+            <option value="local">Local</option>
+          </Select>
+        ) : null}
+        <Input
+          name="path"
+          placeholder="Path prefix"
+          defaultValue={filters.path}
+          className="w-40"
+          aria-label="Path prefix"
+        />
+        <Input
+          name="q"
+          placeholder="Search text"
+          defaultValue={filters.q}
+          className="w-48"
+          aria-label="Search text"
+        />
+        <Button type="submit" variant="outline">
+          Filter
+        </Button>
+      </form>
+      {page.items.length === 0 ? (
+        <EmptyState title="No entries match">
+          {chats.length === 0
+            ? "Create a chat to keep local entries, or ask an editor for global ones."
+            : "Try other filters."}
+        </EmptyState>
+      ) : (
+        <table className="w-full text-sm" data-testid="entries-table">
+          <thead className="text-muted-foreground text-left">
+            <tr>
+              <th className="py-2">Entry</th>
+              <th>Kind</th>
+              <th>Path</th>
+              <th>Version</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((entry) => (
+              <tr
+                key={`${entry.scope}/${entry.chatId}/${entry.kind}/${entry.id}`}
+                className="border-border border-t"
+                data-testid="entry-row"
+              >
+                <td className="py-2">
+                  <Link className="font-medium hover:underline" href={entryHref(entry)}>
+                    {entry.pinned ? (
+                      <Pin className="mr-1 inline size-3" aria-label="pinned" />
+                    ) : null}
+                    {entry.title}
+                  </Link>
+                  <div className="text-muted-foreground font-mono text-xs">
+                    [{entry.scope}:{entry.id}]
+                  </div>
+                </td>
+                <td>
+                  <Badge>{kindLabels[entry.kind]}</Badge>
+                </td>
+                <td className="font-mono text-xs">{entry.path}</td>
+                <td>v{entry.version}</td>
+                <td className="text-muted-foreground">
+                  {new Date(entry.updatedAt).toLocaleString()}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {page.nextCursor ? (
+        <Link className="text-sm underline" href={`/harness?${nextQuery.toString()}`}>
+          More entries
+        </Link>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,244 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { DiffView } from "@/components/harness/diff-view";
+import { EntryControls, RestoreButton } from "@/components/harness/entry-controls";
+import { EntryForm, type EntryFormValues } from "@/components/harness/entry-form";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Select } from "@/components/ui/input";
+import { requireActor } from "@/lib/auth";
+import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
+import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
+
+export const dynamic = "force-dynamic";
+
+const paramsSchema = z.object({ kind: z.enum(ENTRY_KINDS), id: z.string().min(1).max(80) });
+const querySchema = z.object({
+  scope: z.enum(["local", "global"]).catch("local"),
+  chat: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+
+/** The whole state of an entry as text, so a diff shows every field that changed. */
+function entryAsText(entry: Entry | null): string {
+  if (!entry) return "(deleted)";
+  const metadata = Object.keys(entry.metadata).length
+    ? JSON.stringify(entry.metadata, null, 2)
+    : "{}";
+  return [
+    `title: ${entry.title}`,
+    `path: ${entry.path}`,
+    `pinned: ${entry.pinned}`,
+    `metadata: ${metadata}`,
+    "",
+    entry.content,
+  ].join("\n");
+}
+
+function revisionVersion(revision: Revision): number {
+  return revision.after?.version ?? (revision.before?.version ?? 0) + 1;
+}
+
+function formValues(entry: Entry): Partial<EntryFormValues> {
+  const metadata = entry.metadata as {
+    name?: string;
+    description?: string;
+    tools?: string[];
+    model?: string;
+  };
+  return {
+    kind: entry.kind,
+    title: entry.title,
+    content: entry.content,
+    path: entry.path,
+    name: metadata.name ?? "",
+    description: metadata.description ?? "",
+    tools: (metadata.tools ?? []).join(", "),
+    model: metadata.model ?? "",
+  };
+}
+
+export default async function EntryPage(props: {
+  params: Promise<{ kind: string; id: string }>;
+  searchParams: Promise<Record<string, string>>;
+}) {
+  const actor = await requireActor();
+  const params = paramsSchema.safeParse(await props.params);
+  if (!params.success) notFound();
+  const { kind } = params.data;
+  const id = decodeURIComponent(params.data.id);
+  const query = querySchema.parse(await props.searchParams);
+  const chat = query.scope === "local" && query.chat ? await getOwnChat(actor, query.chat) : null;
+  if (query.scope === "local" && !chat) notFound();
+  const harness = await harnessFor(actor, chat?.id ?? null);
+  const [entry, history] = await Promise.all([
+    harness.getEntry({ kind, id, scope: query.scope }),
+    harness.history({ entryId: id, kind, scope: query.scope }),
+  ]);
+  if (!entry && history.length === 0) notFound();
+
+  const editable = query.scope === "local" || canWriteGlobal(actor);
+  const location = chat
+    ? ({ scope: "local", chatId: chat.id } as const)
+    : ({ scope: "global" } as const);
+  const newestFirst = [...history].reverse();
+  const to = history.find((revision) => revision.id === query.to) ?? newestFirst[0];
+  const from =
+    history.find((revision) => revision.id === query.from) ?? newestFirst[1] ?? newestFirst[0];
+  const chats = editable && entry ? await listChats(actor) : [];
+
+  return (
+    <div className="space-y-8">
+      <div className="flex items-start justify-between gap-4">
+        <div>
+          <Link
+            href={chat ? `/harness?chat=${chat.id}` : "/harness"}
+            className="text-muted-foreground text-sm hover:underline"
+          >
+            ← Harness
+          </Link>
+          <h1 className="text-2xl font-semibold" data-testid="entry-title">
+            {entry?.title ?? `${id} (deleted)`}
+          </h1>
+          <div className="text-muted-foreground mt-1 flex items-center gap-2 text-sm">
+            <span className="font-mono">
+              [{query.scope}:{id}]
+            </span>
+            <Badge>{kind}</Badge>
+            {entry ? <span data-testid="entry-version">v{entry.version}</span> : null}
+            {chat ? <span>chat “{chat.title}”</span> : <span>whole workspace</span>}
+            {!editable ? (
+              <Badge data-testid="read-only-badge" className="border-amber-500 text-amber-600">
+                read-only for your role
+              </Badge>
+            ) : null}
+          </div>
+        </div>
+        {editable && entry ? (
+          <EntryControls
+            kind={kind}
+            id={id}
+            version={entry.version}
+            pinned={entry.pinned}
+            location={location}
+          />
+        ) : null}
+      </div>
+
+      {entry ? (
+        editable ? (
+          <section className="max-w-3xl">
+            <EntryForm
+              key={`${entry.version}`}
+              chats={chats.map((c) => ({ id: c.id, title: c.title }))}
+              canWriteGlobal={canWriteGlobal(actor)}
+              initial={formValues(entry)}
+              existing={{
+                id: entry.id,
+                version: entry.version,
+                scope: entry.scope,
+                chatId: entry.chatId,
+              }}
+            />
+          </section>
+        ) : (
+          <pre
+            className="border-border bg-muted max-w-3xl rounded-md border p-4 text-sm whitespace-pre-wrap"
+            data-testid="entry-content"
+          >
+            {entry.content}
+          </pre>
+        )
+      ) : (
+        <p className="text-muted-foreground text-sm">
+          This entry is deleted. Restore a revision from its history to bring it back.
+        </p>
+      )}
+
+      <section className="space-y-3">
+        <h2 className="text-lg font-medium">History</h2>
+        <table className="w-full text-sm" data-testid="history-table">
+          <thead className="text-muted-foreground text-left">
+            <tr>
+              <th className="py-2">Version</th>
+              <th>Change</th>
+              <th>Cause</th>
+              <th>Reason</th>
+              <th>When</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {newestFirst.map((revision) => (
+              <tr
+                key={revision.id}
+                className="border-border border-t"
+                data-testid="history-row"
+                data-version={revisionVersion(revision)}
+              >
+                <td className="py-2">v{revisionVersion(revision)}</td>
+                <td>{revision.action}</td>
+                <td>{revision.cause}</td>
+                <td className="text-muted-foreground">{revision.reason || "—"}</td>
+                <td className="text-muted-foreground">
+                  {new Date(revision.createdAt).toLocaleString()}
+                </td>
+                <td className="text-right">
+                  {editable &&
+                  (revision.after || revision.before) &&
+                  revision.id !== newestFirst[0]?.id ? (
+                    <RestoreButton
+                      revisionId={revision.id}
+                      location={location}
+                      label={`Restore v${revisionVersion(revision)}`}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      {history.length > 1 && from && to ? (
+        <section className="space-y-3">
+          <h2 className="text-lg font-medium">Compare revisions</h2>
+          <form
+            key={`${from.id}-${to.id}`}
+            className="flex items-end gap-2"
+            data-testid="compare-form"
+          >
+            <input type="hidden" name="scope" value={query.scope} />
+            {chat ? <input type="hidden" name="chat" value={chat.id} /> : null}
+            <Select name="from" defaultValue={from.id} aria-label="From revision">
+              {newestFirst.map((revision) => (
+                <option key={revision.id} value={revision.id}>
+                  v{revisionVersion(revision)} ({revision.action})
+                </option>
+              ))}
+            </Select>
+            <span className="pb-2 text-sm">→</span>
+            <Select name="to" defaultValue={to.id} aria-label="To revision">
+              {newestFirst.map((revision) => (
+                <option key={revision.id} value={revision.id}>
+                  v{revisionVersion(revision)} ({revision.action})
+                </option>
+              ))}
+            </Select>
+            <Button type="submit" variant="outline" data-testid="compare">
+              Compare
+            </Button>
+          </form>
+          <DiffView
+            before={entryAsText(from.after)}
+            after={entryAsText(to.after)}
+            beforeLabel={`v${revisionVersion(from)}`}
+            afterLabel={`v${revisionVersion(to)}`}
+          />
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import {
+  deleteEntryAction,
+  restoreRevisionAction,
+  setPinnedAction,
+  type HarnessActionResult,
+} from "@/app/(app)/harness/actions";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { entryHref } from "./entry-href";
+
+type Location = { scope: "global" } | { scope: "local"; chatId: string };
+type Kind = "prompt" | "memory" | "skill" | "subagent";
+
+function useRun() {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const run = (
+    action: () => Promise<HarnessActionResult>,
+    onOk?: (result: HarnessActionResult & { ok: true }) => void,
+  ) =>
+    startTransition(async () => {
+      const result = await action();
+      if (!result.ok) return setError(result.error);
+      setError(null);
+      onOk?.(result);
+      router.refresh();
+    });
+  return { error, pending, run, router };
+}
+
+export function EntryControls(props: {
+  kind: Kind;
+  id: string;
+  version: number;
+  pinned: boolean;
+  location: Location;
+}) {
+  const { error, pending, run, router } = useRun();
+  const ref = {
+    kind: props.kind,
+    id: props.id,
+    expectedVersion: props.version,
+    location: props.location,
+  };
+  return (
+    <div className="flex items-center gap-2">
+      <Button
+        variant="outline"
+        size="sm"
+        disabled={pending}
+        data-testid="toggle-pin"
+        onClick={() => run(() => setPinnedAction({ ...ref, pinned: !props.pinned }))}
+      >
+        {props.pinned ? "Unpin" : "Pin"}
+      </Button>
+      <Button
+        variant="destructive"
+        size="sm"
+        disabled={pending}
+        data-testid="delete-entry"
+        onClick={() => {
+          if (window.confirm("Delete this entry? Its history stays and it can be restored.")) {
+            run(
+              () => deleteEntryAction(ref),
+              () => router.push("/harness"),
+            );
+          }
+        }}
+      >
+        Delete
+      </Button>
+      <FormMessage message={error} />
+    </div>
+  );
+}
+
+export function RestoreButton(props: { revisionId: string; location: Location; label?: string }) {
+  const { error, pending, run, router } = useRun();
+  return (
+    <span className="inline-flex items-center gap-2">
+      <Button
+        variant="outline"
+        size="sm"
+        disabled={pending}
+        data-testid="restore-revision"
+        onClick={() =>
+          run(
+            () => restoreRevisionAction({ revisionId: props.revisionId, location: props.location }),
+            (result) => {
+              if (result.entry) router.push(entryHref(result.entry));
+            },
+          )
+        }
+      >
+        {props.label ?? "Restore"}
+      </Button>
+      <FormMessage message={error} />
+    </span>
+  );
+}

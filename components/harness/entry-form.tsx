@@ -1,0 +1,225 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { createEntryAction, updateEntryAction } from "@/app/(app)/harness/actions";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { Input, Select } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { entryHref } from "./entry-href";
+
+type Kind = "prompt" | "memory" | "skill" | "subagent";
+
+export interface EntryFormValues {
+  kind: Kind;
+  title: string;
+  content: string;
+  path: string;
+  name: string;
+  description: string;
+  tools: string;
+  model: string;
+}
+
+const contentLabel: Record<Kind, string> = {
+  prompt: "Instruction",
+  memory: "Content",
+  skill: "Body (loaded on demand)",
+  subagent: "Instructions (its system prompt)",
+};
+
+/**
+ * Create (no `existing`) or edit an entry. Location choices come from the server: the chats
+ * of the user, and whether they may write global entries.
+ */
+export function EntryForm(props: {
+  chats: { id: string; title: string }[];
+  canWriteGlobal: boolean;
+  initial?: Partial<EntryFormValues>;
+  defaultChatId?: string;
+  existing?: { id: string; version: number; scope: "local" | "global"; chatId: string | null };
+}) {
+  const router = useRouter();
+  const [values, setValues] = useState<EntryFormValues>({
+    kind: "memory",
+    title: "",
+    content: "",
+    path: "",
+    name: "",
+    description: "",
+    tools: "",
+    model: "",
+    ...props.initial,
+  });
+  const [location, setLocation] = useState<string>(
+    props.existing
+      ? props.existing.scope === "global"
+        ? "global"
+        : `chat:${props.existing.chatId}`
+      : props.defaultChatId
+        ? `chat:${props.defaultChatId}`
+        : props.chats[0]
+          ? `chat:${props.chats[0].id}`
+          : props.canWriteGlobal
+            ? "global"
+            : "",
+  );
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const set = (field: keyof EntryFormValues) => (event: { target: { value: string } }) =>
+    setValues((current) => ({ ...current, [field]: event.target.value }));
+  const named = values.kind === "skill" || values.kind === "subagent";
+
+  function submit() {
+    const where =
+      location === "global"
+        ? ({ scope: "global" } as const)
+        : ({ scope: "local", chatId: location.slice("chat:".length) } as const);
+    const fields = {
+      kind: values.kind,
+      location: where,
+      title: named ? undefined : values.title,
+      content: values.content,
+      path: values.path,
+      name: named ? values.name : undefined,
+      description: named ? values.description : undefined,
+      tools:
+        values.kind === "subagent"
+          ? values.tools
+              .split(",")
+              .map((tool) => tool.trim())
+              .filter(Boolean)
+          : undefined,
+      model: values.kind === "subagent" ? values.model : undefined,
+    };
+    startTransition(async () => {
+      const result = props.existing
+        ? await updateEntryAction({
+            ...fields,
+            id: props.existing.id,
+            expectedVersion: props.existing.version,
+            reason: reason || undefined,
+          })
+        : await createEntryAction(fields);
+      if (!result.ok) return setError(result.error);
+      setError(null);
+      if (result.entry) router.push(entryHref(result.entry));
+      router.refresh();
+    });
+  }
+
+  return (
+    <form
+      className="space-y-4"
+      data-testid="entry-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <div className="flex flex-wrap gap-4">
+        <div className="space-y-2">
+          <Label htmlFor="entry-kind">Kind</Label>
+          <Select
+            id="entry-kind"
+            value={values.kind}
+            onChange={set("kind")}
+            disabled={Boolean(props.existing)}
+          >
+            <option value="memory">Memory</option>
+            <option value="prompt">Prompt note</option>
+            <option value="skill">Skill</option>
+            <option value="subagent">Sub-agent</option>
+          </Select>
+        </div>
+        <div className="space-y-2">
+          <Label htmlFor="entry-location">Scope</Label>
+          <Select
+            id="entry-location"
+            value={location}
+            onChange={(event) => setLocation(event.target.value)}
+            disabled={Boolean(props.existing)}
+          >
+            {props.chats.map((chat) => (
+              <option key={chat.id} value={`chat:${chat.id}`}>
+                Local — {chat.title}
+              </option>
+            ))}
+            {props.canWriteGlobal || props.existing?.scope === "global" ? (
+              <option value="global">Global — whole workspace</option>
+            ) : null}
+          </Select>
+        </div>
+        <div className="space-y-2">
+          <Label htmlFor="entry-path">Path</Label>
+          <Input id="entry-path" placeholder="general" value={values.path} onChange={set("path")} />
+        </div>
+      </div>
+      {named ? (
+        <>
+          <div className="space-y-2">
+            <Label htmlFor="entry-name">Name</Label>
+            <Input id="entry-name" value={values.name} onChange={set("name")} required />
+          </div>
+          <div className="space-y-2">
+            <Label htmlFor="entry-description">When to use it (one line)</Label>
+            <Input
+              id="entry-description"
+              value={values.description}
+              onChange={set("description")}
+              required
+            />
+          </div>
+        </>
+      ) : (
+        <div className="space-y-2">
+          <Label htmlFor="entry-title">Title</Label>
+          <Input id="entry-title" value={values.title} onChange={set("title")} required />
+        </div>
+      )}
+      {values.kind === "subagent" ? (
+        <div className="flex gap-4">
+          <div className="flex-1 space-y-2">
+            <Label htmlFor="entry-tools">Tools (comma-separated)</Label>
+            <Input id="entry-tools" value={values.tools} onChange={set("tools")} />
+          </div>
+          <div className="space-y-2">
+            <Label htmlFor="entry-model">Model (optional)</Label>
+            <Input id="entry-model" value={values.model} onChange={set("model")} />
+          </div>
+        </div>
+      ) : null}
+      <div className="space-y-2">
+        <Label htmlFor="entry-content">{contentLabel[values.kind]}</Label>
+        <textarea
+          id="entry-content"
+          className="border-border focus-visible:ring-ring min-h-40 w-full rounded-md border bg-transparent p-3 font-mono text-sm focus-visible:ring-2 focus-visible:outline-none"
+          value={values.content}
+          onChange={set("content")}
+          required
+        />
+      </div>
+      {props.existing ? (
+        <div className="space-y-2">
+          <Label htmlFor="entry-reason">Reason for the change (optional)</Label>
+          <Input
+            id="entry-reason"
+            value={reason}
+            onChange={(event) => setReason(event.target.value)}
+          />
+        </div>
+      ) : null}
+      <FormMessage message={error} />
+      <Button type="submit" disabled={pending || location === ""} data-testid="save-entry">
+        {props.existing ? "Save changes" : "Create entry"}
+      </Button>
+      {location === "" ? (
+        <p className="text-muted-foreground text-sm">
+          Create a chat first: members keep entries local to their chats.
+        </p>
+      ) : null}
+    </form>
+  );
+}
