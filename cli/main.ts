@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { exportCommand, importCommand } from "./harness-commands";
 
 const usage = `Usage: cairn <command>
 
@@ -10,6 +11,10 @@ Commands:
       Create a user in workspace W (by name; created if missing; default "Default").
   db migrate
       Create the database if needed and apply pending migrations.
+  export --workspace W --out DIR
+      Write workspace W's global harness to DIR (new or empty) in Prime Agent's format.
+  import --workspace W DIR
+      Import DIR (a Cairn or Prime Agent export) into workspace W; importing twice changes nothing.
 
 DATABASE_URL picks the database as for the server: unset → ./data/cairn.db (SQLite),
 file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
@@ -27,6 +32,9 @@ export async function main(
       io.out(usage);
       return group ? 0 : 2;
     }
+    // export/import take options right after the group: pass everything but the group.
+    if (group === "export") return await exportCommand(argv.slice(1), io);
+    if (group === "import") return await importCommand(argv.slice(1), io);
     if (group === "db" && command === "migrate") return await dbMigrate(rest, io);
     if (group === "user" && command === "create") return await userCreate(rest, io);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);

@@ -1,1 +1,19 @@
 export { PrismaHarnessStorage } from "./harness-storage";
+export {
+  createPrismaDirBacking,
+  getDirVersion,
+  listDirCommits,
+  listDirFiles,
+  readDirFile,
+  type DirCommitEntry,
+  type DirCommitSource,
+  type DirFile,
+  type DirFileInfo,
+  type PrismaDirBackingOptions,
+} from "./prisma-dir-backing";
+export {
+  createPrismaCommitLog,
+  type ListCommitsForOwnersOptions,
+  type PrismaCommitLog,
+} from "./prisma-commit-log";
+export { PrismaRefinementHistory } from "./refinement-history";

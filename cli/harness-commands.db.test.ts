@@ -1,0 +1,217 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { createHarness, type Entry } from "@/lib/harness";
+import { PrismaHarnessStorage } from "@/lib/store-prisma";
+import { exportCommand, importCommand } from "./harness-commands";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
+    out,
+    err,
+  };
+}
+
+function readTree(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (relative: string) => {
+    for (const name of readdirSync(path.join(dir, relative)).sort()) {
+      const child = relative ? `${relative}/${name}` : name;
+      if (statSync(path.join(dir, child)).isDirectory()) walk(child);
+      else files[child] = readFileSync(path.join(dir, child), "utf8");
+    }
+  };
+  walk("");
+  return files;
+}
+
+function content(entry: Entry) {
+  const { importedFields: _imported, ...metadata } = entry.metadata;
+  return {
+    kind: entry.kind,
+    id: entry.id,
+    title: entry.title,
+    content: entry.content,
+    path: entry.path,
+    pinned: entry.pinned,
+    metadata,
+  };
+}
+
+describe(`cairn export / import (${testDatabaseProvider()})`, () => {
+  let database: TestDatabase;
+  let scratch: string;
+  const previousUrl = process.env.DATABASE_URL;
+
+  const harnessOf = (workspaceId: string) =>
+    createHarness({
+      storage: new PrismaHarnessStorage(database.db),
+      actor: { userId: "test", workspaceId, role: "admin" },
+      chatId: null,
+    });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    process.env.DATABASE_URL = database.target.url;
+    scratch = mkdtempSync(path.join(tmpdir(), "cairn-cli-harness-"));
+    // Harness rows reference a workspace row: create the workspaces first.
+    const source = await database.db.workspace.create({ data: { name: "Source" } });
+    await database.db.workspace.create({ data: { name: "Target" } });
+    const harness = harnessOf(source.id);
+    await harness.createMemory({
+      global: true,
+      title: "Build steps",
+      content: "Run `make clean` first.",
+      path: "project-x/build",
+      metadata: { confidence: "high" },
+    });
+    await harness.createSkill({
+      global: true,
+      name: "csv-summary",
+      description: "Summarise a CSV: columns and types",
+      body: "# CSV\n\nCall summarize().\n",
+      metadata: {
+        reference: { type: "python", import: "skills.csv", callable: "summarize" },
+        arguments: { path: { type: "string", required: true } },
+        extraFrontmatter: { license: "MIT" },
+      },
+    });
+    await harness.createSubagent({
+      global: true,
+      name: "reviewer",
+      description: "Reviews diffs",
+      tools: ["Read", "Grep"],
+      model: "sonnet",
+      instructions: "Review carefully.",
+    });
+  });
+  afterAll(async () => {
+    process.env.DATABASE_URL = previousUrl;
+    rmSync(scratch, { recursive: true, force: true });
+    await database.cleanup();
+  });
+
+  it("exports a workspace and imports it into another, twice without duplicates", async () => {
+    const firstDir = path.join(scratch, "first");
+    const exported = capture();
+    expect(await exportCommand(["--workspace", "Source", "--out", firstDir], exported.io)).toBe(0);
+    expect(exported.out.join("\n")).toContain(
+      'exported 0 prompt, 1 memory, 1 skill, 1 subagent from workspace "Source"',
+    );
+    expect(Object.keys(readTree(firstDir))).toEqual([
+      "harness_state.json",
+      "refinements.jsonl",
+      "skills/csv-summary/SKILL.md",
+      "subagents/reviewer.md",
+    ]);
+
+    const imported = capture();
+    expect(await importCommand(["--workspace", "Target", firstDir], imported.io)).toBe(0);
+    expect(imported.out[0]).toContain("3 created, 0 updated, 0 unchanged, 0 skipped");
+
+    const again = capture();
+    expect(await importCommand(["--workspace", "Target", firstDir], again.io)).toBe(0);
+    expect(again.out[0]).toContain("0 created, 0 updated, 3 unchanged");
+
+    const source = await database.db.workspace.findUniqueOrThrow({ where: { name: "Source" } });
+    const target = await database.db.workspace.findUniqueOrThrow({ where: { name: "Target" } });
+    const sourceEntries = (await harnessOf(source.id).snapshot()).entries;
+    const targetEntries = (await harnessOf(target.id).snapshot()).entries;
+    expect(targetEntries.map(content)).toEqual(sourceEntries.map(content));
+    expect(await database.db.harnessEntry.count({ where: { workspaceId: target.id } })).toBe(3);
+    const revisions = await database.db.harnessRevision.findMany({
+      where: { workspaceId: target.id },
+    });
+    expect(revisions.map((revision) => revision.cause)).toEqual(["import", "import", "import"]);
+
+    const secondDir = path.join(scratch, "second");
+    expect(await exportCommand(["--workspace", "Target", "--out", secondDir], capture().io)).toBe(
+      0,
+    );
+    expect(readTree(secondDir)).toEqual(readTree(firstDir));
+  });
+
+  it("stores imported refinement history once and writes it back on export", async () => {
+    const dir = path.join(scratch, "with-history");
+    expect(await exportCommand(["--workspace", "Source", "--out", dir], capture().io)).toBe(0);
+    const lines = [
+      JSON.stringify({
+        id: "ref-1",
+        summary: "Learned the build order",
+        appliedEdits: [],
+        rationale: "seen twice",
+      }),
+      "{ this is not json",
+      JSON.stringify({ id: "ref-2", summary: "Tightened the reviewer", appliedEdits: [] }),
+    ];
+    writeFileSync(path.join(dir, "refinements.jsonl"), `${lines.join("\n")}\n`);
+    await database.db.workspace.create({ data: { name: "History" } });
+
+    const first = capture();
+    expect(await importCommand(["--workspace", "History", dir], first.io)).toBe(0);
+    expect(first.out[1]).toContain("2 read, 0 duplicate(s), 1 malformed line(s) skipped");
+    const second = capture();
+    expect(await importCommand(["--workspace", "History", dir], second.io)).toBe(0);
+    expect(second.out[1]).toContain("2 duplicate(s)");
+
+    const workspace = await database.db.workspace.findUniqueOrThrow({ where: { name: "History" } });
+    const rows = await database.db.refinement.findMany({ where: { workspaceId: workspace.id } });
+    expect(rows.map((row) => [row.status, row.summary]).sort()).toEqual([
+      ["imported", "Learned the build order"],
+      ["imported", "Tightened the reviewer"],
+    ]);
+
+    const out = path.join(scratch, "history-out");
+    expect(await exportCommand(["--workspace", "History", "--out", out], capture().io)).toBe(0);
+    const written = readFileSync(path.join(out, "refinements.jsonl"), "utf8").trim().split("\n");
+    expect(written.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([
+      "ref-1",
+      "ref-2",
+    ]);
+  });
+
+  it("exits 1 with a clear message for an unknown workspace", async () => {
+    const { io, err } = capture();
+    expect(await exportCommand(["--workspace", "Nope", "--out", path.join(scratch, "x")], io)).toBe(
+      1,
+    );
+    expect(err.join("\n")).toContain('no workspace named "Nope"');
+    const second = capture();
+    expect(await importCommand(["--workspace", "Nope", scratch], second.io)).toBe(1);
+    expect(second.err.join("\n")).toContain('no workspace named "Nope"');
+  });
+
+  it("exits 1 when the core refuses: a non-empty output directory, a directory without an export", async () => {
+    const first = capture();
+    expect(
+      await exportCommand(
+        ["--workspace", "Source", "--out", path.join(scratch, "first")],
+        first.io,
+      ),
+    ).toBe(1);
+    expect(first.err.join("\n")).toContain("is not empty");
+    const empty = mkdtempSync(path.join(scratch, "empty-"));
+    const second = capture();
+    expect(await importCommand(["--workspace", "Target", empty], second.io)).toBe(1);
+    expect(second.err.join("\n")).toContain("holds no harness export");
+  });
+
+  it.each([
+    [exportCommand, ["--out", "x"], "--workspace is required"],
+    [exportCommand, ["--workspace", "Source"], "--out is required"],
+    [exportCommand, ["--workspace", "Source", "--out", "x", "--bogus"], "Unknown option"],
+    [importCommand, ["--workspace", "Target"], "exactly one directory"],
+    [importCommand, ["--workspace", "Target", "a", "b"], "exactly one directory"],
+    [importCommand, ["dir"], "--workspace is required"],
+  ])("exits 2 on bad arguments (%#)", async (command, argv, message) => {
+    const { io, err } = capture();
+    expect(await command(argv, io)).toBe(2);
+    expect(err.join("\n")).toContain(message);
+    expect(err.join("\n")).toContain("Usage: cairn");
+  });
+});
