@@ -1,0 +1,22 @@
+// Runs the benchmarks and prints their figures: `npm run bench` (all) or
+// `npm run bench -- prompt-view harness-store` (some).
+import { benchHarnessStore } from "./harness-store";
+import { benchPromptView } from "./prompt-view";
+
+const benches: Record<string, () => Promise<string>> = {
+  "prompt-view": benchPromptView,
+  "harness-store": benchHarnessStore,
+};
+
+const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
+const unknown = selected.filter((name) => !(name in benches));
+if (unknown.length) {
+  console.error(
+    `Unknown benchmark(s): ${unknown.join(", ")}. Known: ${Object.keys(benches).join(", ")}`,
+  );
+  process.exit(2);
+}
+console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
+for (const name of selected.length ? selected : Object.keys(benches)) {
+  console.log(`${await benches[name]!()}\n`);
+}

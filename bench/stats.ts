@@ -1,0 +1,57 @@
+/** Small helpers shared by the benchmarks. */
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export interface Summary {
+  n: number;
+  p50: number;
+  p95: number;
+  min: number;
+  mean: number;
+}
+
+export function summarize(samples: number[]): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    min: sorted[0] ?? Number.NaN,
+    mean: sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length),
+  };
+}
+
+/** Times `run` `iterations` times after `warmup` untimed runs; milliseconds per run. */
+export async function timeIt(
+  run: () => unknown,
+  options: { iterations: number; warmup?: number },
+): Promise<Summary> {
+  for (let index = 0; index < (options.warmup ?? 5); index++) await run();
+  const samples: number[] = [];
+  for (let index = 0; index < options.iterations; index++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return summarize(samples);
+}
+
+export const ms = (value: number) => `${value.toFixed(value < 10 ? 3 : 1)} ms`;
+
+export function table(rows: Record<string, string | number>[]): string {
+  const headers = Object.keys(rows[0] ?? {});
+  const widths = headers.map((header) =>
+    Math.max(header.length, ...rows.map((row) => String(row[header]).length)),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, index) => cell.padEnd(widths[index]!)).join("  ");
+  return [
+    line(headers),
+    line(widths.map((width) => "-".repeat(width))),
+    ...rows.map((row) => line(headers.map((h) => String(row[h])))),
+  ].join("\n");
+}
