@@ -11,4 +11,5 @@ process.env.DATABASE_URL = `file:${path.join(dataDir, "cairn.db")}`;
 process.env.CAIRN_DATA_DIR = dataDir;
 process.env.CAIRN_BCRYPT_COST ??= "4";
 process.env.AUTH_SECRET ??= "e2e-secret-not-for-production-use-0123456789";
+process.env.CAIRN_FAULT_INJECTION ??= "fail-first-commit:fail-me";
 await import("./start.mjs");

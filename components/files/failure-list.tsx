@@ -1,0 +1,210 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import {
+  resolveConflictAction,
+  retryCommitAction,
+  type CommitActionResult,
+} from "@/app/(app)/files/actions";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { FormMessage } from "@/components/ui/form-message";
+import type { FailureView } from "@/lib/persistent-dirs";
+
+type ContentView = { text: string | null; bytes: number } | null;
+
+function Content({ value, testId }: { value: ContentView; testId?: string }) {
+  if (value === null) return <p className="text-muted-foreground text-xs italic">(absent)</p>;
+  return (
+    <pre
+      data-testid={testId}
+      className="border-border bg-muted/40 max-h-60 overflow-auto rounded border p-2 text-xs whitespace-pre-wrap"
+    >
+      {value.text ?? `(binary, ${value.bytes} bytes)`}
+    </pre>
+  );
+}
+
+const reasons: Record<string, string> = {
+  "both-modified": "changed on both sides",
+  "both-created": "created on both sides",
+  "modify-delete": "changed on one side, deleted on the other",
+  binary: "binary content changed on both sides",
+};
+
+function FailureCard(props: {
+  failure: FailureView;
+  onResult: (result: CommitActionResult) => void;
+}) {
+  const { failure } = props;
+  const [pending, startTransition] = useTransition();
+  const [merged, setMerged] = useState<Record<string, string>>(() =>
+    Object.fromEntries(
+      failure.conflicts.map((conflict) => [conflict.path, conflict.mergeText ?? ""]),
+    ),
+  );
+  const run = (action: () => Promise<CommitActionResult>) =>
+    startTransition(async () => props.onResult(await action()));
+  const editable =
+    failure.conflicts.length > 0 && failure.conflicts.every((c) => c.mergeText !== null);
+
+  return (
+    <Card className="space-y-3 p-4" data-testid="failure-row" data-commit-id={failure.id}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <div className="flex flex-wrap items-center gap-2">
+          <Badge data-testid="failure-status">
+            {failure.resolution ? `resolved: ${failure.resolution}` : failure.status}
+          </Badge>
+          <span className="font-medium">{failure.dirLabel}</span>
+          <span className="text-muted-foreground font-mono text-xs">{failure.harnessDir}</span>
+        </div>
+        <span className="text-muted-foreground text-xs">
+          {new Date(failure.createdAt).toISOString().replace("T", " ").slice(0, 19)} UTC ·{" "}
+          {failure.attempts} attempt{failure.attempts === 1 ? "" : "s"}
+        </span>
+      </div>
+      {failure.error ? (
+        <p className="text-sm" data-testid="failure-error">
+          {failure.error.message}
+        </p>
+      ) : null}
+      <ul className="space-y-1 text-sm" data-testid="failure-changes">
+        {failure.files.map((file) => (
+          <li
+            key={`${file.change}:${file.path}`}
+            data-testid="failure-change"
+            data-path={file.path}
+          >
+            <details>
+              <summary className="cursor-pointer">
+                <span className="font-mono">
+                  {file.change === "created" ? "+" : file.change === "updated" ? "~" : "-"}{" "}
+                  {file.path}
+                </span>{" "}
+                <span className="text-muted-foreground">({file.change})</span>
+              </summary>
+              {file.content ? <Content value={file.content} /> : null}
+            </details>
+          </li>
+        ))}
+      </ul>
+      {failure.conflicts.map((conflict) => (
+        <div
+          key={conflict.path}
+          className="space-y-2"
+          data-testid="conflict"
+          data-path={conflict.path}
+        >
+          <p className="text-sm">
+            <span className="font-mono">{conflict.path}</span>:{" "}
+            {reasons[conflict.reason] ?? conflict.reason}
+          </p>
+          <div className="grid gap-2 md:grid-cols-2">
+            <div>
+              <p className="text-muted-foreground text-xs">Ours (this commit)</p>
+              <Content value={conflict.ours} testId="conflict-ours" />
+            </div>
+            <div>
+              <p className="text-muted-foreground text-xs">Theirs (current)</p>
+              <Content value={conflict.theirs} testId="conflict-theirs" />
+            </div>
+          </div>
+          {failure.canAct && editable ? (
+            <textarea
+              aria-label={`Merged content of ${conflict.path}`}
+              data-testid="resolve-text"
+              className="border-border min-h-32 w-full rounded-md border bg-transparent p-2 font-mono text-xs"
+              value={merged[conflict.path] ?? ""}
+              onChange={(event) =>
+                setMerged((current) => ({ ...current, [conflict.path]: event.target.value }))
+              }
+            />
+          ) : null}
+        </div>
+      ))}
+      {failure.canAct ? (
+        <div className="flex flex-wrap gap-2">
+          <Button
+            size="sm"
+            data-testid="retry-commit"
+            disabled={pending}
+            onClick={() => run(() => retryCommitAction({ id: failure.id }))}
+          >
+            Retry
+          </Button>
+          {failure.status === "conflict" ? (
+            <>
+              <Button
+                size="sm"
+                variant="outline"
+                data-testid="resolve-ours"
+                disabled={pending}
+                onClick={() =>
+                  run(() => resolveConflictAction({ id: failure.id, resolution: "ours" }))
+                }
+              >
+                Keep ours
+              </Button>
+              <Button
+                size="sm"
+                variant="outline"
+                data-testid="resolve-theirs"
+                disabled={pending}
+                onClick={() =>
+                  run(() => resolveConflictAction({ id: failure.id, resolution: "theirs" }))
+                }
+              >
+                Keep theirs
+              </Button>
+              {editable ? (
+                <Button
+                  size="sm"
+                  variant="outline"
+                  data-testid="resolve-edited"
+                  disabled={pending}
+                  onClick={() =>
+                    run(() => resolveConflictAction({ id: failure.id, resolution: merged }))
+                  }
+                >
+                  Save merged text
+                </Button>
+              ) : null}
+            </>
+          ) : null}
+        </div>
+      ) : failure.status !== "resolved" ? (
+        <p className="text-muted-foreground text-xs" data-testid="failure-readonly">
+          Only editors and admins may retry or resolve commits to company knowledge.
+        </p>
+      ) : null}
+    </Card>
+  );
+}
+
+/** The failed and conflicting commits the actor can see, with retry and resolution. */
+export function FailureList(props: { failures: FailureView[]; status: "open" | "resolved" }) {
+  const [result, setResult] = useState<CommitActionResult | null>(null);
+  return (
+    <div className="space-y-3">
+      {result ? (
+        result.ok ? (
+          <FormMessage tone="info" message={result.message} />
+        ) : (
+          <FormMessage message={result.error} />
+        )
+      ) : null}
+      {props.failures.length === 0 ? (
+        <p className="text-muted-foreground text-sm" data-testid="no-failures">
+          {props.status === "open"
+            ? "No failed or conflicting commits. Nothing is waiting."
+            : "Nothing resolved yet."}
+        </p>
+      ) : (
+        props.failures.map((failure) => (
+          <FailureCard key={failure.id} failure={failure} onResult={setResult} />
+        ))
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,140 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { saveFileAction, type SaveFileActionResult } from "@/app/(app)/files/actions";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { cn } from "@/lib/utils";
+
+type Status =
+  | { tone: "ok"; message: string }
+  | { tone: "error"; message: string; kind: "conflict" | "failed" | "invalid" };
+
+/**
+ * Edits one text file of a writable dir, or creates a new one when `file` is null. Saves send
+ * the cursor and content the editor started from, so the server can refuse a stale write
+ * instead of overwriting someone else's change.
+ */
+export function FileEditor(props: {
+  harnessDir: string;
+  dirKind: string;
+  file: { path: string; text: string | null; cursor: string | number } | null;
+  dirCursor: string | number;
+}) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const creating = props.file === null;
+  const [path, setPath] = useState(props.file?.path ?? "");
+  const [text, setText] = useState(props.file?.text ?? "");
+  const [base, setBase] = useState({
+    cursor: props.file?.cursor ?? props.dirCursor,
+    content: props.file ? props.file.text : null,
+  });
+  const [status, setStatus] = useState<Status | null>(null);
+
+  const save = (content: string | null) =>
+    startTransition(async () => {
+      const result: SaveFileActionResult = await saveFileAction({
+        harnessDir: props.harnessDir,
+        path: path.trim(),
+        content,
+        baseCursor: base.cursor,
+        baseContent: base.content,
+      });
+      if (!result.ok) {
+        setStatus({ tone: "error", message: result.error, kind: result.kind });
+        return;
+      }
+      setBase({ cursor: result.cursor, content });
+      if (content === null) {
+        router.push(`/files?dir=${props.dirKind}`);
+        return;
+      }
+      setStatus({ tone: "ok", message: result.changed ? "Saved." : "No changes to save." });
+      if (creating) {
+        router.push(`/files?dir=${props.dirKind}&path=${encodeURIComponent(path.trim())}`);
+      } else router.refresh();
+    });
+
+  return (
+    <form
+      className="space-y-2"
+      data-testid="file-editor"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save(text);
+      }}
+    >
+      {creating ? (
+        <div className="space-y-1">
+          <Label htmlFor="new-file-path">New file path</Label>
+          <Input
+            id="new-file-path"
+            data-testid="new-file-path"
+            placeholder="notes/topic.md"
+            value={path}
+            onChange={(event) => setPath(event.target.value)}
+            required
+          />
+        </div>
+      ) : (
+        <div className="font-mono text-sm" data-testid="file-path">
+          {path}
+        </div>
+      )}
+      <textarea
+        aria-label="File content"
+        data-testid="file-content-input"
+        className="border-border focus-visible:ring-ring min-h-[20rem] w-full rounded-md border bg-transparent p-3 font-mono text-sm focus-visible:ring-2 focus-visible:outline-none"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
+      <div className="flex items-center gap-2">
+        <Button type="submit" data-testid="save-file" disabled={pending || path.trim() === ""}>
+          {creating ? "Create file" : "Save"}
+        </Button>
+        {creating ? null : (
+          <Button
+            type="button"
+            variant="outline"
+            data-testid="delete-file"
+            disabled={pending}
+            onClick={() => {
+              if (window.confirm(`Delete ${path}?`)) save(null);
+            }}
+          >
+            Delete
+          </Button>
+        )}
+        {pending ? <span className="text-muted-foreground text-sm">Saving…</span> : null}
+      </div>
+      {status ? (
+        <div
+          data-testid="save-status"
+          data-tone={status.tone}
+          aria-live="polite"
+          className={cn(
+            "text-sm",
+            status.tone === "error" ? "text-destructive" : "text-muted-foreground",
+          )}
+        >
+          {status.tone === "error" && status.kind === "failed" ? (
+            <strong>Saving failed. </strong>
+          ) : null}
+          {status.tone === "error" && status.kind === "conflict" ? (
+            <strong>Conflict. </strong>
+          ) : null}
+          {status.message}{" "}
+          {status.tone === "error" && status.kind !== "invalid" ? (
+            <Link href="/files/failures" className="underline" data-testid="save-failures-link">
+              Open Commit failures
+            </Link>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}

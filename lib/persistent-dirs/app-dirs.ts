@@ -1,0 +1,183 @@
+import path from "node:path";
+
+import type { Db } from "@/lib/db";
+import {
+  canWriteGlobal,
+  definePersistentDirs,
+  isRole,
+  localDir,
+  memory,
+  type Actor,
+  type PersistentDir,
+} from "@/lib/harness";
+import { createPrismaDirBacking, type DirCommitSource } from "@/lib/store-prisma";
+import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
+
+/**
+ * The per-turn host data the app hands the runtime: the Actor, built on the server from the
+ * auth session (never from request bodies or model output), and what kind of commit this is.
+ */
+export interface AppExtraBody {
+  actor: Actor;
+  /** Recorded in the dir's history. Default `"turn"`. */
+  source?: DirCommitSource;
+}
+
+/** The chat a turn belongs to, or `null` outside a chat (editor saves, retries). */
+export type AppSession = { chatId: string } | null;
+
+/** The app's kinds of dir. */
+export type AppDirKind = "user" | "company" | "docs";
+
+export const USER_DIR = "/persistent/user";
+export const COMPANY_DIR = "/persistent/company";
+export const DOCS_DIR = "/persistent/docs";
+
+/** One of the app's dirs: the core definition plus what the UI and the server checks need. */
+export interface AppDir {
+  kind: AppDirKind;
+  harnessDir: string;
+  label: string;
+  description: string;
+  definition: PersistentDir<AppExtraBody, AppSession>;
+  /** Row key of a database-backed dir for this actor; `null` for the local docs folder. */
+  dirKey(actor: Actor): string | null;
+  /** Owner key recorded on failed commits. */
+  owner(actor: Actor): string;
+  /** Whether this actor may write (the same rule the turn's `canWrite` applies). */
+  canWrite(actor: Actor): boolean;
+}
+
+/** The Actor in `extraBody`, or `null` when it is missing or malformed (callers fail closed). */
+export function actorOf(extraBody: unknown): Actor | null {
+  const actor = (extraBody as { actor?: Partial<Actor> } | null | undefined)?.actor;
+  if (
+    !actor ||
+    typeof actor.userId !== "string" ||
+    actor.userId === "" ||
+    typeof actor.workspaceId !== "string" ||
+    actor.workspaceId === "" ||
+    !isRole(actor.role)
+  ) {
+    return null;
+  }
+  return { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role };
+}
+
+function actorOrThrow(extraBody: unknown): Actor {
+  const actor = actorOf(extraBody);
+  if (!actor)
+    throw new Error("extraBody carries no Actor: persistent dirs need the signed-in user.");
+  return actor;
+}
+
+export const userDirKey = (actor: Pick<Actor, "userId">) => `user:${actor.userId}`;
+export const companyDirKey = (actor: Pick<Actor, "workspaceId">) => `company:${actor.workspaceId}`;
+export const userOwner = (actor: Pick<Actor, "userId">) => `user:${actor.userId}`;
+export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
+  `workspace:${actor.workspaceId}`;
+
+/** Options for `createAppDirs`. */
+export interface AppDirsOptions {
+  db: Db;
+  /** A folder mounted read-only at `/persistent/docs` (`CAIRN_COMPANY_DOCS_DIR`); absent: no docs dir. */
+  companyDocsDir?: string | null;
+  /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
+  faultInjection?: FaultInjectionSetting | null;
+  /** Where fault injection remembers failed change sets. Default: one set per process. */
+  faultInjectionSeen?: Set<string>;
+}
+
+/**
+ * The app's persistent dirs:
+ * - `/persistent/user` — each user's own memory (`memory()`), rows keyed `user:<userId>`,
+ *   writable by that user (the key comes from the Actor, so nobody reaches another's dir);
+ * - `/persistent/company` — the workspace's company knowledge, rows keyed
+ *   `company:<workspaceId>`, writable only when the Actor's role is editor or admin;
+ * - `/persistent/docs` — optional, a local folder (`CAIRN_COMPANY_DOCS_DIR`), read-only.
+ */
+export function createAppDirs(options: AppDirsOptions): AppDir[] {
+  const { db } = options;
+  const source = (extraBody: AppExtraBody): DirCommitSource => extraBody.source ?? "turn";
+  const actorId = (extraBody: AppExtraBody) => actorOf(extraBody)?.userId ?? null;
+  const prismaDir = (dirKey: (actor: Actor) => string) => {
+    const keyOf = (extraBody: AppExtraBody) => dirKey(actorOrThrow(extraBody));
+    const backing = createPrismaDirBacking<AppExtraBody, AppSession>({
+      db,
+      dirKey: ({ extraBody }) => keyOf(extraBody),
+      actorId,
+      source,
+    });
+    return {
+      load: backing.load,
+      store: withFaultInjection({
+        store: backing.store,
+        dirKey: keyOf,
+        setting: options.faultInjection ?? null,
+        seen: options.faultInjectionSeen,
+      }),
+    };
+  };
+
+  const userDir: AppDir = {
+    kind: "user",
+    harnessDir: USER_DIR,
+    label: "My memory",
+    description: "Your own memory: what the agent keeps about you across chats. Only you see it.",
+    definition: memory<AppExtraBody, AppSession>({
+      harnessDir: USER_DIR,
+      commit: "after-turn",
+      ...prismaDir(userDirKey),
+      canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
+      owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
+    }),
+    dirKey: userDirKey,
+    owner: userOwner,
+    canWrite: () => true,
+  };
+
+  const companyDir: AppDir = {
+    kind: "company",
+    harnessDir: COMPANY_DIR,
+    label: "Company knowledge",
+    description:
+      "The workspace's shared knowledge. Everyone reads it; editors and admins may change it.",
+    definition: {
+      harnessDir: COMPANY_DIR,
+      commit: "after-turn",
+      ...prismaDir(companyDirKey),
+      // From the server-side Actor only; a missing or odd Actor fails closed.
+      canWrite: ({ extraBody }) => {
+        const actor = actorOf(extraBody);
+        return actor !== null && canWriteGlobal(actor);
+      },
+      owner: ({ extraBody }) => workspaceOwner(actorOrThrow(extraBody)),
+    },
+    dirKey: companyDirKey,
+    owner: workspaceOwner,
+    canWrite: (actor) => canWriteGlobal(actor),
+  };
+
+  const dirs: AppDir[] = [userDir, companyDir];
+  if (options.companyDocsDir) {
+    const folder = path.resolve(options.companyDocsDir);
+    dirs.push({
+      kind: "docs",
+      harnessDir: DOCS_DIR,
+      label: "Company docs",
+      description: `A read-only folder on the server (${path.basename(folder)}).`,
+      definition: localDir<AppExtraBody, AppSession>({
+        harnessDir: DOCS_DIR,
+        sourceDir: folder,
+        commit: "read-only",
+        owner: ({ extraBody }) => workspaceOwner(actorOrThrow(extraBody)),
+      }),
+      dirKey: () => null,
+      owner: workspaceOwner,
+      canWrite: () => false,
+    });
+  }
+  // Checks the invariants (under /persistent, no overlap, stores present) once, up front.
+  definePersistentDirs({ dirs: dirs.map((dir) => dir.definition) });
+  return dirs;
+}

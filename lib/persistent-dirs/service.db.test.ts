@@ -1,0 +1,314 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { openTurnCheckout, type Actor } from "@/lib/harness";
+import { parseFaultInjection } from "./fault-injection";
+import { createPersistentDirsService, type PersistentDirsService } from "./service";
+
+let database: TestDatabase;
+let docsFolder: string;
+let service: PersistentDirsService;
+
+const editor: Actor = { userId: "u-editor", workspaceId: "w1", role: "editor" };
+const member: Actor = { userId: "u-member", workspaceId: "w1", role: "member" };
+const admin: Actor = { userId: "u-admin", workspaceId: "w1", role: "admin" };
+const outsider: Actor = { userId: "u-outsider", workspaceId: "w2", role: "admin" };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  docsFolder = await mkdtemp(path.join(tmpdir(), "cairn-docs-"));
+  await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
+  service = createPersistentDirsService({
+    db: database.db,
+    companyDocsDir: docsFolder,
+    faultInjection: parseFaultInjection("fail-first-commit:fail-me"),
+    faultInjectionSeen: new Set(),
+  });
+});
+afterAll(async () => {
+  await database.cleanup();
+  await rm(docsFolder, { recursive: true, force: true });
+});
+
+const COMPANY = "/persistent/company";
+const USER = "/persistent/user";
+
+describe("parseFaultInjection", () => {
+  it("is off by default and understands only the documented values", () => {
+    expect(parseFaultInjection(undefined)).toBeNull();
+    expect(parseFaultInjection("")).toBeNull();
+    expect(parseFaultInjection("fail-first-commit")).toEqual({
+      mode: "fail-first-commit",
+      marker: null,
+    });
+    expect(parseFaultInjection("fail-first-commit:fail-me")).toEqual({
+      mode: "fail-first-commit",
+      marker: "fail-me",
+    });
+    expect(() => parseFaultInjection("always")).toThrow(/not understood/);
+    expect(() => parseFaultInjection("fail-first-commit:")).toThrow(/not understood/);
+  });
+});
+
+describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
+  it("shows every dir with a writable flag from the actor's role", () => {
+    const flags = (actor: Actor) =>
+      service.listVisibleDirs({ actor }).map((dir) => [dir.harnessDir, dir.writable]);
+    expect(flags(member)).toEqual([
+      [USER, true],
+      [COMPANY, false],
+      ["/persistent/docs", false],
+    ]);
+    expect(flags(editor)).toEqual([
+      [USER, true],
+      [COMPANY, true],
+      ["/persistent/docs", false],
+    ]);
+    expect(flags(admin)[1]).toEqual([COMPANY, true]);
+  });
+
+  it("lets an editor save company knowledge and refuses a member without writing", async () => {
+    const before = await service.listFiles({ actor: editor, harnessDir: COMPANY });
+    expect(before).toEqual({ files: [], cursor: 0 });
+    const saved = await service.saveFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+      content: "# Handbook\n",
+      baseCursor: 0,
+      baseContent: null,
+    });
+    expect(saved).toEqual({ status: "saved", cursor: 1, changed: true });
+    const opened = await service.readFile({
+      actor: member,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+    });
+    expect(opened).toMatchObject({ text: "# Handbook\n", cursor: 1 });
+
+    await expect(
+      service.saveFile({
+        actor: member,
+        harnessDir: COMPANY,
+        path: "handbook.md",
+        content: "hacked",
+        baseCursor: 1,
+        baseContent: "# Handbook\n",
+      }),
+    ).rejects.toMatchObject({ code: "forbidden:dir" });
+    await expect(
+      service.saveFile({
+        actor: editor,
+        harnessDir: "/persistent/docs",
+        path: "policy.md",
+        content: "changed",
+        baseCursor: 0,
+        baseContent: null,
+      }),
+    ).rejects.toMatchObject({ code: "forbidden:dir" });
+    expect(
+      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
+    ).toBe("# Handbook\n");
+    // Another workspace has its own company dir.
+    expect((await service.listFiles({ actor: outsider, harnessDir: COMPANY })).files).toEqual([]);
+
+    const history = await service.listHistory({ actor: member, harnessDir: COMPANY });
+    expect(history.commits).toHaveLength(1);
+    expect(history.commits[0]).toMatchObject({
+      version: 1,
+      source: "editor",
+      created: ["handbook.md"],
+    });
+  });
+
+  it("reads the read-only docs folder", async () => {
+    const listed = await service.listFiles({ actor: member, harnessDir: "/persistent/docs" });
+    expect(listed.files.map((file) => file.path)).toEqual(["policy.md"]);
+    expect(
+      (await service.readFile({ actor: member, harnessDir: "/persistent/docs", path: "policy.md" }))
+        ?.text,
+    ).toBe("# Policy\nBe kind.\n");
+    expect(
+      (await service.listHistory({ actor: member, harnessDir: "/persistent/docs" })).commits,
+    ).toEqual([]);
+  });
+
+  it("keeps each user's memory private and writable by that user", async () => {
+    await service.saveFile({
+      actor: member,
+      harnessDir: USER,
+      path: "me.md",
+      content: "I like tea",
+      baseCursor: 0,
+      baseContent: null,
+    });
+    expect((await service.listFiles({ actor: member, harnessDir: USER })).files).toHaveLength(1);
+    expect((await service.listFiles({ actor: editor, harnessDir: USER })).files).toEqual([]);
+    expect(await service.readFile({ actor: editor, harnessDir: USER, path: "me.md" })).toBeNull();
+  });
+
+  it("applies an edit when only other files moved, and records a conflict when the file itself did", async () => {
+    const start = await service.readFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+    });
+    // Someone else adds another file: the dir moves, handbook.md does not.
+    await service.saveFile({
+      actor: admin,
+      harnessDir: COMPANY,
+      path: "other.md",
+      content: "other",
+      baseCursor: start!.cursor,
+      baseContent: null,
+    });
+    const applied = await service.saveFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+      content: "# Handbook\nline by editor\n",
+      baseCursor: start!.cursor,
+      baseContent: start!.text,
+    });
+    expect(applied.status).toBe("saved");
+
+    // Now the admin changes handbook.md under the editor's feet.
+    const opened = await service.readFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+    });
+    await service.saveFile({
+      actor: admin,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+      content: "# Handbook\nline by admin\n",
+      baseCursor: opened!.cursor,
+      baseContent: opened!.text,
+    });
+    const stale = await service.saveFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "handbook.md",
+      content: "# Handbook\nsecond line by editor\n",
+      baseCursor: opened!.cursor,
+      baseContent: opened!.text,
+    });
+    expect(stale.status).toBe("conflict");
+    if (stale.status !== "conflict") return;
+    expect(stale.message).toMatch(/changed by someone else/);
+    expect(
+      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
+    ).toBe("# Handbook\nline by admin\n");
+
+    // Everyone in the workspace sees it; only editors and admins may act on it.
+    const seenByMember = (await service.listFailures({ actor: member })).failures.find(
+      (failure) => failure.id === stale.commitId,
+    );
+    expect(seenByMember).toMatchObject({ status: "conflict", canAct: false });
+    expect(seenByMember!.conflicts[0]).toMatchObject({
+      path: "handbook.md",
+      reason: "both-modified",
+      ours: { text: "# Handbook\nsecond line by editor\n" },
+      theirs: { text: "# Handbook\nline by admin\n" },
+    });
+    expect(seenByMember!.conflicts[0]!.mergeText).toContain("<<<<<<< yours");
+    expect((await service.listFailures({ actor: outsider })).failures).toEqual([]);
+    await expect(
+      service.resolveFailure({ actor: member, id: stale.commitId, resolution: "ours" }),
+    ).rejects.toMatchObject({ code: "forbidden:commit" });
+    await expect(
+      service.resolveFailure({ actor: outsider, id: stale.commitId, resolution: "ours" }),
+    ).rejects.toMatchObject({ code: "not_found:commit" });
+
+    const resolved = await service.resolveFailure({
+      actor: editor,
+      id: stale.commitId,
+      resolution: { "handbook.md": "# Handbook\nmerged by hand\n" },
+    });
+    expect(resolved.status).toBe("succeeded");
+    expect(
+      (await service.readFile({ actor: member, harnessDir: COMPANY, path: "handbook.md" }))?.text,
+    ).toBe("# Handbook\nmerged by hand\n");
+    expect(
+      (await service.listFailures({ actor: editor })).failures.some(
+        (failure) => failure.id === stale.commitId,
+      ),
+    ).toBe(false);
+    const history = await service.listHistory({ actor: editor, harnessDir: COMPANY, limit: 1 });
+    expect(history.commits[0]!.source).toBe("resolve");
+  });
+
+  it("keeps a fault-injected save as a failed commit that one retry applies", async () => {
+    const listed = await service.listFiles({ actor: editor, harnessDir: COMPANY });
+    const failed = await service.saveFile({
+      actor: editor,
+      harnessDir: COMPANY,
+      path: "fail-me.md",
+      content: "kept safe",
+      baseCursor: listed.cursor,
+      baseContent: null,
+    });
+    expect(failed.status).toBe("failed");
+    if (failed.status !== "failed") return;
+    expect(failed.commitId).not.toBeNull();
+    expect(
+      await service.readFile({ actor: editor, harnessDir: COMPANY, path: "fail-me.md" }),
+    ).toBeNull();
+    const open = (await service.listFailures({ actor: editor })).failures.find(
+      (failure) => failure.id === failed.commitId,
+    );
+    expect(open).toMatchObject({
+      status: "failed",
+      canAct: true,
+      files: [{ path: "fail-me.md", change: "created", content: { text: "kept safe" } }],
+    });
+    await expect(
+      service.retryFailure({ actor: member, id: failed.commitId! }),
+    ).rejects.toMatchObject({ code: "forbidden:commit" });
+    expect(await service.retryFailure({ actor: editor, id: failed.commitId! })).toMatchObject({
+      status: "succeeded",
+    });
+    expect(
+      (await service.readFile({ actor: member, harnessDir: COMPANY, path: "fail-me.md" }))?.text,
+    ).toBe("kept safe");
+    await expect(
+      service.retryFailure({ actor: editor, id: failed.commitId! }),
+    ).rejects.toMatchObject({ code: "conflict:commit" });
+    const resolved = await service.listFailures({ actor: editor, status: "resolved" });
+    expect(resolved.failures.find((failure) => failure.id === failed.commitId)).toMatchObject({
+      resolution: "retried",
+      canAct: false,
+    });
+  });
+
+  it("serves a turn: company read-only for a member, memory writable; no Actor means read-only", async () => {
+    const turn = await openTurnCheckout({
+      dirs: service.dirs,
+      extraBody: { actor: member },
+      session: { chatId: "c1" },
+      commitLog: service.commitLog,
+    });
+    expect(() => turn.checkout.writeFile({ path: `${COMPANY}/x.md`, content: "no" })).toThrow(
+      /read-only/,
+    );
+    turn.checkout.writeFile({ path: `${USER}/turn.md`, content: "from a turn" });
+    const persistence = await turn.finishTurn({ status: "completed" });
+    expect(persistence.status).toBe("succeeded");
+    expect(
+      (await service.readFile({ actor: member, harnessDir: USER, path: "turn.md" }))?.text,
+    ).toBe("from a turn");
+    const history = await service.listHistory({ actor: member, harnessDir: USER, limit: 1 });
+    expect(history.commits[0]!.source).toBe("turn");
+
+    // A role claimed anywhere but the server-side Actor changes nothing.
+    for (const extraBody of [{}, { actor: { ...editor, role: "owner" } }, { role: "admin" }]) {
+      const dirs = service.dirs.filter((dir) => dir.harnessDir === COMPANY);
+      expect(await dirs[0]!.canWrite!({ extraBody: extraBody as never })).toBe(false);
+    }
+  });
+});

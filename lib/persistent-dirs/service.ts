@@ -1,0 +1,663 @@
+import { diff3Merge } from "node-diff3";
+
+import {
+  HarnessError,
+  HarnessForbiddenError,
+  HarnessNotFoundError,
+  canWriteGlobal,
+  joinHarnessPath,
+  loadCheckout,
+  resolveConflict,
+  retryCommit,
+  validateRelativePath,
+  type Actor,
+  type ChangeSet,
+  type CommitRecord,
+  type CommitRecordStatus,
+  type DirCursor,
+  type FileConflict,
+  type FileContent,
+  type FileMap,
+  type PersistentDir,
+  type RetryCommitResult,
+} from "@/lib/harness";
+import {
+  createPrismaCommitLog,
+  listDirCommits,
+  listDirFiles,
+  readDirFile,
+  type PrismaCommitLog,
+} from "@/lib/store-prisma";
+import {
+  createAppDirs,
+  type AppDir,
+  type AppDirKind,
+  type AppDirsOptions,
+  type AppExtraBody,
+  type AppSession,
+} from "./app-dirs";
+
+/** One dir as the Files page shows it to an actor. */
+export interface VisibleDir {
+  harnessDir: string;
+  kind: AppDirKind;
+  label: string;
+  description: string;
+  mode: "after-turn" | "manual" | "read-only";
+  /** Whether this actor may write it (editor UI, server actions and agent turns agree). */
+  writable: boolean;
+  /** Whether commits are recorded in a history (database-backed dirs). */
+  hasHistory: boolean;
+}
+
+/** One file in a dir listing. */
+export interface DirFileView {
+  /** Relative to the dir. */
+  path: string;
+  size: number;
+  isText: boolean;
+  updatedAt: string | null;
+}
+
+/** One file opened in the viewer. `text` is `null` for binary content. */
+export interface OpenedFile {
+  path: string;
+  text: string | null;
+  size: number;
+  updatedAt: string | null;
+  /** The dir's cursor when the file was read: the editor sends it back on save. */
+  cursor: DirCursor;
+}
+
+/** One successful commit in a dir's history, with the author's name. */
+export interface HistoryEntry {
+  id: string;
+  version: number;
+  source: string;
+  actorName: string | null;
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  createdAt: string;
+}
+
+/** What a save from the editor came to. */
+export type SaveFileResult =
+  | { status: "saved"; cursor: DirCursor; changed: boolean }
+  | { status: "conflict"; commitId: string; message: string }
+  | { status: "failed"; commitId: string | null; message: string };
+
+/** A text-or-binary content as the UI shows it. */
+export interface ContentView {
+  text: string | null;
+  bytes: number;
+}
+
+/** One failed or conflicting commit as the failures page shows it. */
+export interface FailureView {
+  id: string;
+  harnessDir: string;
+  dirLabel: string;
+  status: CommitRecordStatus;
+  resolution: string | null;
+  error: { code: string; message: string } | null;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  files: Array<{
+    path: string;
+    change: "created" | "updated" | "deleted";
+    content: ContentView | null;
+  }>;
+  conflicts: Array<{
+    path: string;
+    reason: FileConflict["reason"];
+    base: ContentView | null;
+    ours: ContentView | null;
+    theirs: ContentView | null;
+    /** Text to start a hand merge from: diff3 markers, or ours. */
+    mergeText: string | null;
+  }>;
+  /** Whether this actor may retry or resolve it. */
+  canAct: boolean;
+}
+
+/** A person's settlement of a conflict: a side, or final text per conflicted path (`null` deletes). */
+export type FailureResolution = "ours" | "theirs" | Record<string, string | null>;
+
+/** What a retry or a resolution came to. */
+export type RetryResult =
+  | { status: "succeeded"; cursor: DirCursor; merged: boolean }
+  | { status: "conflict"; message: string }
+  | { status: "failed"; message: string };
+
+const MAX_SAVE_ATTEMPTS = 3;
+
+function contentView(content: FileContent | null): ContentView | null {
+  if (content === null) return null;
+  return typeof content === "string"
+    ? { text: content, bytes: Buffer.byteLength(content, "utf8") }
+    : { text: null, bytes: content.byteLength };
+}
+
+function sameContent(left: FileContent | null, right: FileContent | null): boolean {
+  if (left === null || right === null) return left === right;
+  if (typeof left === "string" && typeof right === "string") return left === right;
+  const a = typeof left === "string" ? Buffer.from(left, "utf8") : Buffer.from(left);
+  const b = typeof right === "string" ? Buffer.from(right, "utf8") : Buffer.from(right);
+  return a.equals(b);
+}
+
+function withMarkers(options: { base: string; ours: string; theirs: string }): string {
+  const lines: string[] = [];
+  for (const region of diff3Merge(
+    options.ours.split("\n"),
+    options.base.split("\n"),
+    options.theirs.split("\n"),
+    { excludeFalseConflicts: true },
+  )) {
+    if (region.ok) lines.push(...region.ok);
+    if (region.conflict) {
+      lines.push(
+        "<<<<<<< yours",
+        ...region.conflict.a,
+        "||||||| base",
+        ...region.conflict.o,
+        "=======",
+        ...region.conflict.b,
+        ">>>>>>> theirs",
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+function describeError(error: unknown): { code: string; message: string } {
+  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
+  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
+  return { code: "failed:store", message: String(error) };
+}
+
+function retryResult(result: RetryCommitResult): RetryResult {
+  if (result.status === "succeeded")
+    return { status: "succeeded", cursor: result.cursor, merged: result.merged };
+  if (result.status === "conflict") return { status: "conflict", message: result.message };
+  return { status: "failed", message: result.error.message };
+}
+
+/** Options for `createPersistentDirsService`. */
+export interface PersistentDirsServiceOptions extends AppDirsOptions {
+  /** Default: a Prisma commit log on `db`. */
+  commitLog?: PrismaCommitLog;
+}
+
+/** The app's persistent dirs, their commit log, and what the Files pages do with them. */
+export interface PersistentDirsService {
+  /** The app's dirs with UI metadata. */
+  readonly appDirs: readonly AppDir[];
+  /** The dir definitions to hand the runtime for a turn (`extraBody: { actor }`). */
+  readonly dirs: PersistentDir<AppExtraBody, AppSession>[];
+  /** Where failed and conflicting commits are kept. */
+  readonly commitLog: PrismaCommitLog;
+  /** Every dir the actor can see, with whether they may write it. */
+  listVisibleDirs(options: { actor: Actor }): VisibleDir[];
+  /** Throws `not_found:dir` for an unknown dir and `forbidden:dir` when the actor may not write it. */
+  assertCanWrite(options: { actor: Actor; harnessDir: string }): AppDir;
+  /** The files of a dir (no content) and the cursor they were read at. */
+  listFiles(options: {
+    actor: Actor;
+    harnessDir: string;
+  }): Promise<{ files: DirFileView[]; cursor: DirCursor }>;
+  /** One file for the viewer, or `null` when it does not exist. */
+  readFile(options: { actor: Actor; harnessDir: string; path: string }): Promise<OpenedFile | null>;
+  /**
+   * Saves one file edit (`content: null` deletes) through the dir's own store with
+   * compare-and-swap. `baseCursor` and `baseContent` are what the editor loaded. When the dir
+   * moved but this file did not, the edit is applied on top; when the file itself changed, nothing
+   * is written and the edit is kept in the commit log as a conflict. A failing store keeps the
+   * edit as a failed commit. Either way nothing is lost.
+   */
+  saveFile(options: {
+    actor: Actor;
+    harnessDir: string;
+    path: string;
+    content: string | null;
+    baseCursor: DirCursor;
+    baseContent: string | null;
+  }): Promise<SaveFileResult>;
+  /** Successful commits of a dir, newest first. */
+  listHistory(options: {
+    actor: Actor;
+    harnessDir: string;
+    cursor?: string | null;
+    limit?: number;
+  }): Promise<{ commits: HistoryEntry[]; nextCursor: string | null }>;
+  /** Failed and conflicting commits the actor may see: their own memory's and their workspace's. */
+  listFailures(options: {
+    actor: Actor;
+    status?: CommitRecordStatus | "open";
+    cursor?: string;
+    limit?: number;
+  }): Promise<{ failures: FailureView[]; nextCursor: string | null }>;
+  /** Applies a failed or conflicting commit again (three-way merging onto the current state). */
+  retryFailure(options: { actor: Actor; id: string }): Promise<RetryResult>;
+  /** Settles a conflict: keep ours, keep theirs, or give the merged text. */
+  resolveFailure(options: {
+    actor: Actor;
+    id: string;
+    resolution: FailureResolution;
+  }): Promise<RetryResult>;
+}
+
+/**
+ * The server-side operations behind `/files` and `/files/failures`. Every method takes the
+ * Actor (derived by the caller from the session) and checks visibility and write permission
+ * itself, so an endpoint that forgets a check still cannot write; endpoints check too.
+ */
+export function createPersistentDirsService(
+  options: PersistentDirsServiceOptions,
+): PersistentDirsService {
+  const { db } = options;
+  const appDirs = createAppDirs(options);
+  const dirs = appDirs.map((dir) => dir.definition);
+  const commitLog = options.commitLog ?? createPrismaCommitLog({ db });
+
+  const findDir = (harnessDir: string): AppDir => {
+    const dir = appDirs.find((candidate) => candidate.harnessDir === harnessDir);
+    if (!dir) {
+      throw new HarnessNotFoundError({
+        surface: "dir",
+        message: `No persistent dir ${JSON.stringify(harnessDir)}.`,
+        details: { harnessDir },
+      });
+    }
+    return dir;
+  };
+
+  const assertCanWrite = ({ actor, harnessDir }: { actor: Actor; harnessDir: string }) => {
+    const dir = findDir(harnessDir);
+    if (dir.definition.commit === "read-only" || !dir.canWrite(actor)) {
+      throw new HarnessForbiddenError({
+        surface: "dir",
+        message: `${dir.label} (${dir.harnessDir}) is read-only for your role.`,
+        details: { harnessDir },
+      });
+    }
+    return dir;
+  };
+
+  const isVisible = (actor: Actor, record: CommitRecord): boolean =>
+    record.owner === `user:${actor.userId}` || record.owner === `workspace:${actor.workspaceId}`;
+  const mayAct = (actor: Actor, record: CommitRecord): boolean =>
+    record.owner === `user:${actor.userId}` ||
+    (record.owner === `workspace:${actor.workspaceId}` && canWriteGlobal(actor));
+
+  const visibleRecord = async (actor: Actor, id: string): Promise<CommitRecord> => {
+    const record = await commitLog.getCommit({ id });
+    // Someone else's record reads as missing: its existence is not the caller's business.
+    if (!record || !isVisible(actor, record)) {
+      throw new HarnessNotFoundError({
+        surface: "commit",
+        message: "That commit does not exist or is not yours to see.",
+        details: { id },
+      });
+    }
+    if (!mayAct(actor, record)) {
+      throw new HarnessForbiddenError({
+        surface: "commit",
+        message: "Only editors and admins may retry or resolve commits to company knowledge.",
+        details: { id },
+      });
+    }
+    return record;
+  };
+
+  const failureView = (actor: Actor, record: CommitRecord): FailureView => {
+    const dir = appDirs.find((candidate) => candidate.harnessDir === record.harnessDir);
+    return {
+      id: record.id,
+      harnessDir: record.harnessDir,
+      dirLabel: dir?.label ?? record.harnessDir,
+      status: record.status,
+      resolution: record.resolution,
+      error: record.error,
+      attempts: record.attempts,
+      createdAt: record.createdAt.toISOString(),
+      updatedAt: record.updatedAt.toISOString(),
+      files: [
+        ...record.changes.created.map((file) => ({
+          path: file.path,
+          change: "created" as const,
+          content: contentView(file.content),
+        })),
+        ...record.changes.updated.map((file) => ({
+          path: file.path,
+          change: "updated" as const,
+          content: contentView(file.content),
+        })),
+        ...record.changes.deleted.map((path) => ({
+          path,
+          change: "deleted" as const,
+          content: null,
+        })),
+      ],
+      conflicts: record.conflicts.map((conflict) => ({
+        path: conflict.path,
+        reason: conflict.reason,
+        base: contentView(conflict.base),
+        ours: contentView(conflict.ours),
+        theirs: contentView(conflict.theirs),
+        mergeText:
+          conflict.markers ??
+          (typeof conflict.ours === "string"
+            ? conflict.ours
+            : typeof conflict.theirs === "string"
+              ? conflict.theirs
+              : null),
+      })),
+      canAct: record.status !== "resolved" && mayAct(actor, record),
+    };
+  };
+
+  const snapshotOf = (
+    checkout: Awaited<ReturnType<typeof loadCheckout>>,
+    harnessDir: string,
+  ): FileMap => {
+    const snapshot = Object.create(null) as FileMap;
+    for (const file of checkout.listFiles({ path: harnessDir })) {
+      snapshot[file.relativePath] = checkout.readFileOrThrow({ path: file.path });
+    }
+    return snapshot;
+  };
+
+  const recordConflict = async (options: {
+    dir: AppDir;
+    actor: Actor;
+    extraBody: AppExtraBody;
+    path: string;
+    content: string | null;
+    baseCursor: DirCursor;
+    baseContent: string | null;
+    current: FileContent | null;
+    currentCursor: DirCursor;
+  }): Promise<SaveFileResult> => {
+    const { dir, path, content, baseContent, current } = options;
+    const changes: ChangeSet = { created: [], updated: [], deleted: [] };
+    if (content === null) changes.deleted.push(path);
+    else (baseContent === null ? changes.created : changes.updated).push({ path, content });
+    const base = Object.create(null) as Record<string, FileContent | null>;
+    base[path] = baseContent;
+    const conflict: FileConflict = {
+      path,
+      reason:
+        baseContent === null
+          ? "both-created"
+          : content === null || current === null
+            ? "modify-delete"
+            : typeof current !== "string"
+              ? "binary"
+              : "both-modified",
+      base: baseContent,
+      ours: content,
+      theirs: current,
+      ...(baseContent !== null && content !== null && typeof current === "string"
+        ? { markers: withMarkers({ base: baseContent, ours: content, theirs: current }) }
+        : {}),
+    };
+    const message = `${path} was changed by someone else since you opened it (version ${String(options.baseCursor)}, now ${String(options.currentCursor)}). Your edit was not applied and nothing was lost: it is kept as a conflict on the Commit failures page.`;
+    const record = await commitLog.appendCommit({
+      commit: {
+        harnessDir: dir.harnessDir,
+        mode: dir.definition.commit ?? "after-turn",
+        status: "conflict",
+        owner: dir.owner(options.actor),
+        changes,
+        baseCursor: options.baseCursor,
+        base,
+        extraBody: options.extraBody,
+        session: null,
+        error: { code: "conflict:commit", message },
+        conflicts: [conflict],
+        attempts: 1,
+      },
+    });
+    return { status: "conflict", commitId: record.id, message };
+  };
+
+  return {
+    appDirs,
+    dirs,
+    commitLog,
+    assertCanWrite,
+
+    listVisibleDirs({ actor }) {
+      return appDirs.map((dir) => ({
+        harnessDir: dir.harnessDir,
+        kind: dir.kind,
+        label: dir.label,
+        description: dir.description,
+        mode: dir.definition.commit ?? "after-turn",
+        writable: dir.definition.commit !== "read-only" && dir.canWrite(actor),
+        hasHistory: dir.dirKey(actor) !== null,
+      }));
+    },
+
+    async listFiles({ actor, harnessDir }) {
+      const dir = findDir(harnessDir);
+      const dirKey = dir.dirKey(actor);
+      if (dirKey !== null) {
+        const listed = await listDirFiles({ db, dirKey });
+        return {
+          cursor: listed.version,
+          files: listed.files.map((file) => ({
+            path: file.path,
+            size: file.size,
+            isText: file.isText,
+            updatedAt: file.updatedAt.toISOString(),
+          })),
+        };
+      }
+      const loaded = await dir.definition.load({ extraBody: { actor }, session: null });
+      return {
+        cursor: loaded.cursor,
+        files: Object.keys(loaded.files)
+          .sort()
+          .map((path) => {
+            const content = loaded.files[path]!;
+            const updatedAt = loaded.updatedAt?.[path];
+            return {
+              path,
+              size: contentView(content)!.bytes,
+              isText: typeof content === "string",
+              updatedAt: updatedAt === undefined ? null : new Date(updatedAt).toISOString(),
+            };
+          }),
+      };
+    },
+
+    async readFile({ actor, harnessDir, path: rawPath }) {
+      const dir = findDir(harnessDir);
+      const path = validateRelativePath({ path: rawPath });
+      const dirKey = dir.dirKey(actor);
+      if (dirKey !== null) {
+        const file = await readDirFile({ db, dirKey, path });
+        if (!file) return null;
+        return {
+          path,
+          text: typeof file.content === "string" ? file.content : null,
+          size: file.size,
+          updatedAt: file.updatedAt.toISOString(),
+          cursor: file.version,
+        };
+      }
+      const loaded = await dir.definition.load({ extraBody: { actor }, session: null });
+      if (!Object.hasOwn(loaded.files, path)) return null;
+      const content = loaded.files[path]!;
+      const updatedAt = loaded.updatedAt?.[path];
+      return {
+        path,
+        text: typeof content === "string" ? content : null,
+        size: contentView(content)!.bytes,
+        updatedAt: updatedAt === undefined ? null : new Date(updatedAt).toISOString(),
+        cursor: loaded.cursor,
+      };
+    },
+
+    async saveFile({ actor, harnessDir, path: rawPath, content, baseCursor, baseContent }) {
+      const dir = assertCanWrite({ actor, harnessDir });
+      const path = validateRelativePath({ path: rawPath });
+      const absolute = joinHarnessPath({ harnessDir: dir.harnessDir, relativePath: path });
+      const extraBody: AppExtraBody = { actor, source: "editor" };
+      const store = dir.definition.store!;
+      for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt += 1) {
+        // A fresh checkout per attempt: the core validates the path, the limits and canWrite.
+        const checkout = await loadCheckout({ dirs: [dir.definition], extraBody, session: null });
+        const cursor = checkout.listDirs()[0]!.cursor;
+        const current = checkout.readFile({ path: absolute });
+        if (cursor !== baseCursor && !sameContent(current, baseContent)) {
+          return recordConflict({
+            dir,
+            actor,
+            extraBody,
+            path,
+            content,
+            baseCursor,
+            baseContent,
+            current,
+            currentCursor: cursor,
+          });
+        }
+        if (content === null) {
+          if (current !== null) checkout.deleteFile({ path: absolute });
+        } else checkout.writeFile({ path: absolute, content });
+        const changes = checkout.diff({ harnessDir: dir.harnessDir })[0]!.changes;
+        if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
+          return { status: "saved", cursor, changed: false };
+        }
+        let result;
+        try {
+          result = await store({
+            extraBody,
+            session: null,
+            harnessDir: dir.harnessDir,
+            changes,
+            snapshot: snapshotOf(checkout, dir.harnessDir),
+            cursor,
+          });
+        } catch (error) {
+          const described = describeError(error);
+          const base = Object.create(null) as Record<string, FileContent | null>;
+          base[path] = current;
+          try {
+            const record = await commitLog.appendCommit({
+              commit: {
+                harnessDir: dir.harnessDir,
+                mode: dir.definition.commit ?? "after-turn",
+                status: "failed",
+                owner: dir.owner(actor),
+                changes,
+                baseCursor: cursor,
+                base,
+                extraBody,
+                session: null,
+                error: described,
+                conflicts: [],
+                attempts: 1,
+              },
+            });
+            return {
+              status: "failed",
+              commitId: record.id,
+              message: `Saving failed: ${described.message} Your edit was kept; retry it on the Commit failures page.`,
+            };
+          } catch (logError) {
+            return {
+              status: "failed",
+              commitId: null,
+              message: `Saving failed and could not be recorded (${describeError(logError).message}). Copy your text before leaving this page.`,
+            };
+          }
+        }
+        if (result.status === "stored")
+          return { status: "saved", cursor: result.cursor, changed: true };
+        // Another commit landed between loading and storing: load again and re-check.
+      }
+      return {
+        status: "failed",
+        commitId: null,
+        message: `${dir.label} kept changing while saving; nothing was written. Try again.`,
+      };
+    },
+
+    async listHistory({ actor, harnessDir, cursor, limit }) {
+      const dir = findDir(harnessDir);
+      const dirKey = dir.dirKey(actor);
+      if (dirKey === null) return { commits: [], nextCursor: null };
+      const page = await listDirCommits({ db, dirKey, cursor, limit });
+      const actorIds = [
+        ...new Set(page.commits.map((commit) => commit.actorId).filter((id) => id !== null)),
+      ];
+      const users =
+        actorIds.length === 0
+          ? []
+          : await db.user.findMany({
+              where: { id: { in: actorIds } },
+              select: { id: true, name: true },
+            });
+      const names = new Map(users.map((user) => [user.id, user.name]));
+      return {
+        nextCursor: page.nextCursor,
+        commits: page.commits.map((commit) => ({
+          id: commit.id,
+          version: commit.version,
+          source: commit.source,
+          actorName: commit.actorId === null ? null : (names.get(commit.actorId) ?? null),
+          created: commit.created,
+          updated: commit.updated,
+          deleted: commit.deleted,
+          createdAt: commit.createdAt.toISOString(),
+        })),
+      };
+    },
+
+    async listFailures({ actor, status = "open", cursor, limit }) {
+      const page = await commitLog.listCommitsForOwners({
+        owners: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`],
+        status,
+        cursor,
+        limit,
+      });
+      return {
+        failures: page.commits.map((record) => failureView(actor, record)),
+        nextCursor: page.nextCursor,
+      };
+    },
+
+    async retryFailure({ actor, id }) {
+      const record = await visibleRecord(actor, id);
+      return retryResult(
+        await retryCommit({
+          id: record.id,
+          dirs,
+          commitLog,
+          extraBody: { actor, source: "retry" },
+          session: (record.session ?? null) as AppSession,
+        }),
+      );
+    },
+
+    async resolveFailure({ actor, id, resolution }) {
+      const record = await visibleRecord(actor, id);
+      return retryResult(
+        await resolveConflict({
+          id: record.id,
+          dirs,
+          commitLog,
+          extraBody: { actor, source: "resolve" },
+          session: (record.session ?? null) as AppSession,
+          resolution,
+        }),
+      );
+    },
+  };
+}
