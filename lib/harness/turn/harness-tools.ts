@@ -1,0 +1,250 @@
+import { generateText, stepCountIs, tool, type LanguageModel, type Tool, type ToolSet } from "ai";
+import { z } from "zod";
+import { HarnessError } from "../errors";
+import { ENTRY_KINDS, type Entry, type Harness } from "../store";
+
+const kindSchema = z
+  .enum(ENTRY_KINDS)
+  .describe("prompt (instruction note) | memory (fact, preference, lesson) | skill | subagent");
+
+function errorText(error: unknown): string {
+  if (HarnessError.isInstance(error)) return `Error: ${error.message}`;
+  throw error;
+}
+
+function describe(entry: Entry): string {
+  return `[${entry.scope}:${entry.id}] ${entry.kind} "${entry.title}" v${entry.version}`;
+}
+
+async function findByName(
+  harness: Harness,
+  kind: "skill" | "subagent",
+  name: string,
+): Promise<Entry | null> {
+  const wanted = name.trim().toLowerCase();
+  let cursor: string | null = null;
+  const matches: Entry[] = [];
+  do {
+    const page = await harness.listEntries({ kind, cursor, limit: 200 });
+    for (const entry of page.items) {
+      const metadataName =
+        typeof entry.metadata.name === "string" ? entry.metadata.name.toLowerCase() : "";
+      if (entry.id === wanted || metadataName === wanted) matches.push(entry);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  // A chat's own (local) definition is the more specific one; both stay visible in listings.
+  return matches.find((entry) => entry.scope === "local") ?? matches[0] ?? null;
+}
+
+/**
+ * Tools over the harness store: create/update/delete entries of each kind (local by default;
+ * `global: true` succeeds only for actors who may write global entries — the store decides) and
+ * `load_skill`. Every refusal comes back as an `Error: …` result the model can act on.
+ */
+export function createHarnessTools(options: { harness: Harness }): ToolSet {
+  const { harness } = options;
+  const named = {
+    name: z.string().optional().describe("skill/subagent: its name"),
+    description: z.string().optional().describe("skill/subagent: one line saying when to use it"),
+    tools: z.array(z.string()).optional().describe("subagent: names of the tools it may use"),
+    model: z.string().optional().describe("subagent: optional model id"),
+  };
+  return {
+    create_entry: tool({
+      description:
+        "Create a harness entry: a prompt note, memory, skill (content = body) or sub-agent (content = its instructions). Local to this chat by default; set global: true only for stable lessons that help every chat.",
+      inputSchema: z.object({
+        kind: kindSchema,
+        title: z.string().optional().describe("prompt/memory: a short title"),
+        content: z.string(),
+        path: z.string().optional().describe("a grouping such as project-x/build"),
+        global: z.boolean().optional(),
+        reason: z.string().optional(),
+        ...named,
+      }),
+      execute: async (input) => {
+        try {
+          const common = {
+            path: input.path,
+            reason: input.reason,
+            ...(input.global ? { global: true } : { scope: "local" as const }),
+          };
+          const entry =
+            input.kind === "skill"
+              ? await harness.createSkill({
+                  ...common,
+                  name: input.name ?? "",
+                  description: input.description ?? "",
+                  body: input.content,
+                })
+              : input.kind === "subagent"
+                ? await harness.createSubagent({
+                    ...common,
+                    name: input.name ?? "",
+                    description: input.description ?? "",
+                    instructions: input.content,
+                    tools: input.tools ?? [],
+                    model: input.model,
+                  })
+                : await harness.createEntry({
+                    ...common,
+                    kind: input.kind,
+                    title: input.title ?? "",
+                    content: input.content,
+                  });
+          return `Created ${describe(entry)}.`;
+        } catch (error) {
+          return errorText(error);
+        }
+      },
+    }),
+    update_entry: tool({
+      description:
+        "Update a harness entry. Name the version you saw (expectedVersion); a stale version is refused. Global entries need global: true.",
+      inputSchema: z.object({
+        kind: kindSchema,
+        id: z.string(),
+        expectedVersion: z.number().int().positive(),
+        global: z.boolean().optional(),
+        title: z.string().optional(),
+        content: z.string().optional(),
+        path: z.string().optional(),
+        reason: z.string().optional(),
+        ...named,
+      }),
+      execute: async (input) => {
+        try {
+          const common = {
+            id: input.id,
+            expectedVersion: input.expectedVersion,
+            reason: input.reason,
+            path: input.path,
+            ...(input.global ? { global: true } : { scope: "local" as const }),
+          };
+          const entry =
+            input.kind === "skill"
+              ? await harness.updateSkill({
+                  ...common,
+                  name: input.name,
+                  description: input.description,
+                  body: input.content,
+                })
+              : input.kind === "subagent"
+                ? await harness.updateSubagent({
+                    ...common,
+                    name: input.name,
+                    description: input.description,
+                    instructions: input.content,
+                    tools: input.tools,
+                    model: input.model,
+                  })
+                : await harness.updateEntry({
+                    ...common,
+                    kind: input.kind,
+                    title: input.title,
+                    content: input.content,
+                  });
+          return `Updated ${describe(entry)}.`;
+        } catch (error) {
+          return errorText(error);
+        }
+      },
+    }),
+    delete_entry: tool({
+      description:
+        "Delete a harness entry (its history is kept). Name the version you saw. Global entries need global: true.",
+      inputSchema: z.object({
+        kind: kindSchema,
+        id: z.string(),
+        expectedVersion: z.number().int().positive(),
+        global: z.boolean().optional(),
+        reason: z.string().optional(),
+      }),
+      execute: async (input) => {
+        try {
+          await harness.deleteEntry({
+            kind: input.kind,
+            id: input.id,
+            expectedVersion: input.expectedVersion,
+            reason: input.reason,
+            ...(input.global ? { global: true } : { scope: "local" as const }),
+          });
+          return `Deleted ${input.kind} ${input.id}.`;
+        } catch (error) {
+          return errorText(error);
+        }
+      },
+    }),
+    load_skill: tool({
+      description:
+        "Load the full instructions (body) of a skill listed in the harness state, by its name.",
+      inputSchema: z.object({ name: z.string() }),
+      execute: async ({ name }) => {
+        try {
+          const skill = await findByName(harness, "skill", name);
+          return skill
+            ? `# Skill: ${String(skill.metadata.name ?? skill.id)}\n\n${skill.content}`
+            : `Error: no skill named "${name}".`;
+        } catch (error) {
+          return errorText(error);
+        }
+      },
+    }),
+  };
+}
+
+/**
+ * `delegate`: runs a sub-agent spec as a nested model call with its own instructions and only
+ * the tools it lists (never `delegate` itself), and returns its answer.
+ */
+export function createDelegateTool(options: {
+  harness: Harness;
+  tools: () => ToolSet;
+  model: (options: { model?: string }) => LanguageModel;
+  maxSteps?: number;
+  onDelegate?: (event: { subagent: string; tools: string[]; answer: string }) => void;
+}): Tool {
+  return tool({
+    description:
+      "Delegate a task to a sub-agent listed in the harness state. It works with its own instructions and tools and returns its answer.",
+    inputSchema: z.object({
+      subagent: z.string().describe("the sub-agent's name"),
+      task: z.string().describe("what it should do, with the context it needs"),
+    }),
+    execute: async ({ subagent, task }, { abortSignal }) => {
+      try {
+        const spec = await findByName(options.harness, "subagent", subagent);
+        if (!spec) return `Error: no sub-agent named "${subagent}".`;
+        const allowed = Array.isArray(spec.metadata.tools)
+          ? spec.metadata.tools.filter((name): name is string => typeof name === "string")
+          : [];
+        const available = options.tools();
+        const tools = Object.fromEntries(
+          allowed
+            .filter((name) => name !== "delegate" && name in available)
+            .map((name) => [name, available[name]!]),
+        );
+        const model = options.model({
+          model: typeof spec.metadata.model === "string" ? spec.metadata.model : undefined,
+        });
+        const result = await generateText({
+          model,
+          instructions: spec.content,
+          prompt: task,
+          tools,
+          stopWhen: stepCountIs(options.maxSteps ?? 6),
+          abortSignal,
+        });
+        options.onDelegate?.({
+          subagent: String(spec.metadata.name ?? spec.id),
+          tools: Object.keys(tools),
+          answer: result.text,
+        });
+        return result.text || "(the sub-agent gave no answer)";
+      } catch (error) {
+        return errorText(error);
+      }
+    },
+  });
+}

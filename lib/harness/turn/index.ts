@@ -1,0 +1,23 @@
+export { streamHarness, type StreamHarnessOptions } from "./stream-harness";
+export { buildInstructions } from "./instructions";
+export { compactConversation, estimateConversationTokens, messageText } from "./compaction";
+export {
+  createMemoryTool,
+  memoryToolInputSchema,
+  runMemoryCommand,
+  MEMORY_TOOL_DESCRIPTION,
+  type MemoryToolInput,
+} from "./memory-tool";
+export { createShellTool, runShellCommand } from "./shell-tool";
+export { createDelegateTool, createHarnessTools } from "./harness-tools";
+export type {
+  CompactionOptions,
+  HarnessDefinition,
+  HarnessTurn,
+  InstructionsSection,
+  TurnContext,
+  TurnResult,
+  TurnResultStatus,
+  TurnStatusData,
+  TurnTraceEvent,
+} from "./types";

@@ -1,0 +1,105 @@
+import type { Checkout, MemoryDir, PersistentDir } from "../persistent";
+import {
+  countPromptTokens,
+  formatHarnessStateForPrompt,
+  type HarnessSnapshot,
+  type RecentRefinement,
+} from "../store";
+import type { InstructionsSection } from "./types";
+
+function isMemoryDir(dir: PersistentDir<never, never>): dir is MemoryDir<never, never> {
+  return (
+    (dir as { kind?: unknown }).kind === "memory" &&
+    typeof (dir as { listingForPrompt?: unknown }).listingForPrompt === "function"
+  );
+}
+
+const TOOLS_SECTION = [
+  "## Tools for your knowledge",
+  "- `memory`: view and edit files under /persistent (your memory and shared knowledge). Use it to remember facts about the person across conversations.",
+  "- `bash`: a sandboxed shell over the same files (ls, cat, grep, sed, …).",
+  "- `create_entry` / `update_entry` / `delete_entry`: keep prompt notes, memories, skills and sub-agents in the harness (local to this chat by default).",
+  "- `load_skill`: read a skill's full instructions. `delegate`: hand a task to a sub-agent.",
+  "Tool errors (a read-only directory, a forbidden global write, a stale version) are not fatal: read them and adjust.",
+].join("\n");
+
+/**
+ * Assembles the system prompt: base prompt, harness view (within its token budget, ranked for
+ * the user's message), the persistent dirs with their access this turn, memory listings and the
+ * memory skill, and how to use the tools. Returns the text and each section's token count.
+ */
+export function buildInstructions(options: {
+  base: string;
+  snapshot: HarnessSnapshot | null;
+  tokenBudget: number;
+  query: string;
+  recentRefinements: readonly RecentRefinement[];
+  dirs: readonly PersistentDir<never, never>[];
+  checkout: Checkout | null;
+}): { text: string; sections: InstructionsSection[] } {
+  const parts: { section: InstructionsSection; text: string }[] = [];
+  const add = (
+    name: InstructionsSection["name"],
+    title: string,
+    text: string,
+    details?: Record<string, unknown>,
+  ) => {
+    if (!text.trim()) return;
+    parts.push({ section: { name, title, tokens: countPromptTokens(text), details }, text });
+  };
+
+  add("base", "Base prompt", options.base);
+
+  if (options.snapshot) {
+    const view = formatHarnessStateForPrompt({
+      state: options.snapshot,
+      tokenBudget: options.tokenBudget,
+      query: options.query,
+      recentRefinements: options.recentRefinements,
+    });
+    const shown = [...view.matchAll(/\[(local|global):([a-z0-9][a-z0-9_-]*)\]/g)].map(
+      (match) => `${match[1]}:${match[2]}`,
+    );
+    add("harness", "Harness state", view, {
+      tokenBudget: options.tokenBudget,
+      entriesTotal: options.snapshot.entries.length,
+      entriesShown: [...new Set(shown)],
+      truncated: /\+\d+ more/.test(view) || view === "",
+      harnessVersion: options.snapshot.harnessVersion,
+    });
+  }
+
+  if (options.checkout) {
+    const dirs = options.checkout.listDirs();
+    const lines = dirs.map(
+      (dir) =>
+        `- ${dir.harnessDir}: ${dir.readOnly ? "read-only this turn" : "writable"} (${dir.fileCount} files)`,
+    );
+    add("dirs", "Persistent directories", ["## Persistent directories", ...lines].join("\n"), {
+      dirs,
+    });
+
+    const memoryTexts: string[] = [];
+    const listed: string[] = [];
+    for (const dir of options.dirs) {
+      if (!isMemoryDir(dir)) continue;
+      const listing = dir.listingForPrompt({ checkout: options.checkout });
+      listed.push(
+        ...[...listing.matchAll(/^- (\S+) \(/gm)].map((match) => `${dir.harnessDir}/${match[1]!}`),
+      );
+      memoryTexts.push(
+        `## Memory: ${dir.harnessDir}\n${listing}\n\n### Skill: ${dir.skill.name}\n${dir.skill.content}`,
+      );
+    }
+    add("memory", "Memory", memoryTexts.join("\n\n"), {
+      filesListed: listed,
+      truncated: memoryTexts.some((text) => /more file\(s\) not listed/.test(text)),
+    });
+  }
+
+  add("tools", "Tools", TOOLS_SECTION);
+  return {
+    text: parts.map((part) => part.text).join("\n\n"),
+    sections: parts.map((part) => part.section),
+  };
+}

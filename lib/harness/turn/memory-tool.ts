@@ -1,0 +1,165 @@
+import { tool, type Tool } from "ai";
+import { z } from "zod";
+import { HarnessError, HarnessNotFoundError, HarnessValidationError } from "../errors";
+import type { Checkout } from "../persistent";
+
+/**
+ * The input of Anthropic's memory tool (`memory_20250818`), exactly: models trained on it use it
+ * well. Paths are absolute `/persistent/...` paths in this turn's checkout.
+ */
+export const memoryToolInputSchema = z.discriminatedUnion("command", [
+  z.object({
+    command: z.literal("view"),
+    path: z.string(),
+    view_range: z.tuple([z.number().int(), z.number().int()]).optional(),
+  }),
+  z.object({ command: z.literal("create"), path: z.string(), file_text: z.string() }),
+  z.object({
+    command: z.literal("str_replace"),
+    path: z.string(),
+    old_str: z.string(),
+    new_str: z.string(),
+  }),
+  z.object({
+    command: z.literal("insert"),
+    path: z.string(),
+    insert_line: z.number().int(),
+    insert_text: z.string(),
+  }),
+  z.object({ command: z.literal("delete"), path: z.string() }),
+  z.object({ command: z.literal("rename"), old_path: z.string(), new_path: z.string() }),
+]);
+
+export type MemoryToolInput = z.infer<typeof memoryToolInputSchema>;
+
+export const MEMORY_TOOL_DESCRIPTION =
+  "View and edit files in your persistent directories under /persistent (memory that survives this conversation). " +
+  "Commands: view (a directory listing or a file with line numbers, optional view_range [start, end]), create (write a whole file), " +
+  "str_replace (replace one exact, unique occurrence), insert (insert text after line insert_line; 0 = top), delete (a file or folder), rename. " +
+  "Changes are saved after your turn completes. Some directories are read-only: writing there fails.";
+
+const MAX_VIEW_CHARS = 40_000;
+
+function textOf(checkout: Checkout, path: string): string {
+  const content = checkout.readFileOrThrow({ path });
+  if (typeof content !== "string") {
+    throw new HarnessValidationError({
+      surface: "path",
+      message: `${path} is a binary file and cannot be edited as text.`,
+    });
+  }
+  return content;
+}
+
+function view(checkout: Checkout, path: string, range?: [number, number]): string {
+  const normalized = path.replace(/\/+$/, "") || "/";
+  const file = normalized === "/persistent" ? null : checkout.readFile({ path: normalized });
+  if (file === null) {
+    const files = checkout.listFiles({ path: normalized === "/" ? "/persistent" : normalized });
+    const dirs = checkout
+      .listDirs()
+      .filter(
+        (dir) => dir.harnessDir.startsWith(`${normalized}/`) || dir.harnessDir === normalized,
+      );
+    if (files.length === 0 && dirs.length === 0) {
+      throw new HarnessNotFoundError({ surface: "path", message: `${path} does not exist.` });
+    }
+    const header = dirs.map(
+      (dir) => `${dir.harnessDir}/ (${dir.readOnly ? "read-only" : "writable"})`,
+    );
+    const lines = files.map((info) => `${info.bytes}\t${info.path}`);
+    return [`Directory ${normalized}:`, ...header, ...(lines.length ? lines : ["(no files)"])].join(
+      "\n",
+    );
+  }
+  if (typeof file !== "string") return `${normalized} is a binary file (${file.byteLength} bytes).`;
+  const all = file.split("\n");
+  const [start, end] = range ?? [1, all.length];
+  if (start < 1 || (end !== -1 && (end < start || start > all.length))) {
+    throw new HarnessValidationError({
+      surface: "input",
+      message: `view_range ${JSON.stringify(range)} is outside 1–${all.length}.`,
+    });
+  }
+  const last = end === -1 ? all.length : Math.min(end, all.length);
+  const numbered = all
+    .slice(start - 1, last)
+    .map((line, index) => `${String(start + index).padStart(6)}\t${line}`)
+    .join("\n");
+  return numbered.length > MAX_VIEW_CHARS
+    ? `${numbered.slice(0, MAX_VIEW_CHARS)}\n[… truncated; use view_range]`
+    : numbered;
+}
+
+/**
+ * Runs one memory-tool command against the checkout and returns what the model sees. Errors
+ * (read-only dir, bad path, missing file, ambiguous replacement) come back as `Error: …` text the
+ * model can act on; they never end the turn.
+ */
+export function runMemoryCommand(checkout: Checkout, input: MemoryToolInput): string {
+  try {
+    switch (input.command) {
+      case "view":
+        return view(checkout, input.path, input.view_range);
+      case "create": {
+        const existed = checkout.readFile({ path: input.path }) !== null;
+        checkout.writeFile({ path: input.path, content: input.file_text });
+        return `${existed ? "Overwrote" : "Created"} ${input.path}.`;
+      }
+      case "str_replace": {
+        const text = textOf(checkout, input.path);
+        const first = text.indexOf(input.old_str);
+        if (input.old_str === "" || first === -1)
+          return `Error: old_str was not found in ${input.path}.`;
+        if (text.indexOf(input.old_str, first + 1) !== -1) {
+          return `Error: old_str occurs more than once in ${input.path}; include more context to make it unique.`;
+        }
+        checkout.writeFile({
+          path: input.path,
+          content: text.slice(0, first) + input.new_str + text.slice(first + input.old_str.length),
+        });
+        return `Edited ${input.path}.`;
+      }
+      case "insert": {
+        const lines = textOf(checkout, input.path).split("\n");
+        if (input.insert_line < 0 || input.insert_line > lines.length) {
+          return `Error: insert_line ${input.insert_line} is outside 0–${lines.length}.`;
+        }
+        lines.splice(input.insert_line, 0, ...input.insert_text.replace(/\n$/, "").split("\n"));
+        checkout.writeFile({ path: input.path, content: lines.join("\n") });
+        return `Inserted text into ${input.path} after line ${input.insert_line}.`;
+      }
+      case "delete": {
+        const path = input.path.replace(/\/+$/, "");
+        if (checkout.readFile({ path }) !== null) {
+          checkout.deleteFile({ path });
+          return `Deleted ${path}.`;
+        }
+        const inside = checkout.listFiles({ path });
+        if (inside.length === 0) return `Error: ${path} does not exist.`;
+        for (const file of inside) checkout.deleteFile({ path: file.path });
+        return `Deleted ${inside.length} file(s) under ${path}.`;
+      }
+      case "rename":
+        checkout.renameFile({ from: input.old_path, to: input.new_path });
+        return `Renamed ${input.old_path} to ${input.new_path}.`;
+    }
+  } catch (error) {
+    if (HarnessError.isInstance(error)) return `Error: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Builds the `memory` tool. `providerTool` lets a provider supply its own definition (Anthropic's). */
+export function createMemoryTool(options: {
+  checkout: Checkout;
+  providerTool?: (execute: (input: MemoryToolInput) => Promise<string>) => Tool;
+}): Tool {
+  const execute = async (input: MemoryToolInput) => runMemoryCommand(options.checkout, input);
+  if (options.providerTool) return options.providerTool(execute);
+  return tool({
+    description: MEMORY_TOOL_DESCRIPTION,
+    inputSchema: memoryToolInputSchema,
+    execute,
+  });
+}

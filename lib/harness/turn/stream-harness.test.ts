@@ -1,0 +1,311 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { simulateReadableStream, type UIMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import type { Actor } from "../actor";
+import {
+  createInMemoryCommitLog,
+  createInMemoryDirBacking,
+  memory,
+  type InMemoryDirBacking,
+  type PersistentDir,
+} from "../persistent";
+import { createHarness, InMemoryHarnessStorage, type Harness } from "../store";
+import { streamHarness } from "./stream-harness";
+import type { HarnessDefinition, TurnResult } from "./types";
+
+type Extra = { actor: Actor };
+type Session = { chatId: string };
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+function textReply(text: string): LanguageModelV4StreamPart[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: text },
+    { type: "text-end", id: "t" },
+    { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
+  ] as LanguageModelV4StreamPart[];
+}
+
+function toolCallReply(
+  toolName: string,
+  input: unknown,
+  id = "call-1",
+): LanguageModelV4StreamPart[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    { type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) },
+    { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
+  ] as LanguageModelV4StreamPart[];
+}
+
+/** A mock model that answers each call with the next scripted reply and records every call. */
+function scriptedModel(replies: LanguageModelV4StreamPart[][]) {
+  let index = 0;
+  return new MockLanguageModelV4({
+    doStream: async () => {
+      const chunks = replies[Math.min(index++, replies.length - 1)]!;
+      return {
+        stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+      };
+    },
+  });
+}
+
+function systemText(call: LanguageModelV4CallOptions): string {
+  return call.prompt
+    .filter((message) => message.role === "system")
+    .map((message) => (message as { content: string }).content)
+    .join("\n");
+}
+
+function toolNames(call: LanguageModelV4CallOptions): string[] {
+  return (call.tools ?? []).map((tool) => tool.name).sort();
+}
+
+function userMessage(text: string): UIMessage {
+  return { id: `u-${text.length}`, role: "user", parts: [{ type: "text", text }] };
+}
+
+const member: Actor = { userId: "u1", workspaceId: "w1", role: "member" };
+const editor: Actor = { userId: "u2", workspaceId: "w1", role: "editor" };
+
+interface Setup {
+  userBacking: InMemoryDirBacking;
+  companyBacking: InMemoryDirBacking;
+  storage: InMemoryHarnessStorage;
+  definition: (model: MockLanguageModelV4) => HarnessDefinition<Extra, Session>;
+}
+
+function setup(): Setup {
+  const userBacking = createInMemoryDirBacking({
+    files: { "preferences.md": "Prefers short answers.\n" },
+  });
+  const companyBacking = createInMemoryDirBacking({
+    files: { "handbook.md": "# Handbook\nDeploys happen on Fridays.\n" },
+  });
+  const storage = new InMemoryHarnessStorage();
+  const commitLog = createInMemoryCommitLog();
+  const dirs: PersistentDir<Extra, Session>[] = [
+    memory<Extra, Session>({ harnessDir: "/persistent/user", ...userBacking }),
+    {
+      harnessDir: "/persistent/company",
+      ...companyBacking,
+      canWrite: ({ extraBody }) => extraBody.actor.role !== "member",
+    },
+  ];
+  return {
+    userBacking,
+    companyBacking,
+    storage,
+    definition: (model) => ({
+      model: () => model,
+      instructions: "You are Cairn's test assistant.",
+      persistentDirs: dirs,
+      commitLog,
+      store: ({ extraBody, session }): Harness =>
+        createHarness({ storage, actor: extraBody.actor, chatId: session.chatId }),
+      tokenBudget: 300,
+    }),
+  };
+}
+
+async function runTurn(
+  definition: HarnessDefinition<Extra, Session>,
+  actor: Actor,
+  text: string,
+): Promise<TurnResult> {
+  const turn = streamHarness({
+    harness: definition,
+    messages: [userMessage(text)],
+    session: { chatId: "chat-1" },
+    extraBody: { actor },
+  });
+  // Drain the UI stream as a browser would.
+  const reader = turn.toUIMessageStream().getReader();
+  while (!(await reader.read()).done);
+  return turn.finished;
+}
+
+describe("streamHarness", () => {
+  it("puts the harness view within its budget and the memory listing into the instructions", async () => {
+    const { definition, storage } = setup();
+    const seed = createHarness({ storage, actor: editor, chatId: null });
+    await seed.createMemory({
+      global: true,
+      title: "Deploy day",
+      content: "We deploy on Fridays.",
+    });
+    for (let index = 0; index < 40; index++) {
+      await seed.createMemory({
+        global: true,
+        title: `Filler ${index}`,
+        content: "lorem ipsum ".repeat(40),
+      });
+    }
+    const model = scriptedModel([textReply("Noted.")]);
+    const result = await runTurn(definition(model), member, "When do we deploy?");
+
+    expect(result.status).toBe("completed");
+    const system = systemText(model.doStreamCalls[0]!);
+    expect(system).toContain("You are Cairn's test assistant.");
+    expect(system).toContain("[global:deploy-day]");
+    expect(system).toContain("preferences.md");
+    expect(system).toContain("/persistent/company: read-only this turn");
+    const harnessSection = result.instructions.sections.find(
+      (section) => section.name === "harness",
+    )!;
+    expect(harnessSection.tokens).toBeLessThanOrEqual(300);
+    expect(harnessSection.details?.truncated).toBe(true);
+    expect(result.trace.map((event) => event.type)).toEqual(
+      expect.arrayContaining([
+        "turn.started",
+        "dir.loaded",
+        "instructions.built",
+        "model.step",
+        "turn.finished",
+      ]),
+    );
+  });
+
+  it("commits a file the model wrote with the memory tool after the turn", async () => {
+    const { definition, userBacking } = setup();
+    const model = scriptedModel([
+      toolCallReply("memory", {
+        command: "create",
+        path: "/persistent/user/colour.md",
+        file_text: "Favourite colour: teal\n",
+      }),
+      textReply("I will remember that."),
+    ]);
+    const result = await runTurn(
+      definition(model),
+      member,
+      "Remember that my favourite colour is teal",
+    );
+
+    expect(result.status).toBe("completed");
+    expect(userBacking.files()["colour.md"]).toBe("Favourite colour: teal\n");
+    expect(userBacking.storeCalls).toHaveLength(1);
+    expect(userBacking.storeCalls[0]!.changes.created.map((file) => file.path)).toEqual([
+      "colour.md",
+    ]);
+    expect(result.persistence).toMatchObject({ status: "succeeded" });
+    // The second model call carried the tool result back.
+    const toolMessage = model.doStreamCalls[1]!.prompt.find((message) => message.role === "tool");
+    expect(JSON.stringify(toolMessage)).toContain("Created /persistent/user/colour.md");
+    expect(toolNames(model.doStreamCalls[0]!)).toEqual(
+      [
+        "bash",
+        "create_entry",
+        "delegate",
+        "delete_entry",
+        "load_skill",
+        "memory",
+        "update_entry",
+      ].sort(),
+    );
+  });
+
+  it("gives a member a tool error for a company write and commits nothing there; an editor succeeds", async () => {
+    const { definition, companyBacking } = setup();
+    const write = {
+      command: "create",
+      path: "/persistent/company/policy.md",
+      file_text: "New policy\n",
+    };
+    const memberModel = scriptedModel([
+      toolCallReply("memory", write),
+      textReply("I could not write that."),
+    ]);
+    const memberResult = await runTurn(definition(memberModel), member, "Write the policy");
+
+    const toolMessage = JSON.stringify(
+      memberModel.doStreamCalls[1]!.prompt.find((message) => message.role === "tool"),
+    );
+    expect(toolMessage).toMatch(/Error: .*read-only/i);
+    expect(companyBacking.storeCalls).toHaveLength(0);
+    expect(companyBacking.files()["policy.md"]).toBeUndefined();
+    expect(memberResult.trace.some((event) => event.type === "tool.result" && event.isError)).toBe(
+      true,
+    );
+
+    const editorModel = scriptedModel([toolCallReply("memory", write), textReply("Done.")]);
+    await runTurn(definition(editorModel), editor, "Write the policy");
+    expect(companyBacking.files()["policy.md"]).toBe("New policy\n");
+  });
+
+  it("fails the turn on a provider error and commits nothing", async () => {
+    const { definition, userBacking } = setup();
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls++;
+        if (calls === 1) {
+          return {
+            stream: simulateReadableStream({
+              chunks: toolCallReply("memory", {
+                command: "create",
+                path: "/persistent/user/x.md",
+                file_text: "x",
+              }),
+              initialDelayInMs: null,
+              chunkDelayInMs: null,
+            }),
+          };
+        }
+        throw new Error("upstream 500: provider exploded");
+      },
+    });
+    const result = await runTurn(definition(model), member, "Do something");
+
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain("provider exploded");
+    expect(userBacking.storeCalls).toHaveLength(0);
+    expect(result.persistence.status).toBe("succeeded");
+    expect(
+      result.persistence.status !== "not-configured" &&
+        result.persistence.commits.every((commit) => commit.status === "skipped"),
+    ).toBe(true);
+  });
+
+  it("runs a sub-agent with its own instructions and only its allowed tools", async () => {
+    const { definition, storage } = setup();
+    await createHarness({ storage, actor: editor, chatId: null }).createSubagent({
+      global: true,
+      name: "researcher",
+      description: "Looks things up in files",
+      instructions: "You are a careful researcher.",
+      tools: ["bash", "delegate"],
+    });
+    const model = scriptedModel([
+      toolCallReply("delegate", { subagent: "researcher", task: "Find the deploy day" }),
+      textReply("The researcher says Fridays."),
+    ]);
+    // The nested call is a generate call.
+    model.doGenerate = async (options) => {
+      model.doGenerateCalls.push(options);
+      return {
+        content: [{ type: "text", text: "Fridays, per the handbook." }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage,
+        warnings: [],
+      } as Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
+    };
+    const result = await runTurn(definition(model), member, "Ask the researcher");
+
+    expect(result.status).toBe("completed");
+    const nested = model.doGenerateCalls[0]!;
+    expect(systemText(nested)).toBe("You are a careful researcher.");
+    expect(toolNames(nested)).toEqual(["bash"]);
+    expect(result.trace).toContainEqual(
+      expect.objectContaining({ type: "delegate", subagent: "researcher", tools: ["bash"] }),
+    );
+    expect(JSON.stringify(model.doStreamCalls[1]!.prompt)).toContain("Fridays, per the handbook.");
+  });
+});

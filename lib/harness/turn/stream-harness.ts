@@ -1,0 +1,337 @@
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  stepCountIs,
+  streamText,
+  type LanguageModel,
+  type ToolSet,
+  type UIMessage,
+} from "ai";
+import { openTurnCheckout, type PersistenceResult, type TurnCheckout } from "../persistent";
+import type { Harness, HarnessSnapshot, RecentRefinement } from "../store";
+import { compactConversation, messageText } from "./compaction";
+import { createDelegateTool, createHarnessTools } from "./harness-tools";
+import { buildInstructions } from "./instructions";
+import { createMemoryTool } from "./memory-tool";
+import { createShellTool } from "./shell-tool";
+import type {
+  HarnessDefinition,
+  HarnessTurn,
+  InstructionsSection,
+  TurnResult,
+  TurnResultStatus,
+  TurnStatusData,
+  TurnTraceEvent,
+} from "./types";
+
+const NOT_CONFIGURED: PersistenceResult = { status: "not-configured" };
+
+export interface StreamHarnessOptions<TExtraBody, TSession> {
+  harness: HarnessDefinition<TExtraBody, TSession>;
+  /** The conversation so far, the new user message last. */
+  messages: UIMessage[];
+  /** The chat (the seed's session). */
+  session: TSession;
+  /** Per-turn host data. The app puts the server-derived Actor here — never anything a person typed. */
+  extraBody: TExtraBody;
+  abortSignal?: AbortSignal;
+  /** Every trace event as it happens. */
+  onTrace?: (event: TurnTraceEvent) => void;
+  /** Turns any error into the text the user sees in the chat. Default: the error's message. */
+  describeError?: (error: unknown) => string;
+}
+
+function lastUserText(messages: readonly UIMessage[]): string {
+  const last = [...messages].reverse().find((message) => message.role === "user");
+  return last ? messageText(last) : "";
+}
+
+function summarizeForUi(
+  status: TurnResultStatus,
+  persistence: PersistenceResult,
+  error?: string,
+): TurnStatusData {
+  const commits = persistence.status === "not-configured" ? [] : persistence.commits;
+  return {
+    status,
+    ...(error ? { error } : {}),
+    persistence: {
+      status: persistence.status,
+      savedFiles: commits
+        .filter((commit) => commit.status === "succeeded")
+        .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
+      failedCommits: persistence.status === "failed" ? persistence.failedCommits.length : 0,
+    },
+  };
+}
+
+/**
+ * One turn: loads the persistent dirs (write permission decided per turn), builds the
+ * instructions (base prompt, harness view within budget, dir listings, memory skill), runs the
+ * model with the memory, shell, harness and delegate tools, then — only for a completed turn —
+ * commits the after-turn dirs. Returns the UI stream at once; `finished` resolves with the
+ * status, persistence, trace and `commitManual()`.
+ *
+ * Failures reach the host, not the model: a provider error fails the turn (nothing is committed)
+ * and shows as an error in the stream; commit failures are on `finished.persistence` and in a
+ * final `data-turn` part that the UI renders and `convertToModelMessages` drops.
+ */
+export function streamHarness<TExtraBody, TSession>(
+  options: StreamHarnessOptions<TExtraBody, TSession>,
+): HarnessTurn {
+  const definition = options.harness;
+  const now = definition.now ?? (() => new Date());
+  const at = () => now().toISOString();
+  const trace: TurnTraceEvent[] = [];
+  const emit = (event: TurnTraceEvent) => {
+    trace.push(event);
+    options.onTrace?.(event);
+  };
+  const describeError =
+    options.describeError ??
+    ((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  const context = { extraBody: options.extraBody, session: options.session };
+  const started = Date.now();
+
+  let turnCheckout: TurnCheckout | null = null;
+  let instructions: { text: string; sections: InstructionsSection[] } = { text: "", sections: [] };
+  let compaction: TurnResult["compaction"];
+  let usage: TurnResult["usage"];
+  let resolveFinished!: (result: TurnResult) => void;
+  const finished = new Promise<TurnResult>((resolve) => (resolveFinished = resolve));
+  let outcome: { status: TurnResultStatus; error?: string; persistence: PersistenceResult } | null =
+    null;
+
+  const commitManual = async (): Promise<PersistenceResult> => {
+    if (!turnCheckout) return NOT_CONFIGURED;
+    return turnCheckout.commitManual();
+  };
+
+  const stream = createUIMessageStream({
+    originalMessages: options.messages,
+    onError: describeError,
+    execute: async ({ writer }) => {
+      let status: TurnResultStatus = "completed";
+      let errorMessage: string | undefined;
+      let persistence: PersistenceResult = NOT_CONFIGURED;
+      try {
+        emit({ type: "turn.started", at: at(), messageCount: options.messages.length });
+        const model = await definition.model(context);
+        const dirs = definition.persistentDirs ?? [];
+        if (dirs.length > 0) {
+          if (!definition.commitLog)
+            throw new Error("A harness with persistent dirs needs a commitLog.");
+          turnCheckout = await openTurnCheckout({
+            dirs,
+            extraBody: options.extraBody,
+            session: options.session,
+            commitLog: definition.commitLog,
+            clock: { now },
+            onTrace: emit,
+            abortSignal: options.abortSignal,
+          });
+        }
+        const checkout = turnCheckout?.checkout ?? null;
+        const store: Harness | null = definition.store ? await definition.store(context) : null;
+        const [snapshot, recentRefinements, tokenBudget] = await Promise.all([
+          store ? store.snapshot() : Promise.resolve<HarnessSnapshot | null>(null),
+          definition.recentRefinements
+            ? definition.recentRefinements(context)
+            : Promise.resolve<RecentRefinement[]>([]),
+          typeof definition.tokenBudget === "function"
+            ? definition.tokenBudget(context)
+            : Promise.resolve(definition.tokenBudget ?? 4000),
+        ]);
+
+        let messages = options.messages;
+        if (definition.compaction) {
+          const compacted = await compactConversation({
+            messages,
+            model,
+            compaction: definition.compaction,
+            abortSignal: options.abortSignal,
+          });
+          if (compacted) {
+            messages = compacted.messages;
+            compaction = {
+              summary: compacted.summary,
+              removedMessageIds: compacted.removed.map((message) => message.id),
+            };
+            emit({
+              type: "compaction",
+              at: at(),
+              removedMessages: compacted.removed.length,
+              tokensBefore: compacted.tokensBefore,
+              tokensAfter: compacted.tokensAfter,
+              summary: compacted.summary,
+            });
+          }
+        }
+
+        instructions = buildInstructions({
+          base: definition.instructions,
+          snapshot,
+          tokenBudget,
+          query: lastUserText(options.messages),
+          recentRefinements,
+          dirs: dirs as never,
+          checkout,
+        });
+        emit({
+          type: "instructions.built",
+          at: at(),
+          sections: instructions.sections,
+          totalTokens: instructions.sections.reduce((sum, section) => sum + section.tokens, 0),
+        });
+
+        const tools: ToolSet = {};
+        if (checkout) {
+          tools.memory = createMemoryTool({ checkout, providerTool: definition.memoryTool });
+          tools.bash = createShellTool({ checkout });
+        }
+        if (store) {
+          Object.assign(tools, createHarnessTools({ harness: store }));
+          tools.delegate = createDelegateTool({
+            harness: store,
+            tools: () => tools,
+            model: ({ model: name }): LanguageModel =>
+              (name && definition.subagentModel?.({ ...context, model: name })) || model,
+            onDelegate: (event) =>
+              emit({ type: "delegate", at: at(), subagent: event.subagent, tools: event.tools }),
+          });
+        }
+        Object.assign(tools, definition.tools?.({ ...context, harness: store }) ?? {});
+        const traced = traceTools(tools, emit, at);
+
+        let streamError: unknown = null;
+        let step = 0;
+        const result = streamText({
+          model,
+          instructions: instructions.text,
+          messages: await convertToModelMessages(messages),
+          tools: traced,
+          stopWhen: stepCountIs(definition.maxSteps ?? 12),
+          maxOutputTokens: definition.maxOutputTokens,
+          abortSignal: options.abortSignal,
+          onError: ({ error }) => {
+            streamError = error;
+          },
+          onStepFinish: (stepResult) => {
+            emit({
+              type: "model.step",
+              at: at(),
+              step: step++,
+              finishReason: stepResult.finishReason,
+              inputTokens: stepResult.usage.inputTokens,
+              outputTokens: stepResult.usage.outputTokens,
+            });
+          },
+        });
+        writer.merge(result.toUIMessageStream({ onError: describeError, sendStart: false }));
+        try {
+          const totals = await result.totalUsage;
+          usage = { inputTokens: totals.inputTokens, outputTokens: totals.outputTokens };
+        } catch (error) {
+          streamError ??= error;
+        }
+        if (options.abortSignal?.aborted) status = "aborted";
+        else if (streamError) {
+          status = "failed";
+          errorMessage = describeError(streamError);
+          emit({ type: "model.error", at: at(), message: errorMessage });
+        }
+      } catch (error) {
+        status = options.abortSignal?.aborted ? "aborted" : "failed";
+        errorMessage = describeError(error);
+        emit({ type: "model.error", at: at(), message: errorMessage });
+        writer.write({ type: "error", errorText: errorMessage });
+      }
+      if (turnCheckout) persistence = await turnCheckout.finishTurn({ status });
+      emit({ type: "turn.finished", at: at(), status, durationMs: Date.now() - started });
+      outcome = { status, error: errorMessage, persistence };
+      writer.write({ type: "data-turn", data: summarizeForUi(status, persistence, errorMessage) });
+    },
+    onEnd: ({ responseMessage }) => {
+      const final = outcome ?? {
+        status: "failed" as const,
+        error: "The turn ended early.",
+        persistence: NOT_CONFIGURED,
+      };
+      resolveFinished({
+        status: final.status,
+        ...(final.error ? { error: { message: final.error } } : {}),
+        persistence: final.persistence,
+        trace,
+        instructions,
+        ...(compaction ? { compaction } : {}),
+        responseMessage,
+        usage,
+        commitManual,
+      });
+    },
+  });
+
+  return {
+    toUIMessageStream: () => stream,
+    toUIMessageStreamResponse: (init) => createUIMessageStreamResponse({ stream, ...init }),
+    finished,
+  };
+}
+
+/** Wraps every tool's `execute` to record its call, result and duration in the trace. */
+function traceTools(
+  tools: ToolSet,
+  emit: (event: TurnTraceEvent) => void,
+  at: () => string,
+): ToolSet {
+  const traced: ToolSet = {};
+  for (const [toolName, definition] of Object.entries(tools)) {
+    const execute = definition.execute;
+    if (!execute) {
+      traced[toolName] = definition;
+      continue;
+    }
+    traced[toolName] = {
+      ...definition,
+      execute: async (
+        input: unknown,
+        executionOptions: Parameters<NonNullable<typeof execute>>[1],
+      ) => {
+        emit({
+          type: "tool.call",
+          at: at(),
+          toolCallId: executionOptions.toolCallId,
+          toolName,
+          input,
+        });
+        const startedAt = Date.now();
+        try {
+          const output: unknown = await execute(input as never, executionOptions);
+          emit({
+            type: "tool.result",
+            at: at(),
+            toolCallId: executionOptions.toolCallId,
+            toolName,
+            output,
+            isError: typeof output === "string" && output.startsWith("Error:"),
+            durationMs: Date.now() - startedAt,
+          });
+          return output;
+        } catch (error) {
+          emit({
+            type: "tool.result",
+            at: at(),
+            toolCallId: executionOptions.toolCallId,
+            toolName,
+            output: error instanceof Error ? error.message : String(error),
+            isError: true,
+            durationMs: Date.now() - startedAt,
+          });
+          throw error;
+        }
+      },
+    } as typeof definition;
+  }
+  return traced;
+}

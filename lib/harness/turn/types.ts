@@ -1,0 +1,147 @@
+import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
+import type {
+  CommitLog,
+  PersistenceResult,
+  PersistentDir,
+  PersistentDirTraceEvent,
+} from "../persistent";
+import type { Harness, RecentRefinement } from "../store";
+import type { MemoryToolInput } from "./memory-tool";
+
+/** What the host hands every hook: its per-turn data and the chat. */
+export interface TurnContext<TExtraBody, TSession> {
+  extraBody: TExtraBody;
+  session: TSession;
+}
+
+/** Context compaction: when the conversation outgrows a share of the window, summarize older messages. */
+export interface CompactionOptions {
+  /** The model's context window in tokens. */
+  contextWindowTokens: number;
+  /** Compact when the conversation exceeds this share of the window. Default 0.7. */
+  threshold?: number;
+  /** The most recent messages kept verbatim. Default 6. */
+  keepRecentMessages?: number;
+}
+
+/**
+ * A harness definition: everything a turn needs besides its messages. Define it once; call
+ * `streamHarness` per turn. All hooks receive the turn's `extraBody` (host data — the app puts the
+ * server-derived Actor there) and `session` (the chat).
+ */
+export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
+  /** The model for this turn. */
+  model(context: TurnContext<TExtraBody, TSession>): LanguageModel | Promise<LanguageModel>;
+  /** The base system prompt. It is not a harness entry and cannot be edited through the harness. */
+  instructions: string;
+  /** Persistent dirs, memory dirs (from `memory(...)`) included. */
+  persistentDirs?: readonly PersistentDir<TExtraBody, TSession>[];
+  /** Required when there are persistent dirs: where failed commits are kept. */
+  commitLog?: CommitLog;
+  /** The harness store as this turn sees it (this chat's merged view, this actor's permissions). */
+  store?(context: TurnContext<TExtraBody, TSession>): Harness | Promise<Harness>;
+  /** Token budget of the harness view. Default 4,000. */
+  tokenBudget?: number | ((context: TurnContext<TExtraBody, TSession>) => number | Promise<number>);
+  /** The most recent refinements, shown in the harness view. */
+  recentRefinements?(context: TurnContext<TExtraBody, TSession>): Promise<RecentRefinement[]>;
+  /** The model for a sub-agent that names one; default: the turn's model. */
+  subagentModel?(
+    options: TurnContext<TExtraBody, TSession> & { model: string },
+  ): LanguageModel | undefined;
+  /** A provider's own memory-tool definition (Anthropic's), given the executor. */
+  memoryTool?: (execute: (input: MemoryToolInput) => Promise<string>) => Tool;
+  /** More tools (e.g. `refine`). They see the same context. */
+  tools?(context: TurnContext<TExtraBody, TSession> & { harness: Harness | null }): ToolSet;
+  compaction?: CompactionOptions;
+  /** Model steps per turn (tool round trips included). Default 12. */
+  maxSteps?: number;
+  maxOutputTokens?: number;
+  /** Default: the system clock. */
+  now?: () => Date;
+}
+
+/** One section of the system prompt and its size. */
+export interface InstructionsSection {
+  name: "base" | "harness" | "dirs" | "memory" | "tools";
+  title: string;
+  tokens: number;
+  /** Details for the Context panel: entries shown, files listed, what was cut. */
+  details?: Record<string, unknown>;
+}
+
+/** Everything recorded about a turn, in order. Host-facing: none of it enters the model's context. */
+export type TurnTraceEvent =
+  | PersistentDirTraceEvent
+  | { type: "turn.started"; at: string; messageCount: number }
+  | {
+      type: "compaction";
+      at: string;
+      removedMessages: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+    }
+  | { type: "instructions.built"; at: string; sections: InstructionsSection[]; totalTokens: number }
+  | { type: "tool.call"; at: string; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: "tool.result";
+      at: string;
+      toolCallId: string;
+      toolName: string;
+      output: unknown;
+      isError: boolean;
+      durationMs: number;
+    }
+  | { type: "delegate"; at: string; subagent: string; tools: string[] }
+  | {
+      type: "model.step";
+      at: string;
+      step: number;
+      finishReason: string;
+      inputTokens?: number;
+      outputTokens?: number;
+    }
+  | { type: "model.error"; at: string; message: string }
+  | { type: "turn.finished"; at: string; status: TurnResultStatus; durationMs: number };
+
+export type TurnResultStatus = "completed" | "failed" | "aborted";
+
+/** What `finished` resolves to. */
+export interface TurnResult {
+  status: TurnResultStatus;
+  /** Set when `status` is `failed`: the provider or runtime error, for the host to show. */
+  error?: { message: string; cause?: unknown };
+  /** What the commit boundary did. Never shown to the model. */
+  persistence: PersistenceResult;
+  trace: TurnTraceEvent[];
+  /** The system prompt sections of this turn, for the Context panel. */
+  instructions: { text: string; sections: InstructionsSection[] };
+  /** Set when older messages were summarized this turn. */
+  compaction?: { summary: string; removedMessageIds: string[] };
+  /** The assistant message as streamed to the UI. */
+  responseMessage?: UIMessage;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Commits the manual dirs: once, after a completed turn, before the next turn starts. */
+  commitManual(): Promise<PersistenceResult>;
+}
+
+/** What `streamHarness` returns. */
+export interface HarnessTurn {
+  /** The UI message stream (AI SDK), including a final `data-turn` part with the host status. */
+  toUIMessageStream(): ReadableStream;
+  /** The stream as an SSE `Response` for a route handler. */
+  toUIMessageStreamResponse(init?: ResponseInit): Response;
+  /** Resolves when the turn and its commits are done. Never rejects. */
+  finished: Promise<TurnResult>;
+}
+
+/** The host status the UI shows after a turn (a `data-turn` part); the model never sees it. */
+export interface TurnStatusData {
+  status: TurnResultStatus;
+  error?: string;
+  persistence: {
+    status: PersistenceResult["status"];
+    savedFiles: number;
+    failedCommits: number;
+  };
+}
