@@ -23,7 +23,7 @@ export function NewChatForm() {
           if (!result.ok) return setError(result.error);
           setTitle("");
           setError(null);
-          router.refresh();
+          router.push(`/chat/${result.chatId}`);
         });
       }}
     >
@@ -78,7 +78,9 @@ export function ChatRow({ chatId, title }: { chatId: string; title: string }) {
           <FormMessage message={error} />
         </form>
       ) : (
-        <span>{title}</span>
+        <Link className="hover:underline" href={`/chat/${chatId}`} data-testid="chat-link">
+          {title}
+        </Link>
       )}
       <span className="flex gap-2 text-sm">
         <Link className="underline" href={`/harness?chat=${chatId}`}>

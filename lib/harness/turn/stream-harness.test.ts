@@ -151,6 +151,7 @@ describe("streamHarness", () => {
     const model = scriptedModel([textReply("Noted.")]);
     const result = await runTurn(definition(model), member, "When do we deploy?");
 
+    expect(result.error).toBeUndefined();
     expect(result.status).toBe("completed");
     const system = systemText(model.doStreamCalls[0]!);
     expect(system).toContain("You are Cairn's test assistant.");

@@ -40,6 +40,8 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   onTrace?: (event: TurnTraceEvent) => void;
   /** Turns any error into the text the user sees in the chat. Default: the error's message. */
   describeError?: (error: unknown) => string;
+  /** Extra fields for the final `data-turn` part (e.g. the host's turn id). */
+  turnData?: Record<string, unknown>;
 }
 
 function lastUserText(messages: readonly UIMessage[]): string {
@@ -228,7 +230,7 @@ export function streamHarness<TExtraBody, TSession>(
             });
           },
         });
-        writer.merge(result.toUIMessageStream({ onError: describeError, sendStart: false }));
+        writer.merge(result.toUIMessageStream({ onError: describeError }));
         try {
           const totals = await result.totalUsage;
           usage = { inputTokens: totals.inputTokens, outputTokens: totals.outputTokens };
@@ -250,7 +252,10 @@ export function streamHarness<TExtraBody, TSession>(
       if (turnCheckout) persistence = await turnCheckout.finishTurn({ status });
       emit({ type: "turn.finished", at: at(), status, durationMs: Date.now() - started });
       outcome = { status, error: errorMessage, persistence };
-      writer.write({ type: "data-turn", data: summarizeForUi(status, persistence, errorMessage) });
+      writer.write({
+        type: "data-turn",
+        data: { ...summarizeForUi(status, persistence, errorMessage), ...options.turnData },
+      });
     },
     onEnd: ({ responseMessage }) => {
       const final = outcome ?? {
@@ -272,9 +277,18 @@ export function streamHarness<TExtraBody, TSession>(
     },
   });
 
+  // The turn runs to its end (and commits) even if nobody reads the stream or the reader goes
+  // away: one branch is always drained here; the other is handed to the host.
+  const [forHost, forRuntime] = stream.tee();
+  void (async () => {
+    const reader = forRuntime.getReader();
+    while (!(await reader.read()).done);
+  })();
+
   return {
-    toUIMessageStream: () => stream,
-    toUIMessageStreamResponse: (init) => createUIMessageStreamResponse({ stream, ...init }),
+    toUIMessageStream: () => forHost,
+    toUIMessageStreamResponse: (init) =>
+      createUIMessageStreamResponse({ stream: forHost, ...init }),
     finished,
   };
 }

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { getActor } from "@/lib/auth";
+import { incomingMessageSchema, startChatTurn } from "@/lib/chat";
+
+export const dynamic = "force-dynamic";
+// Turns stream for as long as the model works.
+export const maxDuration = 300;
+
+const bodySchema = z.object({ chatId: z.string().min(1).max(100), message: incomingMessageSchema });
+
+/**
+ * POST a new user message to a chat; answers with the turn's UI message stream (SSE).
+ * parse → actor → ownership (in startChatTurn) → run. The Actor comes from the session cookie only.
+ */
+export async function POST(request: Request) {
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return Response.json({ error: "The request body must be JSON." }, { status: 400 });
+  }
+  const parsed = bodySchema.safeParse(body);
+  if (!parsed.success) {
+    return Response.json(
+      { error: "Invalid message.", issues: z.flattenError(parsed.error).fieldErrors },
+      { status: 400 },
+    );
+  }
+  const actor = await getActor();
+  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  const started = await startChatTurn({
+    actor,
+    chatId: parsed.data.chatId,
+    message: parsed.data.message,
+    abortSignal: request.signal,
+  });
+  if (started.status === "not_found")
+    return Response.json({ error: "No such chat." }, { status: 404 });
+  if (started.status === "model_unavailable") {
+    return Response.json(
+      { error: started.model.message, help: started.model.help },
+      { status: 503 },
+    );
+  }
+  return started.response;
+}

@@ -1,0 +1,78 @@
+import type { UIMessage } from "ai";
+import { z } from "zod";
+import { isUniqueConstraintError, type Db } from "@/lib/db";
+
+/** The largest user message accepted, in characters. */
+export const MAX_USER_MESSAGE_CHARS = 32_000;
+
+/** What a browser may send as a new message: text parts only, from the user. */
+export const incomingMessageSchema = z.object({
+  id: z.string().min(1).max(100),
+  role: z.literal("user"),
+  parts: z
+    .array(z.object({ type: z.literal("text"), text: z.string().max(MAX_USER_MESSAGE_CHARS) }))
+    .min(1)
+    .max(20),
+});
+
+export function toUIMessage(row: { id: string; role: string; parts: string }): UIMessage {
+  return {
+    id: row.id,
+    role: row.role as UIMessage["role"],
+    parts: JSON.parse(row.parts) as UIMessage["parts"],
+  };
+}
+
+/** A chat's messages in order, as the UI shows them. */
+export async function loadChatMessages(db: Db, chatId: string): Promise<UIMessage[]> {
+  const rows = await db.chatMessage.findMany({ where: { chatId }, orderBy: { seq: "asc" } });
+  return rows.map(toUIMessage);
+}
+
+/**
+ * The messages a turn sends to the model: after a compaction, the summary replaces everything
+ * up to and including `compactedThroughId`.
+ */
+export function messagesForModel(
+  messages: UIMessage[],
+  chat: { compactionSummary: string | null; compactedThroughId: string | null },
+): UIMessage[] {
+  if (!chat.compactionSummary || !chat.compactedThroughId) return messages;
+  const index = messages.findIndex((message) => message.id === chat.compactedThroughId);
+  if (index === -1) return messages;
+  return [
+    {
+      id: `summary-${chat.compactedThroughId}`,
+      role: "user",
+      parts: [
+        { type: "text", text: `[Summary of the earlier conversation]\n${chat.compactionSummary}` },
+      ],
+    },
+    ...messages.slice(index + 1),
+  ];
+}
+
+/** Appends a message at the end of the chat; two writers racing for the same position retry. */
+export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const last = await db.chatMessage.findFirst({
+      where: { chatId },
+      orderBy: { seq: "desc" },
+      select: { seq: true },
+    });
+    try {
+      await db.chatMessage.create({
+        data: {
+          id: message.id,
+          chatId,
+          role: message.role,
+          parts: JSON.stringify(message.parts),
+          seq: (last?.seq ?? 0) + 1,
+        },
+      });
+      return;
+    } catch (error) {
+      if (!isUniqueConstraintError(error) || attempt >= 4) throw error;
+    }
+  }
+}

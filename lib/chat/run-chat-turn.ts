@@ -1,0 +1,152 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { UIMessage } from "ai";
+import { describeProviderError, getChatModel, type ModelNotReady } from "@/lib/ai";
+import { getDb } from "@/lib/db";
+import { streamHarness, type Actor, type HarnessDefinition, type TurnResult } from "@/lib/harness";
+import { getOwnChat, harnessFor } from "@/lib/harness-service";
+import { getPersistentDirs, type AppExtraBody, type AppSession } from "@/lib/persistent-dirs";
+import { BASE_PROMPT } from "./base-prompt";
+import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
+
+export type StartTurnResult =
+  | { status: "started"; turnId: string; response: Response }
+  | { status: "not_found" }
+  | { status: "model_unavailable"; model: ModelNotReady };
+
+/** The share of the context window after which older messages are summarized. */
+function compactionThreshold(): number {
+  const value = Number(process.env.CAIRN_COMPACTION_THRESHOLD ?? 0.7);
+  return Number.isFinite(value) && value > 0 && value <= 1 ? value : 0.7;
+}
+
+/** The harness definition the app runs a chat turn with. */
+async function appHarness(
+  actor: Actor,
+  chatId: string,
+  model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
+) {
+  const db = getDb();
+  const dirs = getPersistentDirs();
+  const settings = await db.workspaceSettings.findUnique({
+    where: { workspaceId: actor.workspaceId },
+  });
+  const definition: HarnessDefinition<AppExtraBody, AppSession> = {
+    model: () => model.model,
+    instructions: BASE_PROMPT,
+    persistentDirs: dirs.dirs,
+    commitLog: dirs.commitLog,
+    store: () => harnessFor(actor, chatId),
+    tokenBudget: settings?.tokenBudget ?? 4000,
+    compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
+    recentRefinements: async () =>
+      (
+        await db.refinement.findMany({
+          where: {
+            workspaceId: actor.workspaceId,
+            OR: [{ scope: "global" }, { chatId }],
+            status: { not: "imported" },
+          },
+          orderBy: { createdAt: "desc" },
+          take: 3,
+          select: { id: true, summary: true, status: true, createdAt: true },
+        })
+      ).map((row) => ({
+        id: row.id,
+        summary: row.summary,
+        status: row.status,
+        createdAt: row.createdAt.toISOString(),
+      })),
+  };
+  return definition;
+}
+
+/** Stores what a finished turn produced: the assistant message, the turn record, a compaction. */
+async function recordTurn(options: { turnId: string; chatId: string; result: TurnResult }) {
+  const db = getDb();
+  const { result, chatId, turnId } = options;
+  const assistant = result.responseMessage;
+  const hasContent = assistant && assistant.parts.some((part) => part.type !== "step-start");
+  if (assistant && hasContent) await appendMessage(db, chatId, assistant);
+  await db.turn.update({
+    where: { id: turnId },
+    data: {
+      status: result.status,
+      error: result.error?.message ?? null,
+      assistantMessageId: hasContent ? assistant.id : null,
+      persistence: JSON.stringify(result.persistence),
+      instructions: JSON.stringify(result.instructions.sections),
+      trace: JSON.stringify(result.trace),
+      compaction: result.compaction ? JSON.stringify(result.compaction) : null,
+      inputTokens: result.usage?.inputTokens ?? null,
+      outputTokens: result.usage?.outputTokens ?? null,
+      finishedAt: new Date(),
+    },
+  });
+  if (result.compaction?.removedMessageIds.length) {
+    await db.chat.update({
+      where: { id: chatId },
+      data: {
+        compactionSummary: result.compaction.summary,
+        compactedThroughId: result.compaction.removedMessageIds.at(-1)!,
+      },
+    });
+  } else {
+    await db.chat.update({ where: { id: chatId }, data: { updatedAt: new Date() } });
+  }
+}
+
+/**
+ * Runs one chat turn for `actor`: checks the chat is theirs, stores the user's message, streams
+ * the harness turn, and records the turn (messages, trace, commits) when it finishes — also when
+ * the browser goes away mid-stream. `abortSignal` is the request's: the stop button aborts the
+ * turn and nothing is committed.
+ */
+export async function startChatTurn(options: {
+  actor: Actor;
+  chatId: string;
+  message: UIMessage;
+  abortSignal?: AbortSignal;
+}): Promise<StartTurnResult> {
+  const { actor, chatId } = options;
+  const db = getDb();
+  const chat = await getOwnChat(actor, chatId);
+  if (!chat) return { status: "not_found" };
+  const model = await getChatModel();
+  if (model.status !== "ready") return { status: "model_unavailable", model };
+
+  const full = await db.chat.findUniqueOrThrow({
+    where: { id: chatId },
+    select: { compactionSummary: true, compactedThroughId: true },
+  });
+  const message: UIMessage = (await db.chatMessage.findUnique({
+    where: { id: options.message.id },
+  }))
+    ? { ...options.message, id: randomUUID() }
+    : options.message;
+  await appendMessage(db, chatId, message);
+  const history = await loadChatMessages(db, chatId);
+  const turnRow = await db.turn.create({
+    data: {
+      chatId,
+      userId: actor.userId,
+      status: "running",
+      userMessageId: message.id,
+      model: `${model.provider}:${model.modelId}`,
+    },
+  });
+
+  const turn = streamHarness({
+    harness: await appHarness(actor, chatId, model),
+    messages: messagesForModel(history, full),
+    session: { chatId },
+    extraBody: { actor },
+    abortSignal: options.abortSignal,
+    describeError: (error) => describeProviderError(error).message,
+    turnData: { turnId: turnRow.id },
+  });
+  void turn.finished
+    .then((result) => recordTurn({ turnId: turnRow.id, chatId, result }))
+    .catch((error: unknown) => console.error("cairn: recording a turn failed", error));
+  return { status: "started", turnId: turnRow.id, response: turn.toUIMessageStreamResponse() };
+}

@@ -1,0 +1,55 @@
+import type { Actor, InstructionsSection, PersistenceResult, TurnTraceEvent } from "@/lib/harness";
+import { getDb } from "@/lib/db";
+
+export interface TurnView {
+  id: string;
+  chatId: string;
+  status: string;
+  error: string | null;
+  model: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  sections: InstructionsSection[];
+  trace: TurnTraceEvent[];
+  persistence: PersistenceResult | null;
+  compaction: { summary: string; removedMessageIds: string[] } | null;
+}
+
+function parse<T>(text: string | null, fallback: T): T {
+  return text ? (JSON.parse(text) as T) : fallback;
+}
+
+/** A turn of one of the actor's own chats, or null. */
+export async function getTurnForActor(actor: Actor, turnId: string): Promise<TurnView | null> {
+  const row = await getDb().turn.findFirst({
+    where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
+  });
+  if (!row) return null;
+  return {
+    id: row.id,
+    chatId: row.chatId,
+    status: row.status,
+    error: row.error,
+    model: row.model,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    sections: parse(row.instructions, []),
+    trace: parse(row.trace, []),
+    persistence: parse(row.persistence, null),
+    compaction: parse(row.compaction, null),
+  };
+}
+
+/** The id of a chat's latest turn, or null. */
+export async function latestTurnId(chatId: string): Promise<string | null> {
+  const row = await getDb().turn.findFirst({
+    where: { chatId },
+    orderBy: { startedAt: "desc" },
+    select: { id: true },
+  });
+  return row?.id ?? null;
+}
