@@ -1,0 +1,43 @@
+// The one place that chooses models. Server-side only: it reads process.env and holds API keys.
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  OLLAMA_DEFAULT_CONTEXT_WINDOW,
+  knownContextWindow,
+  type ContextWindowSource,
+} from "./context-window";
+export {
+  describeProviderError,
+  type ProviderErrorCode,
+  type ProviderErrorDescription,
+} from "./describe-provider-error";
+export {
+  getChatModel,
+  getRefineModel,
+  type GetModelOptions,
+  type ModelNotReady,
+  type ModelProviderOptions,
+  type ModelReady,
+  type ModelResolution,
+} from "./get-model";
+export {
+  OLLAMA_PROBE_CACHE_MS,
+  OLLAMA_PROBE_TIMEOUT_MS,
+  clearOllamaProbeCache,
+  probeOllama,
+  type OllamaModel,
+  type OllamaProbeResult,
+} from "./probe-ollama";
+export {
+  DEFAULT_OLLAMA_BASE_URL,
+  MODEL_PROVIDERS,
+  contextWindowFor,
+  providerExamples,
+  resolveModelConfig,
+  type ConfigurationHelp,
+  type ModelConfig,
+  type ModelConfigResult,
+  type ModelEnv,
+  type ModelMisconfigured,
+  type ModelProvider,
+  type ModelUnconfigured,
+} from "./resolve-model-config";

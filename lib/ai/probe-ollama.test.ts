@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { clearOllamaProbeCache, isOllamaChatModel, probeOllama } from "./probe-ollama";
+import { closedPortURL, ollamaTags, startTestServer } from "./internal/test-http";
+
+describe("probeOllama", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  beforeEach(() => clearOllamaProbeCache());
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function fakeOllama(names: string[]) {
+    const server = await startTestServer((req, res) => {
+      if (req.url === "/api/tags") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(ollamaTags(names)));
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    cleanups.push(server.close);
+    return server;
+  }
+
+  it("lists the models of a server that answers like Ollama", async () => {
+    const server = await fakeOllama(["nomic-embed-text:latest", "llama3.2:latest"]);
+    const result = await probeOllama({ baseURL: `${server.url}/` });
+    expect(result).toEqual({
+      reachable: true,
+      baseURL: server.url,
+      models: [
+        { name: "nomic-embed-text:latest", family: "nomic-bert" },
+        { name: "llama3.2:latest", family: "llama" },
+      ],
+    });
+    if (result.reachable) expect(result.models.filter(isOllamaChatModel)).toHaveLength(1);
+  });
+
+  it("reports a closed port as unreachable, quickly", async () => {
+    const started = Date.now();
+    const result = await probeOllama({ baseURL: await closedPortURL() });
+    expect(result).toMatchObject({ reachable: false, reason: "connection refused" });
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it("gives up on a server that does not answer in time", async () => {
+    const server = await startTestServer(() => undefined); // accepts, never answers
+    cleanups.push(server.close);
+    const result = await probeOllama({ baseURL: server.url, timeoutMs: 100 });
+    expect(result).toMatchObject({ reachable: false, reason: "no answer within 100 ms" });
+  });
+
+  it("does not mistake another HTTP server for Ollama", async () => {
+    const server = await startTestServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}');
+    });
+    cleanups.push(server.close);
+    expect(await probeOllama({ baseURL: server.url })).toMatchObject({
+      reachable: false,
+      reason: "GET /api/tags did not answer like Ollama",
+    });
+    clearOllamaProbeCache();
+    const missing = await startTestServer((_req, res) => res.writeHead(404).end());
+    cleanups.push(missing.close);
+    expect(await probeOllama({ baseURL: missing.url })).toMatchObject({
+      reachable: false,
+      reason: "GET /api/tags answered 404",
+    });
+  });
+
+  it("caches answers per base URL for 30 s and shares a probe in flight", async () => {
+    const server = await fakeOllama(["llama3.2:latest"]);
+    let time = 1_000;
+    const now = () => time;
+    await Promise.all([
+      probeOllama({ baseURL: server.url, now }),
+      probeOllama({ baseURL: server.url, now }),
+    ]);
+    time += 29_000;
+    await probeOllama({ baseURL: server.url, now });
+    expect(server.hits.get("/api/tags")).toBe(1);
+    time += 2_000;
+    await probeOllama({ baseURL: server.url, now });
+    expect(server.hits.get("/api/tags")).toBe(2);
+    clearOllamaProbeCache();
+    await probeOllama({ baseURL: server.url, now });
+    expect(server.hits.get("/api/tags")).toBe(3);
+  });
+});
