@@ -8,6 +8,8 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "bcryptjs",
+    // A simulated bash whose optional runtimes load lazily: keep it out of the bundle.
+    "just-bash",
   ],
   poweredByHeader: false,
   typedRoutes: false,

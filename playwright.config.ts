@@ -3,6 +3,8 @@ import { findChromium } from "./scripts/find-chromium.mjs";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${port}`;
+/** The scripted model server's port; tests reach it through `scriptedModel()` in e2e/support. */
+export const modelPort = Number(process.env.E2E_MODEL_PORT ?? 3199);
 
 export default defineConfig({
   testDir: "e2e",
@@ -29,13 +31,31 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: "node scripts/e2e-server.mjs",
-    url: `${baseURL}/api/health`,
-    env: { PORT: String(port) },
-    reuseExistingServer: false,
-    timeout: 300_000,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      // A scripted OpenAI-compatible model on loopback: the app calls it through the real
+      // provider code path (@ai-sdk/openai-compatible); tests script it over HTTP.
+      command: `node --import tsx e2e/support/scripted-model-server.ts --port ${modelPort}`,
+      url: `http://127.0.0.1:${modelPort}/v1/models`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${baseURL}/api/health`,
+      env: {
+        PORT: String(port),
+        AI_PROVIDER: "openai-compatible",
+        AI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+        AI_MODEL: "scripted-model",
+        AI_API_KEY: "e2e-not-a-secret",
+      },
+      reuseExistingServer: false,
+      timeout: 300_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  ],
 });

@@ -8,7 +8,6 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Streamdown } from "streamdown";
 import { Button } from "@/components/ui/button";
-import { FormMessage } from "@/components/ui/form-message";
 import { cn } from "@/lib/utils";
 
 interface TurnData {
@@ -181,7 +180,11 @@ export function ChatView({
           <MessageView key={message.id} message={message} chatId={chatId} />
         ))}
         {status === "submitted" ? <p className="text-muted-foreground text-sm">Thinking…</p> : null}
-        {error ? <FormMessage message={error.message || "The turn failed."} /> : null}
+        {error ? (
+          <p className="text-destructive text-sm" data-testid="chat-error">
+            {error.message || "The turn failed."} Nothing was saved.
+          </p>
+        ) : null}
       </div>
       <form
         className="border-border bg-background sticky bottom-0 flex gap-2 border-t pt-3"

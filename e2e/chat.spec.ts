@@ -1,0 +1,185 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { scriptedModel } from "./support/model";
+import { AuthPages } from "./support/pages";
+import { createUser } from "./support/users";
+
+const workspace = "Chat Co";
+const member = {
+  email: "mara@example.com",
+  password: "member-pass-1",
+  role: "member" as const,
+  workspace,
+  name: "Mara",
+};
+const editor = {
+  email: "eddie@example.com",
+  password: "editor-pass-1",
+  role: "editor" as const,
+  workspace,
+  name: "Eddie",
+};
+
+test.describe.configure({ mode: "serial" });
+
+async function signedIn(
+  browser: Browser,
+  person: { email: string; password: string },
+): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await new AuthPages(page).signIn(person);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+async function newChat(page: Page, title: string) {
+  await page.goto("/chat");
+  await page.getByTestId("new-chat-title").fill(title);
+  await page.getByTestId("new-chat").click();
+  await expect(page.getByTestId("chat-title")).toHaveText(title);
+}
+
+async function send(page: Page, text: string) {
+  await page.getByTestId("chat-input").fill(text);
+  await page.getByTestId("send").click();
+}
+
+const companyWrite = {
+  toolCalls: [
+    {
+      name: "memory",
+      arguments: {
+        command: "create",
+        path: "/persistent/company/policy.md",
+        file_text: "Expenses need a receipt.\n",
+      },
+    },
+  ],
+};
+
+test.beforeAll(() => {
+  createUser(member);
+  createUser(editor);
+});
+
+test("the agent remembers across chats, and the model never sees the host status line", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "favourite colour is teal",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "create",
+              path: "/persistent/user/preferences.md",
+              file_text: "Favourite colour: teal\n",
+            },
+          },
+        ],
+      },
+    },
+    {
+      whenLastIsToolResult: true,
+      reply: { text: "Got it — I will remember that your favourite colour is **teal**." },
+    },
+  ]);
+  const page = await signedIn(browser, member);
+  await newChat(page, "Colours");
+  await send(page, "Please remember that my favourite colour is teal");
+
+  await expect(page.getByTestId("assistant-text").last()).toContainText("favourite colour is teal");
+  await expect(page.getByTestId("tool-call").first()).toContainText(
+    "memory · create /persistent/user/preferences.md",
+  );
+  await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+
+  // A new chat: the request the model receives lists the remembered file.
+  await newChat(page, "Later");
+  await send(page, "What do you know about me?");
+  await expect(page.getByTestId("assistant-text").last()).toContainText(
+    "You said: What do you know about me?",
+  );
+  const requests = await model.requests();
+  const last = JSON.stringify(requests.at(-1)?.messages);
+  expect(last).toContain("preferences.md");
+  expect(last).toContain("Favourite colour: teal");
+  for (const request of requests) {
+    expect(JSON.stringify(request.messages)).not.toMatch(/Memory saved|savedFiles/);
+  }
+
+  // The Context panel shows the listed file for this turn.
+  await expect(page.getByTestId("context-files")).toContainText("/persistent/user/preferences.md");
+});
+
+test("a member's write to company knowledge is refused as a tool error; an editor's succeeds", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    { whenLastUserIncludes: "write the expense policy", reply: companyWrite },
+    { whenLastIsToolResult: true, reply: { text: "Done with the policy step." } },
+  ]);
+
+  const memberPage = await signedIn(browser, member);
+  await newChat(memberPage, "Policy attempt");
+  await send(memberPage, "Please write the expense policy");
+  await expect(memberPage.getByTestId("assistant-text").last()).toContainText(
+    "Done with the policy step.",
+  );
+  await expect(memberPage.getByTestId("tool-call").first()).toHaveAttribute("data-failed", "true");
+  const toolResult = JSON.stringify((await model.requests()).at(-1)?.messages.at(-1));
+  expect(toolResult).toMatch(/read-only/i);
+  await memberPage.goto("/files?dir=company");
+  await expect(memberPage.getByTestId("dir-view")).toHaveAttribute(
+    "data-dir",
+    "/persistent/company",
+  );
+  await expect(memberPage.getByTestId("dir-view").getByText("policy.md")).toHaveCount(0);
+
+  const editorPage = await signedIn(browser, editor);
+  await newChat(editorPage, "Policy");
+  await send(editorPage, "Please write the expense policy");
+  await expect(editorPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+  await expect(editorPage.getByTestId("tool-call").first()).toHaveAttribute("data-failed", "false");
+
+  // The trace page shows the tool call and the commit.
+  await editorPage.getByTestId("trace-link").last().click();
+  await expect(
+    editorPage.locator('[data-testid="trace-event"][data-type="tool.call"]'),
+  ).toContainText("/persistent/company/policy.md");
+  await expect(
+    editorPage.locator('[data-testid="trace-event"][data-type="commit.succeeded"]'),
+  ).toContainText("policy.md");
+});
+
+test("a provider error fails the turn with a clear message and saves nothing", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "break please",
+      reply: {
+        error: {
+          status: 401,
+          body: { error: { message: "bad key", type: "invalid_request_error" } },
+        },
+      },
+    },
+  ]);
+  const page = await signedIn(browser, member);
+  await newChat(page, "Broken");
+  await send(page, "break please");
+  await expect(page.getByTestId("chat-error")).toContainText("rejected the API key");
+  await expect(page.getByTestId("chat-error")).toContainText("Nothing was saved");
+  // After a reload the turn's host status line says the same.
+  await page.reload();
+  await expect(page.getByTestId("turn-status").last()).toContainText("Turn failed");
+  await expect(page.getByTestId("context-panel")).toContainText("Turn failed");
+});
