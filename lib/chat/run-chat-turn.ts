@@ -6,6 +6,7 @@ import { getDb } from "@/lib/db";
 import { streamHarness, type Actor, type HarnessDefinition, type TurnResult } from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { getPersistentDirs, type AppExtraBody, type AppSession } from "@/lib/persistent-dirs";
+import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
 
@@ -28,16 +29,14 @@ async function appHarness(
 ) {
   const db = getDb();
   const dirs = getPersistentDirs();
-  const settings = await db.workspaceSettings.findUnique({
-    where: { workspaceId: actor.workspaceId },
-  });
+  const settings = await getWorkspaceSettings(db, actor.workspaceId);
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model.model,
     instructions: BASE_PROMPT,
     persistentDirs: dirs.dirs,
     commitLog: dirs.commitLog,
     store: () => harnessFor(actor, chatId),
-    tokenBudget: settings?.tokenBudget ?? 4000,
+    tokenBudget: settings.tokenBudget,
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
     recentRefinements: async () =>
       (
