@@ -1,7 +1,11 @@
 // Harness store throughput on SQLite: creates and updates through the public API
-// (createHarness + PrismaHarnessStorage), next to the floor — the same rows written with raw
+// (createHarness + a storage adapter), next to the floor — the same rows written with raw
 // better-sqlite3 statements (entry row, revision row, counter) in one transaction per change,
 // in the same run. Target: within 3× of the floor.
+//
+// Two adapters on the same schema: PrismaHarnessStorage (what the app uses) and
+// SqliteHarnessStorage (better-sqlite3 prepared statements on the same file; not wired into
+// the app).
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +14,8 @@ import Database from "better-sqlite3";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
 import { createHarness, entryKeyOf } from "@/lib/harness";
 import { PrismaHarnessStorage } from "@/lib/store-prisma";
-import { table } from "./stats";
+import { SqliteHarnessStorage } from "@/lib/store-prisma/sqlite-harness-storage";
+import { loadLine, table } from "./stats";
 
 const COUNT = Number(process.env.BENCH_STORE_COUNT ?? 1000);
 
@@ -22,13 +27,14 @@ async function freshDatabase() {
   return { directory, filePath, target };
 }
 
-async function throughputThroughApi() {
-  const { directory, target } = await freshDatabase();
+async function throughputThroughApi(adapter: "prisma" | "sqlite") {
+  const { directory, target, filePath } = await freshDatabase();
   const db = createDb(target);
+  const sqlite = adapter === "sqlite" ? new SqliteHarnessStorage({ filePath }) : null;
   try {
     const workspace = await db.workspace.create({ data: { name: "bench" } });
     const harness = createHarness({
-      storage: new PrismaHarnessStorage(db),
+      storage: sqlite ?? new PrismaHarnessStorage(db),
       actor: { userId: "bench", workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });
@@ -55,6 +61,7 @@ async function throughputThroughApi() {
     const updateMs = performance.now() - started;
     return { createMs, updateMs };
   } finally {
+    sqlite?.close();
     await db.$disconnect();
     rmSync(directory, { recursive: true, force: true });
   }
@@ -148,19 +155,39 @@ async function throughputFloor() {
   }
 }
 
+const ROUNDS = Math.max(1, Number(process.env.BENCH_STORE_ROUNDS ?? 3));
+
 export async function benchHarnessStore(): Promise<string> {
-  const floor = await throughputFloor();
-  const api = await throughputThroughApi();
+  // The machine is shared: run every contender once per round, in a rotating order, and keep
+  // each one's best round, so a burst of outside load does not decide the ratio.
+  const contenders = {
+    floor: throughputFloor,
+    PrismaHarnessStorage: () => throughputThroughApi("prisma"),
+    SqliteHarnessStorage: () => throughputThroughApi("sqlite"),
+  };
+  const names = Object.keys(contenders) as (keyof typeof contenders)[];
+  const best = Object.fromEntries(
+    names.map((name) => [name, { createMs: Infinity, updateMs: Infinity }]),
+  ) as Record<keyof typeof contenders, { createMs: number; updateMs: number }>;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let offset = 0; offset < names.length; offset++) {
+      const name = names[(round + offset) % names.length]!;
+      const result = await contenders[name]();
+      best[name].createMs = Math.min(best[name].createMs, result.createMs);
+      best[name].updateMs = Math.min(best[name].updateMs, result.updateMs);
+    }
+  }
   const perSecond = (milliseconds: number) => Math.round((COUNT / milliseconds) * 1000);
-  const rows = (["create", "update"] as const).map((operation) => {
-    const apiMs = operation === "create" ? api.createMs : api.updateMs;
-    const floorMs = operation === "create" ? floor.createMs : floor.updateMs;
-    return {
+  const rows = (["create", "update"] as const).flatMap((operation) => {
+    const key = operation === "create" ? "createMs" : "updateMs";
+    const floorMs = best.floor[key];
+    return (["PrismaHarnessStorage", "SqliteHarnessStorage"] as const).map((adapter) => ({
       operation,
-      "Cairn ops/s": perSecond(apiMs),
+      adapter,
+      "Cairn ops/s": perSecond(best[adapter][key]),
       "floor ops/s": perSecond(floorMs),
-      "ratio (floor = 1)": (apiMs / floorMs).toFixed(2),
-    };
+      "ratio (floor = 1)": (best[adapter][key] / floorMs).toFixed(2),
+    }));
   });
-  return `Harness store on SQLite, ${COUNT} changes each (target ratio ≤ 3)\n${table(rows)}`;
+  return `Harness store on SQLite, ${COUNT} changes each, best of ${ROUNDS} rounds (target ratio ≤ 3)\n${loadLine()}\n${table(rows)}`;
 }

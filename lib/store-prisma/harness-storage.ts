@@ -19,6 +19,8 @@ import {
 type EntryRow = NonNullable<Awaited<ReturnType<Db["harnessEntry"]["findUnique"]>>>;
 type RevisionRow = NonNullable<Awaited<ReturnType<Db["harnessRevision"]["findUnique"]>>>;
 type Transaction = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+/** `getEntryAndLastRevision`'s row: entry columns prefixed `e_`, revision columns `r_`. */
+type JoinedRow = Record<string, unknown> & { e_entryKey: string | null; r_id: string | null };
 type EntryWhere = NonNullable<NonNullable<Parameters<Db["harnessEntry"]["findMany"]>[0]>["where"]>;
 
 /** Large restores write thousands of rows in one transaction; the default 5 s is too short. */
@@ -189,12 +191,12 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     }
     try {
       return await this.db.$transaction(async (tx) => {
-        const counter = await tx.harnessCounter.upsert({
-          where: { workspaceId },
-          create: { workspaceId, version: 1 },
-          update: { version: { increment: 1 } },
-        });
-        const harnessVersion = counter.version;
+        // Advancing the counter first takes the workspace's write lock on PostgreSQL.
+        const [counter] = await tx.$queryRaw<{ version: number }[]>`
+          INSERT INTO "HarnessCounter" ("workspaceId", "version") VALUES (${workspaceId}, 1)
+          ON CONFLICT ("workspaceId") DO UPDATE SET "version" = "HarnessCounter"."version" + 1
+          RETURNING "version"`;
+        const harnessVersion = Number(counter!.version);
         if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion - 1) {
           throw harnessConflict(expectedHarnessVersion, harnessVersion - 1);
         }
@@ -221,6 +223,12 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     }
   }
 
+  /**
+   * One change in raw SQL (a model query costs several times a raw one through the driver
+   * adapter): the entry write carries the version expectation in its WHERE clause (or, for a
+   * create, in ON CONFLICT DO NOTHING), so a write that touches no row is the conflict, and
+   * the current version is read only to explain it.
+   */
   private async applyOne(
     tx: Transaction,
     workspaceId: string,
@@ -228,70 +236,139 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     change: StorageChange,
     harnessVersion: number,
   ): Promise<Revision> {
-    const current = await tx.harnessEntry.findUnique({
-      where: { workspaceId_entryKey: { workspaceId, entryKey } },
-      select: { version: true },
-    });
-    const currentVersion = current ? current.version : null;
-    if (currentVersion !== change.expectedVersion) {
-      throw new HarnessConflictError({
-        surface: "entry",
-        message:
-          change.expectedVersion === null
-            ? `Entry ${entryKey} already exists (version ${currentVersion})`
-            : current
-              ? `Entry ${entryKey} is at version ${currentVersion}, not ${change.expectedVersion}`
-              : `Entry ${entryKey} no longer exists (expected version ${change.expectedVersion})`,
-        details: { entryKey, expectedVersion: change.expectedVersion, currentVersion },
-      });
+    const { revision, expectedVersion } = change;
+    const after = revision.after;
+    let written: number;
+    if (after) {
+      const row = rowFromEntry(workspaceId, entryKey, after);
+      written =
+        expectedVersion === null
+          ? await tx.$executeRaw`
+              INSERT INTO "HarnessEntry" ("workspaceId", "entryKey", "id", "kind", "scope", "chatId",
+                "title", "content", "path", "metadata", "pinned", "source", "version", "createdAt",
+                "updatedAt", "createdBy", "updatedBy", "searchText")
+              VALUES (${row.workspaceId}, ${row.entryKey}, ${row.id}, ${row.kind}, ${row.scope},
+                ${row.chatId}, ${row.title}, ${row.content}, ${row.path}, ${row.metadata},
+                ${row.pinned}, ${row.source}, ${row.version}, ${row.createdAt}, ${row.updatedAt},
+                ${row.createdBy}, ${row.updatedBy}, ${row.searchText})
+              ON CONFLICT ("workspaceId", "entryKey") DO NOTHING`
+          : await tx.$executeRaw`
+              UPDATE "HarnessEntry" SET "id" = ${row.id}, "kind" = ${row.kind},
+                "scope" = ${row.scope}, "chatId" = ${row.chatId}, "title" = ${row.title},
+                "content" = ${row.content}, "path" = ${row.path}, "metadata" = ${row.metadata},
+                "pinned" = ${row.pinned}, "source" = ${row.source}, "version" = ${row.version},
+                "createdAt" = ${row.createdAt}, "updatedAt" = ${row.updatedAt},
+                "createdBy" = ${row.createdBy}, "updatedBy" = ${row.updatedBy},
+                "searchText" = ${row.searchText}
+              WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}
+                AND "version" = ${expectedVersion}`;
+    } else if (expectedVersion === null) {
+      // Nothing to delete; the expectation is only that the entry is absent.
+      const rows = await tx.$queryRaw<{ one: number }[]>`
+        SELECT 1 AS "one" FROM "HarnessEntry"
+        WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}`;
+      written = rows.length === 0 ? 1 : 0;
+    } else {
+      written = await tx.$executeRaw`
+        DELETE FROM "HarnessEntry"
+        WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}
+          AND "version" = ${expectedVersion}`;
     }
-    const { revision } = change;
-    if (revision.after) {
-      const data = rowFromEntry(workspaceId, entryKey, revision.after);
-      if (current)
-        await tx.harnessEntry.update({
-          where: { workspaceId_entryKey: { workspaceId, entryKey } },
-          data,
-        });
-      else await tx.harnessEntry.create({ data });
-    } else if (current) {
-      await tx.harnessEntry.delete({ where: { workspaceId_entryKey: { workspaceId, entryKey } } });
+    if (written !== 1) {
+      const [current] = await tx.$queryRaw<{ version: number }[]>`
+        SELECT "version" FROM "HarnessEntry"
+        WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}`;
+      throw entryConflict(entryKey, expectedVersion, current ? Number(current.version) : null);
     }
-    const row = await tx.harnessRevision.create({
-      data: {
-        id: revision.id,
-        workspaceId,
-        entryKey,
-        entryId: revision.entryId,
-        kind: revision.kind,
-        scope: revision.scope,
-        chatId: revision.chatId,
-        action: revision.action,
-        before: revision.before === null ? null : JSON.stringify(revision.before),
-        after: revision.after === null ? null : JSON.stringify(revision.after),
-        actorId: revision.actorId,
-        reason: revision.reason,
-        cause: revision.cause,
-        harnessVersion,
-        createdAt: new Date(revision.createdAt),
-      },
-    });
-    return revisionFromRow(row);
+    const stored: Revision = {
+      id: revision.id,
+      workspaceId,
+      entryKey,
+      entryId: revision.entryId,
+      kind: revision.kind,
+      scope: revision.scope,
+      chatId: revision.chatId,
+      action: revision.action,
+      before: revision.before,
+      after: revision.after,
+      actorId: revision.actorId,
+      reason: revision.reason,
+      cause: revision.cause,
+      harnessVersion,
+      createdAt: new Date(revision.createdAt).toISOString(),
+    };
+    const before = revision.before === null ? null : JSON.stringify(revision.before);
+    const afterJson = after === null ? null : JSON.stringify(after);
+    await tx.$executeRaw`
+      INSERT INTO "HarnessRevision" ("id", "workspaceId", "entryKey", "entryId", "kind", "scope",
+        "chatId", "action", "before", "after", "actorId", "reason", "cause", "harnessVersion",
+        "createdAt")
+      VALUES (${stored.id}, ${workspaceId}, ${entryKey}, ${stored.entryId}, ${stored.kind},
+        ${stored.scope}, ${stored.chatId}, ${stored.action}, ${before}, ${afterJson},
+        ${stored.actorId}, ${stored.reason}, ${stored.cause}, ${harnessVersion},
+        ${new Date(revision.createdAt)})`;
+    // What a read returns: JSON round-tripped, like revisionFromRow, so callers never share
+    // objects with the input.
+    return {
+      ...stored,
+      before: before === null ? null : (JSON.parse(before) as Entry),
+      after: afterJson === null ? null : (JSON.parse(afterJson) as Entry),
+    };
   }
 
   async getEntry(
     options: StorageCallOptions & { workspaceId: string; ref: EntryRef },
   ): Promise<Entry | null> {
     options.abortSignal?.throwIfAborted();
-    const row = await this.db.harnessEntry.findUnique({
-      where: {
-        workspaceId_entryKey: {
-          workspaceId: options.workspaceId,
-          entryKey: entryKeyOf(options.ref),
-        },
-      },
-    });
+    const [row] = await this.db.$queryRaw<EntryRow[]>`
+      SELECT * FROM "HarnessEntry"
+      WHERE "workspaceId" = ${options.workspaceId} AND "entryKey" = ${entryKeyOf(options.ref)}`;
     return row ? entryFromRow(row) : null;
+  }
+
+  /** One query: the entry row left-joined with the key's newest revision. */
+  async getEntryAndLastRevision(
+    options: StorageCallOptions & { workspaceId: string; ref: EntryRef },
+  ): Promise<{ entry: Entry | null; lastRevision: Revision | null }> {
+    options.abortSignal?.throwIfAborted();
+    const { workspaceId } = options;
+    const entryKey = entryKeyOf(options.ref);
+    const [row] = await this.db.$queryRaw<JoinedRow[]>`
+      SELECT
+        e."workspaceId" AS "e_workspaceId", e."entryKey" AS "e_entryKey", e."id" AS "e_id",
+        e."kind" AS "e_kind", e."scope" AS "e_scope", e."chatId" AS "e_chatId",
+        e."title" AS "e_title", e."content" AS "e_content", e."path" AS "e_path",
+        e."metadata" AS "e_metadata", e."pinned" AS "e_pinned", e."source" AS "e_source",
+        e."version" AS "e_version", e."createdAt" AS "e_createdAt",
+        e."updatedAt" AS "e_updatedAt", e."createdBy" AS "e_createdBy",
+        e."updatedBy" AS "e_updatedBy", e."searchText" AS "e_searchText",
+        r."id" AS "r_id", r."workspaceId" AS "r_workspaceId", r."entryKey" AS "r_entryKey",
+        r."entryId" AS "r_entryId", r."kind" AS "r_kind", r."scope" AS "r_scope",
+        r."chatId" AS "r_chatId", r."action" AS "r_action", r."before" AS "r_before",
+        r."after" AS "r_after", r."actorId" AS "r_actorId", r."reason" AS "r_reason",
+        r."cause" AS "r_cause", r."harnessVersion" AS "r_harnessVersion",
+        r."createdAt" AS "r_createdAt"
+      FROM (SELECT 1 AS "one") AS "o"
+      LEFT JOIN "HarnessEntry" AS e
+        ON e."workspaceId" = ${workspaceId} AND e."entryKey" = ${entryKey}
+      LEFT JOIN "HarnessRevision" AS r
+        ON r."id" = (
+          SELECT "id" FROM "HarnessRevision"
+          WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}
+          ORDER BY "harnessVersion" DESC LIMIT 1
+        )`;
+    const prefixed = (prefix: "e_" | "r_") =>
+      Object.fromEntries(
+        Object.entries(row ?? {})
+          .filter(([name]) => name.startsWith(prefix))
+          .map(([name, value]) => [name.slice(2), value]),
+      );
+    const entryRow = prefixed("e_") as unknown as EntryRow;
+    const revisionRow = prefixed("r_") as unknown as RevisionRow;
+    return {
+      entry: row?.e_entryKey == null ? null : entryFromRow(entryRow),
+      lastRevision: row?.r_id == null ? null : revisionFromRow(revisionRow),
+    };
   }
 
   async listEntries(
@@ -421,6 +498,23 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     });
     return counter?.version ?? 0;
   }
+}
+
+function entryConflict(
+  entryKey: string,
+  expectedVersion: number | null,
+  currentVersion: number | null,
+): HarnessConflictError {
+  return new HarnessConflictError({
+    surface: "entry",
+    message:
+      expectedVersion === null
+        ? `Entry ${entryKey} already exists (version ${currentVersion})`
+        : currentVersion !== null
+          ? `Entry ${entryKey} is at version ${currentVersion}, not ${expectedVersion}`
+          : `Entry ${entryKey} no longer exists (expected version ${expectedVersion})`,
+    details: { entryKey, expectedVersion, currentVersion },
+  });
 }
 
 function harnessConflict(expected: number, actual: number): HarnessConflictError {

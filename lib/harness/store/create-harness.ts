@@ -484,7 +484,14 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   }
 
   /** The version the next life of a key starts at: one past the last version it ever had. */
-  async function nextVersionOfKey(key: string, abortSignal?: AbortSignal): Promise<number> {
+  function versionAfter(lastRevision: Revision | null): number {
+    return (lastRevision?.after?.version ?? lastRevision?.before?.version ?? 0) + 1;
+  }
+
+  async function lastRevisionOfKey(
+    key: string,
+    abortSignal?: AbortSignal,
+  ): Promise<Revision | null> {
     const page = await storage.listRevisions({
       workspaceId,
       entryKey: key,
@@ -492,8 +499,29 @@ export function createHarness(options: CreateHarnessOptions): Harness {
       limit: 1,
       abortSignal,
     });
-    const last = page.items[0];
-    return (last?.after?.version ?? last?.before?.version ?? 0) + 1;
+    return page.items[0] ?? null;
+  }
+
+  /**
+   * What a create needs to know about a key: the entry if it exists, else the key's last
+   * revision (null if it never existed). One port call when the storage offers
+   * `getEntryAndLastRevision`; otherwise `getEntry`, then `listRevisions` only if needed.
+   */
+  async function readKeyForCreate(
+    ref: EntryRef,
+    abortSignal?: AbortSignal,
+  ): Promise<{ entry: Entry } | { entry: null; lastRevision: Revision | null }> {
+    if (storage.getEntryAndLastRevision) {
+      const { entry, lastRevision } = await storage.getEntryAndLastRevision({
+        workspaceId,
+        ref,
+        abortSignal,
+      });
+      return entry ? { entry } : { entry: null, lastRevision };
+    }
+    const entry = await storage.getEntry({ workspaceId, ref, abortSignal });
+    if (entry) return { entry };
+    return { entry: null, lastRevision: await lastRevisionOfKey(entryKeyOf(ref), abortSignal) };
   }
 
   function draft(options: {
@@ -549,9 +577,9 @@ export function createHarness(options: CreateHarnessOptions): Harness {
       }
       id = input.id;
       const ref: EntryRef = { kind: input.kind, ...where, id };
-      const existing = await storage.getEntry({ workspaceId, ref, abortSignal });
-      if (existing) throw staleVersion(ref, null, existing.version);
-      version = await nextVersionOfKey(entryKeyOf(ref), abortSignal);
+      const state = await readKeyForCreate(ref, abortSignal);
+      if (state.entry) throw staleVersion(ref, null, state.entry.version);
+      version = versionAfter(state.lastRevision);
     } else {
       if (typeof input.title !== "string") {
         throw new HarnessValidationError({ surface: "entry", message: "title is required" });
@@ -563,15 +591,9 @@ export function createHarness(options: CreateHarnessOptions): Harness {
         const ref: EntryRef = { kind: input.kind, ...where, id: candidate };
         const key = entryKeyOf(ref);
         if (plan.keys.has(key)) continue;
-        if (await storage.getEntry({ workspaceId, ref, abortSignal })) continue;
+        const state = await readKeyForCreate(ref, abortSignal);
         // Prefer ids that never existed, so a new entry does not inherit a deleted one's history.
-        const history = await storage.listRevisions({
-          workspaceId,
-          entryKey: key,
-          limit: 1,
-          abortSignal,
-        });
-        if (history.items.length > 0) continue;
+        if (state.entry || state.lastRevision) continue;
         id = candidate;
         break;
       }
@@ -745,7 +767,9 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     if (input.expectedVersion !== undefined && input.expectedVersion !== currentVersion) {
       throw staleVersion(ref, input.expectedVersion, currentVersion);
     }
-    const version = current ? current.version + 1 : await nextVersionOfKey(key, abortSignal);
+    const version = current
+      ? current.version + 1
+      : versionAfter(await lastRevisionOfKey(key, abortSignal));
     const restored: Entry = {
       ...structuredClone(target),
       ...ref,

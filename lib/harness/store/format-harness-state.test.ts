@@ -2,8 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   countPromptTokens,
+  createPromptViewCache,
   formatHarnessStateForPrompt,
   HARNESS_STATE_HEADING,
+  type PromptViewCache,
 } from "./format-harness-state";
 import { CUT_MARKER, safeCutIndex, toFencedLine } from "./internal/prompt-text";
 import { ENTRY_KINDS, type Entry, type EntryKind, type RecentRefinement } from "./types";
@@ -234,6 +236,27 @@ describe("formatHarnessStateForPrompt", () => {
     expect(/\p{Cs}/u.test(toFencedLine("x\uD800y", 10))).toBe(false);
   });
 
+  it("renders the same with a cold, a warm or no line cache", () => {
+    const entries = Array.from({ length: 400 }, (_, index) =>
+      entry({
+        id: `c${index}`,
+        kind: ENTRY_KINDS[index % 4]!,
+        content: `lesson ${index} about deploys`,
+        updatedAt: new Date(Date.UTC(2025, 0, 1) + index * 1000).toISOString(),
+      }),
+    );
+    const cache = createPromptViewCache({ maxLines: 50 });
+    const render = (options: { cache?: PromptViewCache | null; query?: string }) =>
+      formatHarnessStateForPrompt({ state: { entries }, tokenBudget: 1500, ...options });
+    const expected = render({ cache: null, query: "deploys" });
+    expect(render({ cache, query: "deploys" })).toBe(expected);
+    expect(cache.size).toBe(50);
+    expect(render({ cache, query: "deploys" })).toBe(expected);
+    expect(render({ query: "deploys" })).toBe(expected);
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+
   it("counts refinements against the budget and limits them", () => {
     const refinements: RecentRefinement[] = Array.from({ length: 10 }, (_, index) => ({
       id: `r${index}`,
@@ -357,6 +380,15 @@ describe("formatHarnessStateForPrompt", () => {
               recentRefinements,
             });
             expect(countPromptTokens(output)).toBeLessThanOrEqual(Math.max(0, tokenBudget));
+            // The line cache changes speed, never output.
+            const uncached = formatHarnessStateForPrompt({
+              state: { entries, harnessVersion },
+              tokenBudget,
+              query,
+              recentRefinements,
+              cache: null,
+            });
+            expect(uncached).toBe(output);
             expect(/\p{Cs}/u.test(output)).toBe(false);
             if (output !== "") {
               expect(output.match(/<\/\s*harness_state/gi)).toHaveLength(1);

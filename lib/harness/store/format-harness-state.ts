@@ -1,5 +1,8 @@
-import { countTokens, isWithinTokenLimit } from "gpt-tokenizer";
+import { countTokens } from "gpt-tokenizer";
+import { LruCache } from "./internal/lru-cache";
 import { toFencedLine } from "./internal/prompt-text";
+import { queryTerms, relevance } from "./internal/lexical-relevance";
+import { selectTop } from "./internal/select-top";
 import { ENTRY_KINDS, type Entry, type EntryKind, type RecentRefinement } from "./types";
 
 /** Options of `formatHarnessStateForPrompt`. */
@@ -21,7 +24,60 @@ export interface FormatHarnessStateOptions {
   maxContentChars?: number;
   /** Default 3. */
   maxRefinements?: number;
+  /**
+   * Where token counts of rendered lines are remembered between calls. Default: one cache
+   * shared by the process (`sharedPromptViewCache`); `null` counts everything afresh.
+   */
+  cache?: PromptViewCache | null;
 }
+
+/**
+ * Remembers the token count of each rendered line (least recently used out first), so a turn
+ * whose entries did not change since the last one tokenizes only what changed.
+ *
+ * Keyed by the exact line text, not by entry id or version: a hit can never return the count
+ * of other text (another workspace's entry with the same id, or an entry edited without a
+ * version bump), so the cache changes speed, never output. The budget guarantee does not rest
+ * on it either: every result is still counted whole before it is returned.
+ */
+export interface PromptViewCache {
+  /** How many lines are remembered right now. */
+  readonly size: number;
+  /** Forgets everything. */
+  clear(): void;
+}
+
+const DEFAULT_CACHE_LINES = 8192;
+
+class LineTokenCache implements PromptViewCache {
+  readonly lines: LruCache<string, number>;
+
+  constructor(maxLines: number) {
+    this.lines = new LruCache(maxLines);
+  }
+
+  get size(): number {
+    return this.lines.size;
+  }
+
+  clear(): void {
+    this.lines.clear();
+  }
+}
+
+/**
+ * A fresh cache for `formatHarnessStateForPrompt`'s `cache` option.
+ *
+ * @param maxLines how many lines to remember; default 8,192. A line is at most ~750
+ *   characters, so the cache stays under ~12 MB (typically ~2 MB); a 100-entry view uses about
+ *   110 lines.
+ */
+export function createPromptViewCache(options: { maxLines?: number } = {}): PromptViewCache {
+  return new LineTokenCache(Math.max(0, Math.floor(options.maxLines ?? DEFAULT_CACHE_LINES)));
+}
+
+/** The cache `formatHarnessStateForPrompt` uses when its `cache` option is absent. */
+export const sharedPromptViewCache: PromptViewCache = createPromptViewCache();
 
 /** The section heading the view starts with. */
 export const HARNESS_STATE_HEADING = "# Continual Harness State";
@@ -46,7 +102,21 @@ const KIND_LABELS: Record<EntryKind, string> = {
   subagent: "Sub-agents",
 };
 
-const KIND_ORDER = new Map<string, number>(ENTRY_KINDS.map((kind, index) => [kind, index]));
+/** The kind's position in `ENTRY_KINDS`, or -1 (a switch: cheaper than a map per entry). */
+function kindIndexOf(kind: unknown): number {
+  switch (kind) {
+    case "prompt":
+      return 0;
+    case "memory":
+      return 1;
+    case "skill":
+      return 2;
+    case "subagent":
+      return 3;
+    default:
+      return -1;
+  }
+}
 
 // Text is counted as plain text: a string that looks like a special token is not one.
 const TOKEN_OPTIONS = { disallowedSpecial: new Set<string>() };
@@ -56,33 +126,15 @@ export function countPromptTokens(text: string): number {
   return countTokens(text, TOKEN_OPTIONS);
 }
 
-function fitsBudget(text: string, budget: number): boolean {
-  return isWithinTokenLimit(text, budget, TOKEN_OPTIONS) !== false;
-}
-
-const STOPWORDS = new Set(
-  "a an and are as at be but by can do does for from has have how i in is it its me my no not of on or our so that the this to was we what when where which who why will with you your".split(
-    " ",
-  ),
-);
-
-/** Lowercased, deduplicated words of the query (at most 32, from its first 4,000 characters). */
-function queryTerms(query: string | undefined): string[] {
-  if (typeof query !== "string" || query.length === 0) return [];
-  const words =
-    query
-      .slice(0, 4000)
-      .toLowerCase()
-      .match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const terms: string[] = [];
-  const seen = new Set<string>();
-  for (const word of words) {
-    if (word.length < 2 || STOPWORDS.has(word) || seen.has(word)) continue;
-    seen.add(word);
-    terms.push(word);
-    if (terms.length >= 32) break;
+/** Tokens of `text`, from `cache` when it was counted before. */
+function cachedTokens(text: string, cache: LineTokenCache | null): number {
+  if (cache === null) return countPromptTokens(text);
+  let tokens = cache.lines.get(text);
+  if (tokens === undefined) {
+    tokens = countPromptTokens(text);
+    cache.lines.set(text, tokens);
   }
-  return terms;
+  return tokens;
 }
 
 function text(value: unknown): string {
@@ -95,106 +147,77 @@ function metadataText(entry: Entry, field: string): string {
   return text((metadata as Record<string, unknown>)[field]);
 }
 
-/**
- * Lexical relevance: each query term found in the title, name, description, id or path
- * counts 2; found only in the content's first 160 characters, 1. Looking at bounded prefixes
- * keeps ranking linear in the number of entries, whatever their size.
- */
-function relevance(entry: Entry, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
-  const head =
-    `${text(entry.title).slice(0, 300)} ${text(entry.id).slice(0, 100)} ${text(entry.path).slice(0, 200)} ${metadataText(entry, "name").slice(0, 100)} ${metadataText(entry, "description").slice(0, 300)}`.toLowerCase();
-  let body: string | null = null;
-  let score = 0;
-  for (const term of terms) {
-    if (head.includes(term)) score += 2;
-    else {
-      body ??= text(entry.content).slice(0, 160).toLowerCase();
-      if (body.includes(term)) score += 1;
-    }
-  }
-  return score;
-}
-
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// Above any relevance score (at most 2 × 32 terms).
+const PINNED_RANK = 1 << 16;
+
 /**
  * Per kind, the indices of its best `perKind` entries in prompt order: pinned, then
  * relevance, then most recently updated, then a fixed tie-break (kind, scope, id, chat,
- * input position). A bounded heap per kind keeps this O(n log perKind) instead of sorting
- * every entry; the fill loop never looks further than `perKind` entries into one kind.
+ * input position) — a total order, so the result does not depend on the input order.
+ * One linear pass computes each entry's rank key; a quickselect per kind then keeps the best
+ * `perKind` without sorting the rest (the fill loop never looks further into one kind).
  */
 function selectCandidates(
   entries: readonly Entry[],
   terms: readonly string[],
   perKind: number,
-): number[] {
+): { order: number[]; counts: Map<EntryKind, number> } {
   const count = entries.length;
-  const pinned = new Uint8Array(count);
-  const scores = new Float64Array(count);
+  // pinned × PINNED_RANK + relevance: one integer compare settles most pairs.
+  const rank = new Int32Array(count);
   const updated: string[] = new Array<string>(count);
+  const kindOf = new Int8Array(count);
+  const perKindCount = new Int32Array(ENTRY_KINDS.length);
+  for (let index = 0; index < count; index++) {
+    const entry = entries[index]!;
+    const kindIndex = kindIndexOf(entry.kind);
+    if (kindIndex < 0) {
+      kindOf[index] = -1;
+      continue;
+    }
+    kindOf[index] = kindIndex;
+    perKindCount[kindIndex]! += 1;
+    rank[index] =
+      (entry.pinned === true ? PINNED_RANK : 0) + (terms.length > 0 ? relevance(entry, terms) : 0);
+    updated[index] = text(entry.updatedAt);
+  }
   // Negative: `a` ranks before `b`.
   const compare = (a: number, b: number): number => {
-    const byPinned = pinned[b]! - pinned[a]!;
-    if (byPinned !== 0) return byPinned;
-    const byScore = scores[b]! - scores[a]!;
-    if (byScore !== 0) return byScore;
-    const byUpdated = compareText(updated[b]!, updated[a]!);
-    if (byUpdated !== 0) return byUpdated;
+    const byRank = rank[b]! - rank[a]!;
+    if (byRank !== 0) return byRank;
+    const ua = updated[a]!;
+    const ub = updated[b]!;
+    if (ua !== ub) return ua < ub ? 1 : -1;
     const x = entries[a]!;
     const y = entries[b]!;
     return (
-      (KIND_ORDER.get(x.kind) ?? 99) - (KIND_ORDER.get(y.kind) ?? 99) ||
+      kindOf[a]! - kindOf[b]! ||
       compareText(text(x.scope), text(y.scope)) ||
       compareText(text(x.id), text(y.id)) ||
       compareText(text(x.chatId), text(y.chatId)) ||
       a - b
     );
   };
-  // Max-heaps on rank (root = the worst kept entry), one per kind.
-  const heaps = ENTRY_KINDS.map(() => [] as number[]);
-  const siftDown = (heap: number[], start: number) => {
-    let parent = start;
-    for (;;) {
-      const left = parent * 2 + 1;
-      const right = left + 1;
-      let worst = parent;
-      if (left < heap.length && compare(heap[left]!, heap[worst]!) > 0) worst = left;
-      if (right < heap.length && compare(heap[right]!, heap[worst]!) > 0) worst = right;
-      if (worst === parent) return;
-      [heap[parent], heap[worst]] = [heap[worst]!, heap[parent]!];
-      parent = worst;
-    }
-  };
-  const siftUp = (heap: number[], start: number) => {
-    let child = start;
-    while (child > 0) {
-      const parent = (child - 1) >> 1;
-      if (compare(heap[child]!, heap[parent]!) <= 0) return;
-      [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
-      child = parent;
-    }
-  };
-  if (perKind <= 0) return [];
+  const byKind = ENTRY_KINDS.map((_, kindIndex) => new Int32Array(perKindCount[kindIndex]!));
+  const filled = new Int32Array(ENTRY_KINDS.length);
   for (let index = 0; index < count; index++) {
-    const entry = entries[index]!;
-    const kindIndex = KIND_ORDER.get(entry.kind);
-    if (kindIndex === undefined) continue;
-    pinned[index] = entry.pinned === true ? 1 : 0;
-    scores[index] = relevance(entry, terms);
-    updated[index] = text(entry.updatedAt);
-    const heap = heaps[kindIndex]!;
-    if (heap.length < perKind) {
-      heap.push(index);
-      siftUp(heap, heap.length - 1);
-    } else if (compare(index, heap[0]!) < 0) {
-      heap[0] = index;
-      siftDown(heap, 0);
-    }
+    const kindIndex = kindOf[index]!;
+    if (kindIndex < 0) continue;
+    byKind[kindIndex]![filled[kindIndex]!++] = index;
   }
-  return heaps.flat().sort(compare);
+  const counts = new Map<EntryKind, number>();
+  ENTRY_KINDS.forEach((kind, kindIndex) => {
+    if (perKindCount[kindIndex]! > 0) counts.set(kind, perKindCount[kindIndex]!);
+  });
+  const order: number[] = [];
+  if (perKind > 0) {
+    for (const indices of byKind) order.push(...selectTop(indices, perKind, compare));
+  }
+  return { order: order.sort(compare), counts };
 }
 
 function versionLabel(version: unknown): string {
@@ -227,9 +250,9 @@ interface Selection {
   kinds: EntryKind[];
   refinements: string[];
   /** Undo log, most recent last: what to drop first when the result is over budget. */
-  taken: (
+  taken: ((
     { type: "kind"; kind: EntryKind } | { type: "entry"; kind: EntryKind } | { type: "refinement" }
-  )[];
+  ) & { cost: number })[];
 }
 
 function render(options: {
@@ -275,8 +298,9 @@ function render(options: {
  *   `system:`), with fence-closing tags and special-token look-alikes neutralised, and cut
  *   with a marker at a character boundary.
  *
- * Cost: ranking is linear in entries (relevance looks at bounded prefixes) plus one sort;
- * only lines that are candidates for the output are tokenized.
+ * Cost: ranking is linear in entries (relevance looks at bounded prefixes) plus a partial
+ * selection per kind; only lines that are candidates for the output are tokenized, and
+ * their counts are remembered in `cache`; the result is tokenized once more as a whole.
  */
 export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions): string {
   const budget = Number.isFinite(options.tokenBudget)
@@ -288,13 +312,9 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
   const maxRefinements = Math.max(0, Math.floor(options.maxRefinements ?? 3));
   const entries = Array.isArray(options.state.entries) ? options.state.entries : [];
 
-  const counts = new Map<EntryKind, number>();
-  for (const entry of entries) {
-    if (KIND_ORDER.has(entry.kind)) counts.set(entry.kind, (counts.get(entry.kind) ?? 0) + 1);
-  }
-  const nonEmptyKinds = ENTRY_KINDS.filter((kind) => (counts.get(kind) ?? 0) > 0);
   // The fill loop stops after maxEntries shown or 8 misses, so no kind needs more candidates.
-  const order = selectCandidates(entries, queryTerms(options.query), maxEntries + 9);
+  const { order, counts } = selectCandidates(entries, queryTerms(options.query), maxEntries + 9);
+  const nonEmptyKinds = ENTRY_KINDS.filter((kind) => (counts.get(kind) ?? 0) > 0);
   const refinements = (options.recentRefinements ?? [])
     .slice(0, maxRefinements)
     .map(refinementLine);
@@ -305,31 +325,39 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
       ? `<${HARNESS_STATE_TAG} version="${harnessVersion}">`
       : `<${HARNESS_STATE_TAG}>`;
 
+  const cache =
+    options.cache === null ? null : ((options.cache ?? sharedPromptViewCache) as LineTokenCache);
+  const widths = [
+    maxContentChars,
+    Math.min(maxContentChars, 120),
+    Math.min(maxContentChars, 40),
+  ].filter((width, index, all) => index === 0 || width !== all[index - 1]);
+
   for (const preamble of PREAMBLES) {
     const empty = nonEmptyKinds.length === 0;
     const selection: Selection = { lines: new Map(), kinds: [], refinements: [], taken: [] };
     const frame = render({ preamble, openTag, counts, selection, empty });
-    const frameTokens = countPromptTokens(frame);
+    const frameTokens = cachedTokens(frame, cache);
     if (frameTokens > budget) continue;
     let remaining = budget - frameTokens;
 
     // Count lines, each with room for its "+N more".
     for (const kind of nonEmptyKinds) {
       const total = counts.get(kind) ?? 0;
-      const cost = countPromptTokens(`${KIND_LABELS[kind]} (${total}):\n+${total} more\n`);
+      const cost = cachedTokens(`${KIND_LABELS[kind]} (${total}):\n+${total} more\n`, cache);
       if (cost > remaining) break;
       remaining -= cost;
       selection.kinds.push(kind);
       selection.lines.set(kind, []);
-      selection.taken.push({ type: "kind", kind });
+      selection.taken.push({ type: "kind", kind, cost });
     }
 
     const addRefinements = () => {
       if (refinements.length === 0) return;
-      let cost = countPromptTokens("Recent refinements:\n");
+      let cost = cachedTokens("Recent refinements:\n", cache);
       const lines: string[] = [];
       for (const line of refinements) {
-        const lineCost = countPromptTokens(line) + 1;
+        const lineCost = cachedTokens(line, cache) + 1;
         if (cost + lineCost > remaining) break;
         cost += lineCost;
         lines.push(line);
@@ -337,7 +365,7 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
       if (lines.length === 0) return;
       remaining -= cost;
       selection.refinements = lines;
-      selection.taken.push({ type: "refinement" });
+      selection.taken.push({ type: "refinement", cost });
     };
 
     // Pinned entries, then recent refinements, then everything else in rank order.
@@ -354,13 +382,14 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
       const lines = selection.lines.get(entry.kind);
       if (!lines) continue;
       let line: string | null = null;
-      for (const chars of [
-        maxContentChars,
-        Math.min(maxContentChars, 120),
-        Math.min(maxContentChars, 40),
-      ]) {
-        const candidate = entryLine(entry, chars);
-        const cost = countPromptTokens(candidate) + 1;
+      let cost = 0;
+      let previous: string | null = null;
+      for (const width of widths) {
+        const candidate = entryLine(entry, width);
+        // Short content renders the same at every width: count it once.
+        if (candidate === previous) continue;
+        previous = candidate;
+        cost = cachedTokens(candidate, cache) + 1;
         if (cost <= remaining) {
           line = candidate;
           remaining -= cost;
@@ -372,24 +401,34 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
         continue;
       }
       lines.push(line);
-      selection.taken.push({ type: "entry", kind: entry.kind });
+      selection.taken.push({ type: "entry", kind: entry.kind, cost });
       shown += 1;
     }
     if (!refinementsAdded) addRefinements();
 
-    // Counting lines one by one is almost exact; verify the whole and drop the last-taken
-    // items until it fits (tokens can merge across line boundaries).
+    // Lines were counted one by one (each plus one for its newline), which is almost exact;
+    // the guarantee comes from counting the whole result with the real tokenizer here. When
+    // it is over (tokens can merge across line boundaries), drop the last-taken items worth
+    // at least the overshoot, and count again.
     for (;;) {
       const result = render({ preamble, openTag, counts, selection, empty });
-      if (fitsBudget(result, budget)) return result;
-      const last = selection.taken.pop();
-      if (!last) break;
-      if (last.type === "entry") selection.lines.get(last.kind)?.pop();
-      else if (last.type === "refinement") selection.refinements = [];
-      else {
-        selection.kinds = selection.kinds.filter((kind) => kind !== last.kind);
-        selection.lines.delete(last.kind);
+      const tokens = countPromptTokens(result);
+      if (tokens <= budget) return result;
+      let overshoot = tokens - budget;
+      let dropped = false;
+      while (overshoot > 0) {
+        const last = selection.taken.pop();
+        if (!last) break;
+        dropped = true;
+        overshoot -= Math.max(1, last.cost);
+        if (last.type === "entry") selection.lines.get(last.kind)?.pop();
+        else if (last.type === "refinement") selection.refinements = [];
+        else {
+          selection.kinds = selection.kinds.filter((kind) => kind !== last.kind);
+          selection.lines.delete(last.kind);
+        }
       }
+      if (!dropped) break;
     }
   }
   return "";

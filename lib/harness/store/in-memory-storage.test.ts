@@ -5,3 +5,12 @@ runHarnessStorageConformance("in-memory", async () => ({
   storage: new InMemoryHarnessStorage(),
   cleanup: async () => {},
 }));
+
+// The core must work the same on a storage without the optional capabilities.
+runHarnessStorageConformance("in-memory, required methods only", async () => {
+  const storage = new InMemoryHarnessStorage();
+  return {
+    storage: Object.assign(storage, { getEntryAndLastRevision: undefined }),
+    cleanup: async () => {},
+  };
+});

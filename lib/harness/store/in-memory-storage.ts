@@ -231,6 +231,20 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     return entry ? structuredClone(entry) : null;
   }
 
+  async getEntryAndLastRevision(
+    options: StorageCallOptions & { workspaceId: string; ref: EntryRef },
+  ): Promise<{ entry: Entry | null; lastRevision: Revision | null }> {
+    await this.enter(options);
+    const data = this.workspaces.get(options.workspaceId);
+    const key = entryKeyOf(options.ref);
+    const entry = data?.entries.get(key);
+    const lastRevision = data?.revisionsByKey.get(key)?.at(-1);
+    return {
+      entry: entry ? structuredClone(entry) : null,
+      lastRevision: lastRevision ? structuredClone(lastRevision) : null,
+    };
+  }
+
   async listEntries(
     options: StorageCallOptions & {
       workspaceId: string;

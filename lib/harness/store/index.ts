@@ -78,6 +78,9 @@ export {
   HARNESS_STATE_HEADING,
   HARNESS_STATE_TAG,
   countPromptTokens,
+  createPromptViewCache,
   formatHarnessStateForPrompt,
+  sharedPromptViewCache,
   type FormatHarnessStateOptions,
+  type PromptViewCache,
 } from "./format-harness-state";

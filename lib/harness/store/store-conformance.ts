@@ -739,6 +739,51 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       });
     });
 
+    describe("optional capabilities", () => {
+      it("getEntryAndLastRevision equals getEntry plus the newest revision of the key", async (context) => {
+        const read = storage.getEntryAndLastRevision?.bind(storage);
+        if (!read) {
+          context.skip();
+          return;
+        }
+        const harness = harnessFor();
+        const kept = await harness.createMemory({ title: "Kept", content: "x" });
+        await harness.updateMemory({ id: kept.id, expectedVersion: 1, content: "y" });
+        const gone = await harness.createMemory({ title: "Gone", content: "x" });
+        await harness.deleteMemory({ id: gone.id, expectedVersion: 1 });
+        const other = createHarness({
+          storage,
+          actor: { userId: "o", workspaceId: `${workspaceId}-other`, role: "editor" },
+          chatId: "chat-1",
+          clock,
+          generateId: sequentialIds("other"),
+        });
+        await other.createMemory({ id: "never", title: "Elsewhere", content: "x" });
+        for (const id of [kept.id, gone.id, "never"]) {
+          const ref = { kind: "memory" as const, scope: "local" as const, chatId: "chat-1", id };
+          const newest = await storage.listRevisions({
+            workspaceId,
+            entryKey: entryKeyOf(ref),
+            order: "desc",
+            limit: 1,
+          });
+          expect(await read({ workspaceId, ref })).toEqual({
+            entry: await storage.getEntry({ workspaceId, ref }),
+            lastRevision: newest.items[0] ?? null,
+          });
+        }
+        const controller = new AbortController();
+        controller.abort(new Error("stop"));
+        await expect(
+          read({
+            workspaceId,
+            ref: { kind: "memory", scope: "local", chatId: "chat-1", id: kept.id },
+            abortSignal: controller.signal,
+          }),
+        ).rejects.toThrow("stop");
+      });
+    });
+
     describe("snapshots", () => {
       it("reconstructs exactly what was there at every past version", async () => {
         const harness = harnessFor();

@@ -95,6 +95,20 @@ export interface HarnessStoragePort {
   ): Promise<Entry | null>;
 
   /**
+   * Optional capability: `getEntry` and the last revision of the same key (highest harness
+   * version, across deletes and restores — what `listRevisions({ order: "desc", limit: 1 })`
+   * returns first), read in one call. A create needs both (is the id free, and where does the
+   * key's version count continue), so a backend with a per-call cost implements this to save a
+   * round trip; the core falls back to the two calls when it is absent.
+   *
+   * The two parts need not come from one snapshot: the core treats them as a hint, and
+   * `applyChanges` checks the expectation again inside its transaction.
+   */
+  getEntryAndLastRevision?(
+    options: StorageCallOptions & { workspaceId: string; ref: EntryRef },
+  ): Promise<{ entry: Entry | null; lastRevision: Revision | null }>;
+
+  /**
    * One page of the entries matching `filter`, ordered by `updatedAt` descending, then by
    * entry key ascending (a total order, so pages never overlap while nothing is written).
    *
