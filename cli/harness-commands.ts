@@ -7,7 +7,7 @@ import {
   importHarness,
   type Harness,
 } from "@/lib/harness";
-import { PrismaHarnessStorage, PrismaRefinementHistory } from "@/lib/store-prisma";
+import { harnessStorageFor, PrismaRefinementHistory } from "@/lib/store-prisma";
 
 /** Where a command writes: `out` for results, `err` for problems. */
 export interface CommandIo {
@@ -56,7 +56,7 @@ async function withWorkspaceHarness(
       return 1;
     }
     const harness = createHarness({
-      storage: new PrismaHarnessStorage(db),
+      storage: harnessStorageFor({ db, target }),
       actor: { userId: CLI_USER_ID, workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });

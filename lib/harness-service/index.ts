@@ -1,7 +1,7 @@
 import "server-only";
 import { getDb } from "@/lib/db";
 import { createHarness, HarnessNotFoundError, type Actor, type Harness } from "@/lib/harness";
-import { PrismaHarnessStorage } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/store-prisma";
 
 /** The chats of the actor in their workspace, most recently updated first. */
 export function listChats(actor: Actor) {
@@ -31,5 +31,5 @@ export async function harnessFor(actor: Actor, chatId: string | null): Promise<H
       message: "That chat does not exist or is not yours.",
     });
   }
-  return createHarness({ storage: new PrismaHarnessStorage(getDb()), actor, chatId });
+  return createHarness({ storage: harnessStorageFor(), actor, chatId });
 }

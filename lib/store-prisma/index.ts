@@ -1,3 +1,5 @@
+export { harnessStorageFor } from "./harness-storage-for";
+export { SqliteHarnessStorage, type SqliteHarnessStorageOptions } from "./sqlite-harness-storage";
 export { PrismaHarnessStorage } from "./harness-storage";
 export {
   createPrismaDirBacking,
@@ -17,3 +19,4 @@ export {
   type PrismaCommitLog,
 } from "./prisma-commit-log";
 export { PrismaRefinementHistory } from "./refinement-history";
+export { PrismaRefinementStore } from "./refinement-store";
