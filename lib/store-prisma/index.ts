@@ -19,4 +19,3 @@ export {
   type PrismaCommitLog,
 } from "./prisma-commit-log";
 export { PrismaRefinementHistory } from "./refinement-history";
-export { PrismaRefinementStore } from "./refinement-store";
