@@ -130,6 +130,8 @@ test("a member keeps local entries in their own chat", async ({ browser }) => {
   await new AuthPages(page).signIn(member);
   await page.getByTestId("new-chat-title").fill("Trip planning");
   await page.getByTestId("new-chat").click();
+  await expect(page.getByTestId("chat-title")).toHaveText("Trip planning");
+  await page.goto("/chat");
   await expect(page.getByTestId("chat-row")).toContainText("Trip planning");
 
   await page.goto("/harness/new");
