@@ -41,3 +41,4 @@ export {
   type ModelProvider,
   type ModelUnconfigured,
 } from "./resolve-model-config";
+export { providerMemoryTool } from "./memory-tool";
