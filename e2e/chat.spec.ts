@@ -183,3 +183,49 @@ test("a provider error fails the turn with a clear message and saves nothing", a
   await expect(page.getByTestId("turn-status").last()).toContainText("Turn failed");
   await expect(page.getByTestId("context-panel")).toContainText("Turn failed");
 });
+
+test("/refine in a chat runs a refinement after the turn and shows its outcome card", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  const plan = {
+    summary: "Remember the deploy day",
+    rationale: "The user stated it explicitly.",
+    expectedOutcome: "Answers about deploys use Fridays.",
+    edits: [
+      {
+        action: "create",
+        kind: "memory",
+        title: "Deploy day",
+        content: "We deploy on Fridays.",
+        reason: "Stated by the user",
+      },
+    ],
+  };
+  await model.setScript([
+    {
+      whenSystemIncludes: "You refine an agent's continual harness",
+      reply: { text: JSON.stringify(plan) },
+    },
+  ]);
+  const page = await signedIn(browser, member);
+  await newChat(page, "Deploys");
+  await send(page, "/refine remember we deploy on Fridays");
+
+  const card = page.getByTestId("refinement-card").first();
+  await expect(card).toBeVisible({ timeout: 30_000 });
+  await expect(card).toContainText("Remember the deploy day");
+  await expect(card.getByTestId("refinement-counts")).toContainText("created 1");
+  // The planning request carried the instructions and the conversation.
+  const planning = (await model.requests()).find((request) =>
+    JSON.stringify(request.messages).includes("You refine an agent"),
+  );
+  expect(JSON.stringify(planning?.messages)).toContain("remember we deploy on Fridays");
+  // The memory is a local entry of this chat.
+  await page.goto("/harness?q=fridays");
+  await expect(page.getByTestId("entry-row")).toHaveCount(0);
+  await page.goBack();
+  await page.getByRole("link", { name: "Harness of this chat" }).click();
+  await expect(page.getByTestId("entry-row")).toContainText("[local:deploy-day]");
+});

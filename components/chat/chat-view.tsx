@@ -5,7 +5,10 @@ import { DefaultChatTransport, type UIMessage } from "ai";
 import { Square, SendHorizontal } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState, useTransition } from "react";
+import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
+import type { Refinement } from "@/lib/harness/refine/types";
+import { RefinementCard } from "./refinement-card";
 import { Streamdown } from "streamdown";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
@@ -149,15 +152,37 @@ function MessageView({ message, chatId }: { message: UIMessage; chatId: string }
   );
 }
 
+/** How long the chat keeps looking for the outcome of a requested refinement. */
+const REFINEMENT_WAIT_MS = 120_000;
+
 export function ChatView({
   chatId,
   initialMessages,
+  refinements,
+  canRefineGlobally,
 }: {
   chatId: string;
   initialMessages: UIMessage[];
+  refinements: Refinement[];
+  canRefineGlobally: boolean;
 }) {
   const router = useRouter();
   const [input, setInput] = useState("");
+  const [waitingFor, setWaitingFor] = useState<{ since: number; known: number } | null>(null);
+  const [refinePending, startRefine] = useTransition();
+  const [refineGlobal, setRefineGlobal] = useState(false);
+
+  // A refinement runs after the response: look for its outcome card until it is recorded.
+  const waiting = waitingFor !== null && refinements.length <= waitingFor.known;
+  useEffect(() => {
+    if (!waiting || !waitingFor) return;
+    const timer = setInterval(() => {
+      if (Date.now() - waitingFor.since > REFINEMENT_WAIT_MS) setWaitingFor(null);
+      else router.refresh();
+    }, 1500);
+    return () => clearInterval(timer);
+  }, [waiting, waitingFor, router]);
+  const awaitRefinement = () => setWaitingFor({ since: Date.now(), known: refinements.length });
   const { messages, sendMessage, status, stop, error } = useChat({
     id: chatId,
     messages: initialMessages,
@@ -167,7 +192,15 @@ export function ChatView({
         body: { chatId: id, message: all.at(-1) },
       }),
     }),
-    onFinish: () => router.refresh(),
+    onFinish: ({ message }) => {
+      const asked = message.parts.some(
+        (part) =>
+          part.type === "data-refine" ||
+          (part.type === "tool-refine" && "state" in part && part.state === "output-available"),
+      );
+      if (asked) awaitRefinement();
+      router.refresh();
+    },
   });
   const busy = status === "submitted" || status === "streaming";
   return (
@@ -180,6 +213,18 @@ export function ChatView({
           <MessageView key={message.id} message={message} chatId={chatId} />
         ))}
         {status === "submitted" ? <p className="text-muted-foreground text-sm">Thinking…</p> : null}
+        {refinements.length > 0 ? (
+          <section className="space-y-2" data-testid="refinements">
+            {[...refinements].reverse().map((refinement) => (
+              <RefinementCard key={refinement.id} refinement={refinement} />
+            ))}
+          </section>
+        ) : null}
+        {waiting ? (
+          <p className="text-muted-foreground text-xs" data-testid="refinement-waiting">
+            Refining the harness…
+          </p>
+        ) : null}
         {error ? (
           <p className="text-destructive text-sm" data-testid="chat-error">
             {error.message || "The turn failed."} Nothing was saved.
@@ -210,6 +255,33 @@ export function ChatView({
           }}
           placeholder="Message Cairn…"
         />
+        <div className="flex flex-col items-stretch gap-1">
+          <Button
+            type="button"
+            variant="outline"
+            size="sm"
+            data-testid="refine"
+            disabled={busy || refinePending || waiting}
+            onClick={() =>
+              startRefine(async () => {
+                const result = await requestRefinementAction({ chatId, global: refineGlobal });
+                if (result.ok) awaitRefinement();
+              })
+            }
+          >
+            Refine
+          </Button>
+          {canRefineGlobally ? (
+            <label className="text-muted-foreground flex items-center gap-1 text-xs">
+              <input
+                type="checkbox"
+                checked={refineGlobal}
+                onChange={(event) => setRefineGlobal(event.target.checked)}
+              />
+              global
+            </label>
+          ) : null}
+        </div>
         {busy ? (
           <Button
             type="button"

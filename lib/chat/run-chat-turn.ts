@@ -1,11 +1,22 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { UIMessage } from "ai";
-import { describeProviderError, getChatModel, type ModelNotReady } from "@/lib/ai";
+import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } from "ai";
+import {
+  describeProviderError,
+  getChatModel,
+  providerMemoryTool,
+  type ModelNotReady,
+} from "@/lib/ai";
 import { getDb } from "@/lib/db";
 import { streamHarness, type Actor, type HarnessDefinition, type TurnResult } from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { getPersistentDirs, type AppExtraBody, type AppSession } from "@/lib/persistent-dirs";
+import {
+  createRefineTool,
+  maybeAutoRefine,
+  parseRefineCommand,
+  scheduleRefinement,
+} from "@/lib/refinements";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
@@ -26,6 +37,7 @@ async function appHarness(
   actor: Actor,
   chatId: string,
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
+  extraTools: ReturnType<typeof createRefineTool>["tools"],
 ) {
   const db = getDb();
   const dirs = getPersistentDirs();
@@ -38,6 +50,8 @@ async function appHarness(
     store: () => harnessFor(actor, chatId),
     tokenBudget: settings.tokenBudget,
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
+    tools: () => extraTools,
+    memoryTool: providerMemoryTool(model.provider),
     recentRefinements: async () =>
       (
         await db.refinement.findMany({
@@ -125,6 +139,12 @@ export async function startChatTurn(options: {
     : options.message;
   await appendMessage(db, chatId, message);
   const history = await loadChatMessages(db, chatId);
+  const command = parseRefineCommand(
+    message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
+  );
+  if (command) return refineCommandTurn({ actor, chatId, message, command });
+
+  const refine = createRefineTool();
   const turnRow = await db.turn.create({
     data: {
       chatId,
@@ -136,7 +156,7 @@ export async function startChatTurn(options: {
   });
 
   const turn = streamHarness({
-    harness: await appHarness(actor, chatId, model),
+    harness: await appHarness(actor, chatId, model, refine.tools),
     messages: messagesForModel(history, full),
     session: { chatId },
     extraBody: { actor },
@@ -145,7 +165,80 @@ export async function startChatTurn(options: {
     turnData: { turnId: turnRow.id },
   });
   void turn.finished
-    .then((result) => recordTurn({ turnId: turnRow.id, chatId, result }))
+    .then(async (result) => {
+      await recordTurn({ turnId: turnRow.id, chatId, result });
+      // Refinements run after the response, never during it.
+      if (result.status !== "completed") return;
+      const requested = refine.take();
+      if (requested) scheduleRefinement({ actor, chatId, request: requested });
+      else await maybeAutoRefine({ actor, chatId, compacted: Boolean(result.compaction) });
+    })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error));
   return { status: "started", turnId: turnRow.id, response: turn.toUIMessageStreamResponse() };
+}
+
+/**
+ * `/refine [--global] [instructions]` typed in the chat: an explicit refinement request. It runs
+ * right after this (model-less) turn, skips the review gate, and its outcome card appears in the
+ * chat when it is recorded.
+ */
+async function refineCommandTurn(options: {
+  actor: Actor;
+  chatId: string;
+  message: UIMessage;
+  command: { instructions?: string; global: boolean };
+}): Promise<StartTurnResult> {
+  const db = getDb();
+  const turnRow = await db.turn.create({
+    data: {
+      chatId: options.chatId,
+      userId: options.actor.userId,
+      status: "completed",
+      userMessageId: options.message.id,
+      finishedAt: new Date(),
+      persistence: JSON.stringify({ status: "not-configured" }),
+    },
+  });
+  const scope = options.command.global ? "global" : "local";
+  const stream = createUIMessageStream({
+    originalMessages: [options.message],
+    execute: ({ writer }) => {
+      writer.write({
+        type: "data-refine",
+        data: { requested: true, scope, instructions: options.command.instructions ?? null },
+      });
+      writer.write({
+        type: "data-turn",
+        data: {
+          status: "completed",
+          persistence: { status: "not-configured", savedFiles: 0, failedCommits: 0 },
+          turnId: turnRow.id,
+          refine: true,
+        },
+      });
+    },
+    onEnd: async ({ responseMessage }) => {
+      await appendMessage(db, options.chatId, responseMessage).catch((error: unknown) =>
+        console.error(error),
+      );
+      await db.turn.update({
+        where: { id: turnRow.id },
+        data: { assistantMessageId: responseMessage.id },
+      });
+      scheduleRefinement({
+        actor: options.actor,
+        chatId: options.chatId,
+        request: {
+          kind: "explicit",
+          instructions: options.command.instructions,
+          global: options.command.global,
+        },
+      });
+    },
+  });
+  return {
+    status: "started",
+    turnId: turnRow.id,
+    response: createUIMessageStreamResponse({ stream }),
+  };
 }

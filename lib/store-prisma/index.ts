@@ -19,3 +19,4 @@ export {
   type PrismaCommitLog,
 } from "./prisma-commit-log";
 export { PrismaRefinementHistory } from "./refinement-history";
+export { PrismaRefinementStore } from "./refinement-store";

@@ -6,7 +6,9 @@ import { getChatModel } from "@/lib/ai";
 import { requireActor } from "@/lib/auth";
 import { getTurnForActor, latestTurnId, loadChatMessages } from "@/lib/chat";
 import { getDb } from "@/lib/db";
+import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
+import { refinementStore } from "@/lib/refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -19,10 +21,15 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected } = await props.searchParams;
-  const [messages, model, turnId] = await Promise.all([
+  const [messages, model, turnId, refinements] = await Promise.all([
     loadChatMessages(getDb(), chat.id),
     getChatModel(),
     selected ? Promise.resolve(selected) : latestTurnId(chat.id),
+    refinementStore().listRefinements({
+      workspaceId: actor.workspaceId,
+      filter: { chatId: chat.id },
+      limit: 20,
+    }),
   ]);
   const turn = turnId ? await getTurnForActor(actor, turnId) : null;
   return (
@@ -37,7 +44,12 @@ export default async function ChatPage(props: {
           </Link>
         </div>
         {model.status === "ready" ? (
-          <ChatView chatId={chat.id} initialMessages={messages} />
+          <ChatView
+            chatId={chat.id}
+            initialMessages={messages}
+            refinements={refinements.items}
+            canRefineGlobally={canWriteGlobal(actor)}
+          />
         ) : (
           <div
             className="space-y-3 rounded-lg border border-amber-500/50 p-4 text-sm"

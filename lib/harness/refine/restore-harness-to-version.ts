@@ -1,0 +1,131 @@
+import { canWriteGlobal, type Actor } from "../actor";
+import { HarnessForbiddenError, HarnessValidationError } from "../errors";
+import { entryKeyOf, type Entry, type Harness } from "../store";
+import {
+  applySteps,
+  inverseStep,
+  isConflict,
+  recordSteps,
+  statusOfRecorded,
+  type InverseStep,
+} from "./internal/inverse-edits";
+import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
+import { type RefinementStore } from "./refinement-store";
+import { type Refinement } from "./types";
+
+const MAX_ATTEMPTS = 3;
+
+function globalEntries(entries: readonly Entry[]): Map<string, Entry> {
+  return new Map(
+    entries.filter((entry) => entry.scope === "global").map((entry) => [entryKeyOf(entry), entry]),
+  );
+}
+
+/**
+ * Restores the workspace's whole global scope to its state at an earlier harness version:
+ * `snapshot({ atVersion })` is diffed against now, and every difference (re-create, update
+ * back, delete) is applied in ONE `applyEdits` and recorded as one refinement (trigger
+ * `restore`, chat `null`), which `rollbackRefinement` can undo. Local entries are not touched.
+ * Editors and admins only.
+ */
+export async function restoreHarnessToVersion(options: {
+  harness: Harness;
+  store: RefinementStore;
+  /** The harness version to go back to (0 = before anything existed). */
+  version: number;
+  actor: Actor;
+  now: Date;
+  generateId?: () => string;
+  lock?: RefinementLock;
+  abortSignal?: AbortSignal;
+}): Promise<Refinement> {
+  const { harness, actor, store, abortSignal } = options;
+  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
+    throw new HarnessValidationError({
+      surface: "refinement",
+      message: "restoreHarnessToVersion needs a harness built for the same actor",
+    });
+  }
+  if (!canWriteGlobal(actor)) {
+    throw new HarnessForbiddenError({
+      surface: "refinement",
+      message: `Restoring the global harness needs the editor or admin role; this actor is a ${actor.role}`,
+      details: { actorId: actor.userId, role: actor.role },
+    });
+  }
+  const lock = options.lock ?? defaultRefinementLock;
+  const key = refinementLockKey({ workspaceId: actor.workspaceId, scope: "global", chatId: null });
+  return lock.runExclusive(key, async () => {
+    const reason = `Restore the global harness to version ${options.version}`;
+    for (let attempt = 1; ; attempt++) {
+      const now = await harness.snapshot({ abortSignal });
+      if (
+        !Number.isInteger(options.version) ||
+        options.version < 0 ||
+        options.version > now.harnessVersion
+      ) {
+        throw new HarnessValidationError({
+          surface: "refinement",
+          message: `version must be an integer from 0 to ${now.harnessVersion}`,
+          details: { version: options.version },
+        });
+      }
+      const past = await harness.snapshot({ atVersion: options.version, abortSignal });
+      const then = globalEntries(past.entries);
+      const current = globalEntries(now.entries);
+      const keys = [...new Set([...then.keys(), ...current.keys()])].sort();
+      const steps: InverseStep[] = keys
+        .map((entryKey) =>
+          inverseStep({
+            entryKey,
+            ref: (then.get(entryKey) ?? current.get(entryKey))!,
+            current: current.get(entryKey) ?? null,
+            target: then.get(entryKey) ?? null,
+            reason,
+          }),
+        )
+        .filter((step) => step.edit !== null);
+      let applied;
+      try {
+        applied = await applySteps({
+          harness,
+          steps,
+          reason,
+          expectedHarnessVersion: now.harnessVersion,
+          abortSignal,
+        });
+      } catch (error) {
+        if (isConflict(error) && attempt < MAX_ATTEMPTS) continue;
+        throw error;
+      }
+      const edits = recordSteps(steps, applied?.revisions ?? []);
+      return store.createRefinement({
+        refinement: {
+          id: (options.generateId ?? (() => globalThis.crypto.randomUUID()))(),
+          workspaceId: actor.workspaceId,
+          chatId: null,
+          scope: "global",
+          trigger: "restore",
+          status: statusOfRecorded(edits),
+          review: null,
+          approval: null,
+          summary: `Restore the global harness to version ${options.version}`,
+          rationale: "",
+          expectedOutcome: "",
+          instructions: null,
+          edits,
+          error: null,
+          harnessVersionBefore: now.harnessVersion,
+          harnessVersionAfter: applied?.harnessVersion ?? now.harnessVersion,
+          model: null,
+          usage: null,
+          actorId: actor.userId,
+          rollbackOf: null,
+          outcome: null,
+          createdAt: options.now.toISOString(),
+        },
+        abortSignal,
+      });
+    }
+  });
+}
