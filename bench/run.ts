@@ -1,11 +1,15 @@
 // Runs the benchmarks and prints their figures: `npm run bench` (all) or
 // `npm run bench -- prompt-view harness-store` (some).
 import { benchHarnessStore } from "./harness-store";
+import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
+import { benchTurnOverhead } from "./turn-overhead";
 
 const benches: Record<string, () => Promise<string>> = {
   "prompt-view": benchPromptView,
   "harness-store": benchHarnessStore,
+  "persistent-dirs": benchPersistentDirs,
+  "turn-overhead": benchTurnOverhead,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { createDb } from "@/lib/db";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import {
   openTurnCheckout,
@@ -137,6 +138,100 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
         changes: { created: [{ path: "a.md", content: "a" }], updated: [], deleted: [] },
       }),
     ).rejects.toThrow(/not a version/);
+  });
+});
+
+describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
+  const write = (
+    backing: ReturnType<typeof backingFor>,
+    dirKey: string,
+    cursor: number,
+    changes: Partial<StoreOptions["changes"]>,
+  ) =>
+    backing.store({
+      extraBody: { dirKey },
+      session: null,
+      harnessDir: "/persistent/user",
+      cursor,
+      snapshot: {},
+      changes: { created: [], updated: [], deleted: [], ...changes },
+    });
+
+  it("sees commits made through another client (another app instance) at the next load", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const here = backingFor();
+    // A second client on the same database has its own cache, like a second server process.
+    const otherDb = createDb(database.target);
+    try {
+      const there = createPrismaDirBacking<Body>({
+        db: otherDb,
+        dirKey: ({ extraBody }) => extraBody.dirKey,
+      });
+      await write(here, dirKey, 0, { created: [{ path: "a.md", content: "one" }] });
+      expect((await here.load({ extraBody: { dirKey }, session: null })).files["a.md"]).toBe("one");
+      expect((await there.load({ extraBody: { dirKey }, session: null })).cursor).toBe(1);
+
+      await write(there, dirKey, 1, {
+        updated: [{ path: "a.md", content: "two" }],
+        created: [{ path: "b.md", content: "new" }],
+      });
+      const loaded = await here.load({ extraBody: { dirKey }, session: null });
+      expect(loaded.cursor).toBe(2);
+      expect({ ...loaded.files }).toEqual({ "a.md": "two", "b.md": "new" });
+      // A store from the stale cursor still conflicts, and leaves the cache correct.
+      expect((await write(here, dirKey, 1, { deleted: ["a.md"] })).status).toBe("conflict");
+      await write(there, dirKey, 2, { deleted: ["a.md"] });
+      expect({ ...(await here.load({ extraBody: { dirKey }, session: null })).files }).toEqual({
+        "b.md": "new",
+      });
+    } finally {
+      await otherDb.$disconnect();
+    }
+  });
+
+  it("stores and deletes more files in one commit than one statement takes", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const backing = backingFor();
+    const many = Array.from({ length: 1_201 }, (_, index) => ({
+      path: `notes/${index}.md`,
+      content: `note ${index}`,
+    }));
+    expect((await write(backing, dirKey, 0, { created: many })).status).toBe("stored");
+    const deleted = many.slice(0, 1_100).map((file) => file.path);
+    expect((await write(backing, dirKey, 1, { deleted })).status).toBe("stored");
+    const listed = await listDirFiles({ db: database.db, dirKey });
+    expect(listed.files).toHaveLength(101);
+    const uncached = createPrismaDirBacking<Body>({
+      db: database.db,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      snapshotCache: false,
+    });
+    const fromDatabase = await uncached.load({ extraBody: { dirKey }, session: null });
+    const fromCache = await backing.load({ extraBody: { dirKey }, session: null });
+    expect({ ...fromCache.files }).toEqual({ ...fromDatabase.files });
+    expect(Object.keys(fromDatabase.files)).toHaveLength(101);
+  });
+
+  it("hands out copies: mutating loaded or stored bytes changes nothing cached", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const backing = backingFor();
+    const stored = new Uint8Array([1, 2, 3]);
+    await write(backing, dirKey, 0, { created: [{ path: "a.bin", content: stored }] });
+    stored[0] = 9;
+    const first = await backing.load({ extraBody: { dirKey }, session: null });
+    (first.files["a.bin"] as Uint8Array)[1] = 9;
+    first.files["c.md"] = "injected";
+    const second = await backing.load({ extraBody: { dirKey }, session: null });
+    expect({ ...second.files }).toEqual({ "a.bin": new Uint8Array([1, 2, 3]) });
+    // The file's time comes from the commit, cached or read.
+    const uncached = createPrismaDirBacking<Body>({
+      db: database.db,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      snapshotCache: false,
+    });
+    expect(second.updatedAt).toEqual(
+      (await uncached.load({ extraBody: { dirKey }, session: null })).updatedAt,
+    );
   });
 });
 
