@@ -3,6 +3,7 @@
 import { benchHarnessStore } from "./harness-store";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
+import { benchRefinement } from "./refinement";
 import { benchTurnOverhead } from "./turn-overhead";
 
 const benches: Record<string, () => Promise<string>> = {
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<string>> = {
   "harness-store": benchHarnessStore,
   "persistent-dirs": benchPersistentDirs,
   "turn-overhead": benchTurnOverhead,
+  refinement: benchRefinement,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
