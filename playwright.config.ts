@@ -53,7 +53,8 @@ export default defineConfig({
         AI_API_KEY: "e2e-not-a-secret",
       },
       reuseExistingServer: false,
-      timeout: 300_000,
+      // A cold Turbopack build on a loaded 2-core machine can take several minutes.
+      timeout: 900_000,
       stdout: "pipe",
       stderr: "pipe",
     },

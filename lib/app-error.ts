@@ -16,6 +16,7 @@ export interface AppError {
 export function toAppError(error: unknown): AppError {
   if (HarnessError.isInstance(error)) {
     const [type] = error.code.split(":");
+    // `refine:*` errors are about a refinement's state (not pending, nothing to roll back): 409.
     const status =
       type === "validation"
         ? 400
@@ -23,7 +24,7 @@ export function toAppError(error: unknown): AppError {
           ? 403
           : type === "not_found"
             ? 404
-            : type === "conflict"
+            : type === "conflict" || type === "refine"
               ? 409
               : 500;
     return { status, code: error.code, message: error.message };

@@ -1,12 +1,216 @@
+import Link from "next/link";
+import { z } from "zod";
 import { EmptyState } from "@/components/empty-state";
+import { editCounts } from "@/components/refinements/edit-counts";
+import { STATUS_LABELS, TRIGGER_LABELS } from "@/components/refinements/refinement-labels";
+import { StatusBadge } from "@/components/refinements/status-badge";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Select } from "@/components/ui/input";
+import { requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
+import { listChats } from "@/lib/harness-service";
+import { listVisibleRefinements } from "./list-visible-refinements";
 
-export default function RefinementsPage() {
+export const dynamic = "force-dynamic";
+
+const PAGE_SIZE = 50;
+
+const filtersSchema = z.object({
+  scope: z.enum(["local", "global"]).optional().catch(undefined),
+  trigger: z.enum(REFINEMENT_TRIGGERS).optional().catch(undefined),
+  status: z.enum(REFINEMENT_STATUSES).optional().catch(undefined),
+  chat: z.string().max(100).optional().catch(undefined),
+  who: z.string().max(100).optional().catch(undefined),
+  cursor: z.string().max(500).optional().catch(undefined),
+});
+
+/** A cursor from the URL, or undefined when it is missing or unreadable (then: first page). */
+function readableCursor(cursor: string | undefined): string | undefined {
+  if (!cursor) return undefined;
+  try {
+    decodeRefinementCursor(cursor);
+    return cursor;
+  } catch {
+    return undefined;
+  }
+}
+
+export default async function RefinementsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string>>;
+}) {
+  const actor = await requireActor();
+  const filters = filtersSchema.parse(await searchParams);
+  const [chats, memberships] = await Promise.all([
+    listChats(actor),
+    getDb().membership.findMany({
+      where: { workspaceId: actor.workspaceId },
+      include: { user: { select: { name: true, email: true } } },
+      orderBy: { createdAt: "asc" },
+    }),
+  ]);
+  const chatTitles = new Map(chats.map((chat) => [chat.id, chat.title]));
+  const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));
+  const chatId = filters.chat && chatTitles.has(filters.chat) ? filters.chat : undefined;
+  const page = await listVisibleRefinements({
+    actor,
+    ownChatIds: chats.map((chat) => chat.id),
+    filters: {
+      scope: filters.scope,
+      trigger: filters.trigger,
+      status: filters.status,
+      chatId,
+      actorId: filters.who || undefined,
+      cursor: readableCursor(filters.cursor),
+    },
+    limit: PAGE_SIZE,
+  });
+  const nextQuery = new URLSearchParams(
+    Object.entries({ ...filters, chat: chatId, cursor: page.nextCursor ?? "" }).filter(
+      (pair): pair is [string, string] => Boolean(pair[1]),
+    ),
+  );
+
   return (
-    <div className="space-y-4">
-      <h1 className="text-2xl font-semibold">Refinements</h1>
-      <EmptyState title="Nothing here yet">
-        Refinements of the harness and their rollbacks will be listed here.
-      </EmptyState>
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Refinements</h1>
+        <p className="text-muted-foreground text-sm">
+          Every change the harness made to itself, with its rationale and diffs. Global refinements
+          of the workspace and local ones of your chats; each can be rolled back.
+        </p>
+      </div>
+      <form className="flex flex-wrap items-end gap-2" data-testid="refinement-filters">
+        <Select name="scope" defaultValue={filters.scope ?? ""} aria-label="Scope">
+          <option value="">Both scopes</option>
+          <option value="global">Global</option>
+          <option value="local">Local</option>
+        </Select>
+        <Select name="trigger" defaultValue={filters.trigger ?? ""} aria-label="Trigger">
+          <option value="">All triggers</option>
+          {REFINEMENT_TRIGGERS.map((trigger) => (
+            <option key={trigger} value={trigger}>
+              {TRIGGER_LABELS[trigger]}
+            </option>
+          ))}
+        </Select>
+        <Select name="status" defaultValue={filters.status ?? ""} aria-label="Status">
+          <option value="">All statuses</option>
+          {REFINEMENT_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {STATUS_LABELS[status]}
+            </option>
+          ))}
+        </Select>
+        <Select name="chat" defaultValue={chatId ?? ""} aria-label="Chat">
+          <option value="">All chats</option>
+          {chats.map((chat) => (
+            <option key={chat.id} value={chat.id}>
+              {chat.title}
+            </option>
+          ))}
+        </Select>
+        <Select name="who" defaultValue={filters.who ?? ""} aria-label="Who">
+          <option value="">Anyone</option>
+          {memberships.map((membership) => (
+            <option key={membership.userId} value={membership.userId}>
+              {membership.userId === actor.userId
+                ? "Me"
+                : membership.user.name || membership.user.email}
+            </option>
+          ))}
+        </Select>
+        <Button type="submit" variant="outline">
+          Filter
+        </Button>
+      </form>
+      {page.items.length === 0 ? (
+        <EmptyState title="No refinements match">
+          Refinements appear here after <code>/refine</code> in a chat, the Refine button, or an
+          automatic review. Imported history shows with the status “Imported”.
+        </EmptyState>
+      ) : (
+        <table className="w-full text-sm" data-testid="refinements-table">
+          <thead className="text-muted-foreground text-left">
+            <tr>
+              <th className="py-2">When</th>
+              <th>Scope</th>
+              <th>Trigger</th>
+              <th>Status</th>
+              <th>Summary</th>
+              <th>Edits</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((refinement) => {
+              const counts = editCounts(refinement);
+              const chatTitle = refinement.chatId ? chatTitles.get(refinement.chatId) : undefined;
+              return (
+                <tr
+                  key={refinement.id}
+                  className="border-border border-t align-top"
+                  data-testid="refinement-row"
+                  data-id={refinement.id}
+                  data-scope={refinement.scope}
+                  data-trigger={refinement.trigger}
+                >
+                  <td className="text-muted-foreground py-2 pr-2 whitespace-nowrap">
+                    <time dateTime={refinement.createdAt}>
+                      {new Date(refinement.createdAt).toLocaleString()}
+                    </time>
+                  </td>
+                  <td className="pr-2">
+                    <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
+                  </td>
+                  <td className="pr-2 whitespace-nowrap">{TRIGGER_LABELS[refinement.trigger]}</td>
+                  <td className="pr-2">
+                    <StatusBadge status={refinement.status} />
+                  </td>
+                  <td className="pr-2">
+                    <div data-testid="refinement-summary">
+                      {refinement.summary || (
+                        <span className="text-muted-foreground">(no summary)</span>
+                      )}
+                    </div>
+                    <div className="text-muted-foreground text-xs">
+                      {refinement.actorId
+                        ? (names.get(refinement.actorId) ?? "former member")
+                        : "—"}
+                      {chatTitle ? ` · chat “${chatTitle}”` : ""}
+                    </div>
+                  </td>
+                  <td
+                    className="text-muted-foreground pr-2 text-xs whitespace-nowrap"
+                    data-testid="refinement-counts"
+                  >
+                    {counts.created} created · {counts.updated} updated · {counts.deleted} deleted ·{" "}
+                    {counts.failed} failed
+                    {counts.pending ? ` · ${counts.pending} pending` : ""}
+                  </td>
+                  <td className="text-right">
+                    <Link
+                      className="underline"
+                      href={`/refinements/${refinement.id}`}
+                      data-testid="refinement-link"
+                    >
+                      Details
+                    </Link>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {page.nextCursor ? (
+        <Link className="text-sm underline" href={`/refinements?${nextQuery.toString()}`}>
+          Older refinements
+        </Link>
+      ) : null}
     </div>
   );
 }

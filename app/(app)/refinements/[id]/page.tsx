@@ -1,0 +1,365 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
+import { z } from "zod";
+import { DiffView } from "@/components/harness/diff-view";
+import { entryHref } from "@/components/harness/entry-href";
+import { ApprovalControls } from "@/components/refinements/approval-controls";
+import { editCounts } from "@/components/refinements/edit-counts";
+import { entryAsText, proposedAsText } from "@/components/refinements/entry-as-text";
+import { EDIT_RESULT_TONES, TRIGGER_LABELS } from "@/components/refinements/refinement-labels";
+import { RestoreVersionButton } from "@/components/refinements/restore-version-button";
+import { RollbackControl } from "@/components/refinements/rollback-control";
+import { StatusBadge } from "@/components/refinements/status-badge";
+import { VerdictForm } from "@/components/refinements/verdict-form";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { canWriteGlobal, type RecordedEdit, type Refinement } from "@/lib/harness";
+import { getOwnChat } from "@/lib/harness-service";
+import { refinementStore } from "@/lib/refinements";
+import { cn } from "@/lib/utils";
+import { canSeeRefinement } from "../list-visible-refinements";
+
+export const dynamic = "force-dynamic";
+
+const paramsSchema = z.object({ id: z.string().min(1).max(200) });
+
+function when(iso: string): ReactNode {
+  return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+}
+
+function Section(props: { title: string; testId?: string; children: ReactNode }) {
+  return (
+    <section className="space-y-2" data-testid={props.testId}>
+      <h2 className="text-lg font-medium">{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+/** What a recorded edit touched, for its card's heading. */
+function editTarget(edit: RecordedEdit): string {
+  const entry = edit.after ?? edit.before;
+  const id = entry?.id ?? edit.proposed.id ?? "";
+  const title = entry?.title ?? edit.proposed.title;
+  return [`${edit.proposed.action} ${edit.proposed.kind}`, id && `[${edit.scope}:${id}]`, title]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+function EditCard({ edit, index }: { edit: RecordedEdit; index: number }) {
+  const entry = edit.after ?? edit.before;
+  // A failed or skipped edit has no "after" state: show what was proposed instead.
+  const notApplied = edit.after === null && (edit.result === "failed" || edit.result === "skipped");
+  const after = notApplied ? proposedAsText(edit.proposed) : entryAsText(edit.after);
+  const afterLabel = notApplied
+    ? "proposed (not applied)"
+    : edit.after
+      ? edit.result === "pending"
+        ? "proposed"
+        : `after (v${edit.after.version})`
+      : "after (deleted)";
+  return (
+    <Card
+      className="space-y-3 p-4"
+      data-testid="edit-card"
+      data-result={edit.result}
+      data-action={edit.proposed.action}
+      data-index={index}
+    >
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <span className="font-medium" data-testid="edit-target">
+          {editTarget(edit)}
+        </span>
+        <span className="flex items-center gap-2">
+          {entry && edit.result !== "pending" ? (
+            <Link className="text-xs underline" href={entryHref(entry)}>
+              entry history
+            </Link>
+          ) : null}
+          <Badge className={EDIT_RESULT_TONES[edit.result]} data-testid="edit-result">
+            {edit.result}
+          </Badge>
+        </span>
+      </div>
+      {edit.proposed.reason ? (
+        <p className="text-muted-foreground text-sm">Reason: {edit.proposed.reason}</p>
+      ) : null}
+      {edit.error ? (
+        <p className="text-destructive text-sm" data-testid="edit-error">
+          {edit.error.message} <span className="font-mono text-xs">({edit.error.code})</span>
+        </p>
+      ) : null}
+      <DiffView
+        before={entryAsText(edit.before)}
+        after={after}
+        beforeLabel={edit.before ? `before (v${edit.before.version})` : "before (none)"}
+        afterLabel={afterLabel}
+      />
+    </Card>
+  );
+}
+
+function Counts({ refinement }: { refinement: Refinement }) {
+  const counts = editCounts(refinement);
+  return (
+    <span data-testid="refinement-counts">
+      {counts.created} created · {counts.updated} updated · {counts.deleted} deleted ·{" "}
+      {counts.failed} failed{counts.pending ? ` · ${counts.pending} pending` : ""}
+    </span>
+  );
+}
+
+export default async function RefinementPage(props: { params: Promise<{ id: string }> }) {
+  const actor = await requireActor();
+  const params = paramsSchema.safeParse(await props.params);
+  if (!params.success) notFound();
+  const store = refinementStore();
+  const refinement = await store.getRefinement({
+    workspaceId: actor.workspaceId,
+    id: params.data.id,
+  });
+  // Another person's local refinement reads as missing: its chat is theirs.
+  if (!refinement || !(await canSeeRefinement(actor, refinement))) notFound();
+
+  const [chat, rollbacks, original, memberships] = await Promise.all([
+    refinement.chatId ? getOwnChat(actor, refinement.chatId) : Promise.resolve(null),
+    store.listRefinements({
+      workspaceId: actor.workspaceId,
+      filter: { rollbackOf: refinement.id },
+      limit: 20,
+    }),
+    refinement.rollbackOf
+      ? store.getRefinement({ workspaceId: actor.workspaceId, id: refinement.rollbackOf })
+      : Promise.resolve(null),
+    getDb().membership.findMany({
+      where: { workspaceId: actor.workspaceId },
+      include: { user: { select: { name: true, email: true } } },
+    }),
+  ]);
+  const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));
+  const nameOf = (userId: string | null) =>
+    userId === null
+      ? "—"
+      : userId === actor.userId
+        ? "you"
+        : (names.get(userId) ?? "a former member");
+
+  const global = refinement.scope === "global";
+  const mayWriteScope = global ? canWriteGlobal(actor) : chat !== null;
+  const rollbackable = refinement.status === "applied" || refinement.status === "partial";
+  const restorable =
+    global &&
+    refinement.harnessVersionAfter !== null &&
+    !["pending", "imported"].includes(refinement.status);
+  const mayJudge =
+    refinement.status !== "pending" &&
+    refinement.expectedOutcome !== "" &&
+    (canWriteGlobal(actor) || (!global && refinement.actorId === actor.userId));
+
+  return (
+    <div className="space-y-8" data-testid="refinement-detail" data-id={refinement.id}>
+      <div className="space-y-2">
+        <Link href="/refinements" className="text-muted-foreground text-sm hover:underline">
+          ← Refinements
+        </Link>
+        <h1 className="text-2xl font-semibold" data-testid="refinement-title">
+          {refinement.summary || "Refinement"}
+        </h1>
+        <div className="text-muted-foreground flex flex-wrap items-center gap-2 text-sm">
+          <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
+          <Badge data-testid="refinement-trigger">{TRIGGER_LABELS[refinement.trigger]}</Badge>
+          <StatusBadge status={refinement.status} />
+          <span>{when(refinement.createdAt)}</span>
+          <span>by {nameOf(refinement.actorId)}</span>
+          {chat ? (
+            <Link className="underline" href={`/chat/${chat.id}`}>
+              chat “{chat.title}”
+            </Link>
+          ) : null}
+          {refinement.harnessVersionBefore !== null ? (
+            <span data-testid="harness-versions">
+              harness v{refinement.harnessVersionBefore}
+              {refinement.harnessVersionAfter !== null &&
+              refinement.harnessVersionAfter !== refinement.harnessVersionBefore
+                ? ` → v${refinement.harnessVersionAfter}`
+                : ""}
+            </span>
+          ) : null}
+          {refinement.model ? <span className="font-mono text-xs">{refinement.model}</span> : null}
+        </div>
+        <p className="text-sm">
+          <Counts refinement={refinement} />
+        </p>
+        {original ? (
+          <p className="text-sm">
+            Rolls back{" "}
+            <Link
+              className="underline"
+              href={`/refinements/${original.id}`}
+              data-testid="rollback-of-link"
+            >
+              {original.summary || original.id}
+            </Link>
+          </p>
+        ) : null}
+        {rollbacks.items.length > 0 ? (
+          <p className="text-sm" data-testid="rolled-back-by">
+            Rolled back by{" "}
+            {rollbacks.items.map((rollback, index) => (
+              <span key={rollback.id}>
+                {index > 0 ? ", " : ""}
+                <Link
+                  className="underline"
+                  href={`/refinements/${rollback.id}`}
+                  data-testid="rolled-back-by-link"
+                >
+                  {nameOf(rollback.actorId)} on {new Date(rollback.createdAt).toLocaleString()}
+                </Link>
+              </span>
+            ))}
+          </p>
+        ) : null}
+      </div>
+
+      {rollbackable || restorable || refinement.status === "pending" ? (
+        <Card className="space-y-4 p-4" data-testid="refinement-actions">
+          {rollbackable ? (
+            mayWriteScope ? (
+              <RollbackControl refinementId={refinement.id} />
+            ) : (
+              <p className="text-muted-foreground text-sm" data-testid="rollback-unavailable">
+                Rolling back a global refinement needs the editor or admin role.
+              </p>
+            )
+          ) : null}
+          {refinement.status === "pending" ? (
+            canWriteGlobal(actor) ? (
+              <ApprovalControls refinementId={refinement.id} />
+            ) : (
+              <p className="text-muted-foreground text-sm" data-testid="approval-unavailable">
+                Waiting for an editor or admin to approve or reject this proposal.
+              </p>
+            )
+          ) : null}
+          {restorable && canWriteGlobal(actor) ? (
+            <RestoreVersionButton
+              refinementId={refinement.id}
+              version={refinement.harnessVersionAfter!}
+            />
+          ) : null}
+        </Card>
+      ) : null}
+
+      {refinement.error ? (
+        <Section title="Error" testId="refinement-error">
+          <p className="text-destructive text-sm">
+            {refinement.error.message}{" "}
+            <span className="font-mono text-xs">({refinement.error.code})</span>
+          </p>
+        </Section>
+      ) : null}
+
+      {refinement.instructions ? (
+        <Section title="Instructions" testId="refinement-instructions">
+          <p className="text-sm whitespace-pre-wrap">{refinement.instructions}</p>
+        </Section>
+      ) : null}
+
+      {refinement.rationale ? (
+        <Section title="Rationale" testId="refinement-rationale">
+          <p className="text-sm whitespace-pre-wrap">{refinement.rationale}</p>
+        </Section>
+      ) : null}
+
+      {refinement.expectedOutcome || refinement.outcome ? (
+        <Section title="Expected outcome" testId="refinement-expected-outcome">
+          <p className="text-sm whitespace-pre-wrap">{refinement.expectedOutcome}</p>
+          {refinement.outcome ? (
+            <div
+              className={cn(
+                "rounded-md border p-3 text-sm",
+                refinement.outcome.verdict === "confirmed"
+                  ? "border-green-600/60"
+                  : "border-destructive/60",
+              )}
+              data-testid="outcome-verdict"
+              data-verdict={refinement.outcome.verdict}
+            >
+              <span className="font-medium">
+                {refinement.outcome.verdict === "confirmed" ? "Confirmed" : "Refuted"}
+              </span>{" "}
+              by {nameOf(refinement.outcome.by)} on {when(refinement.outcome.at)}
+              {refinement.outcome.note ? (
+                <p className="mt-1 whitespace-pre-wrap">{refinement.outcome.note}</p>
+              ) : null}
+            </div>
+          ) : (
+            <p className="text-muted-foreground text-sm">No verdict yet.</p>
+          )}
+          {mayJudge ? (
+            <VerdictForm
+              key={refinement.outcome?.at ?? "none"}
+              refinementId={refinement.id}
+              initial={
+                refinement.outcome
+                  ? { verdict: refinement.outcome.verdict, note: refinement.outcome.note }
+                  : undefined
+              }
+            />
+          ) : null}
+        </Section>
+      ) : null}
+
+      {refinement.review ? (
+        <Section title="Review decision" testId="review-decision">
+          <p className="text-sm">
+            <span className="font-medium">
+              {refinement.review.shouldRefine ? "Refine" : "Do not refine"}
+            </span>{" "}
+            — {refinement.review.rationale}
+          </p>
+          {refinement.review.instructions ? (
+            <p className="text-muted-foreground text-sm whitespace-pre-wrap">
+              Instructions for the planner: {refinement.review.instructions}
+            </p>
+          ) : null}
+        </Section>
+      ) : null}
+
+      {refinement.approval ? (
+        <Section title="Approval" testId="approval-decision">
+          <p className="text-sm">
+            <span className="font-medium">
+              {refinement.approval.decision === "approved" ? "Approved" : "Rejected"}
+            </span>{" "}
+            by {nameOf(refinement.approval.by)} on {when(refinement.approval.at)}
+          </p>
+          {refinement.approval.note ? (
+            <p className="text-muted-foreground text-sm whitespace-pre-wrap">
+              {refinement.approval.note}
+            </p>
+          ) : null}
+        </Section>
+      ) : null}
+
+      <Section title={`Edits (${refinement.edits.length})`} testId="refinement-edits">
+        {refinement.edits.length === 0 ? (
+          <p className="text-muted-foreground text-sm">
+            {refinement.status === "no_changes"
+              ? "The planner proposed no edits: nothing lasting to record."
+              : "No edits."}
+          </p>
+        ) : (
+          <div className="space-y-3">
+            {refinement.edits.map((edit, index) => (
+              <EditCard key={index} edit={edit} index={index} />
+            ))}
+          </div>
+        )}
+      </Section>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import "server-only";
+import {
+  encodeRefinementCursor,
+  type Actor,
+  type Page,
+  type Refinement,
+  type RefinementFilter,
+  type RefinementStatus,
+  type RefinementTrigger,
+} from "@/lib/harness";
+import { getOwnChat } from "@/lib/harness-service";
+import { refinementStore } from "@/lib/refinements";
+
+/** The timeline's filters, already parsed. `chatId` must be one of `ownChatIds`. */
+export interface TimelineFilters {
+  scope?: "global" | "local";
+  trigger?: RefinementTrigger;
+  status?: RefinementStatus;
+  chatId?: string;
+  actorId?: string;
+  cursor?: string;
+}
+
+function newestFirst(a: Refinement, b: Refinement): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * The refinements `actor` may see, newest first: the workspace's global ones plus the local
+ * ones of the actor's own chats. The store has no "any of these chats" filter, so this runs
+ * one query for the global scope and one per own chat, with the same cursor (every query
+ * shares the newest-first order the cursor encodes), and merges them: a page is exactly the
+ * first `limit` rows of the union after the cursor. Imported history is left out unless the
+ * filters ask for it (status `imported` or trigger `import`).
+ */
+export async function listVisibleRefinements(options: {
+  actor: Actor;
+  ownChatIds: readonly string[];
+  filters: TimelineFilters;
+  limit: number;
+}): Promise<Page<Refinement>> {
+  const { actor, filters, limit } = options;
+  const base: RefinementFilter = {
+    trigger: filters.trigger,
+    status: filters.status,
+    actorId: filters.actorId,
+    ...(filters.trigger === "import" ? { includeImported: true } : {}),
+  };
+  const sources: RefinementFilter[] = [];
+  if (filters.chatId !== undefined) {
+    // Every refinement recorded in one's own chat is visible: its local ones and the global
+    // ones started there.
+    if (options.ownChatIds.includes(filters.chatId)) {
+      sources.push({ ...base, chatId: filters.chatId, scope: filters.scope });
+    }
+  } else {
+    if (filters.scope !== "local") sources.push({ ...base, scope: "global" });
+    if (filters.scope !== "global") {
+      for (const chatId of options.ownChatIds) sources.push({ ...base, scope: "local", chatId });
+    }
+  }
+  const store = refinementStore();
+  const pages = await Promise.all(
+    sources.map((filter) =>
+      store.listRefinements({
+        workspaceId: actor.workspaceId,
+        filter,
+        cursor: filters.cursor ?? null,
+        limit,
+      }),
+    ),
+  );
+  const merged = pages.flatMap((page) => page.items).sort(newestFirst);
+  const items = merged.slice(0, limit);
+  const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
+  const last = items.at(-1);
+  return { items, nextCursor: more && last ? encodeRefinementCursor(last) : null };
+}
+
+/**
+ * Whether `actor` may see `refinement`: global ones are the workspace's; local ones belong to
+ * the owner of their chat.
+ */
+export async function canSeeRefinement(actor: Actor, refinement: Refinement): Promise<boolean> {
+  if (refinement.workspaceId !== actor.workspaceId) return false;
+  if (refinement.scope === "global") return true;
+  return refinement.chatId !== null && (await getOwnChat(actor, refinement.chatId)) !== null;
+}

@@ -1,0 +1,64 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { restoreToVersionAction } from "@/app/(app)/refinements/actions";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+
+/**
+ * Restores the whole global harness to the version right after a refinement. Asks once more
+ * inline (it touches every global entry); the restore is recorded as a refinement, so it can
+ * be rolled back too. Opens the new restore refinement afterwards.
+ */
+export function RestoreVersionButton(props: { refinementId: string; version: number }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const restore = () =>
+    startTransition(async () => {
+      const result = await restoreToVersionAction({ id: props.refinementId });
+      if (!result.ok) return setError(result.error);
+      setError(null);
+      setConfirming(false);
+      router.push(result.refinementId ? `/refinements/${result.refinementId}` : "/refinements");
+      router.refresh();
+    });
+  return (
+    <div className="space-y-2" data-testid="restore-version-control">
+      {confirming ? (
+        <div className="flex flex-wrap items-center gap-2 text-sm">
+          <span>Every global entry goes back to its state at harness version {props.version}.</span>
+          <Button
+            variant="destructive"
+            size="sm"
+            disabled={pending}
+            data-testid="confirm-restore-version"
+            onClick={restore}
+          >
+            Restore to v{props.version}
+          </Button>
+          <Button
+            variant="outline"
+            size="sm"
+            disabled={pending}
+            onClick={() => setConfirming(false)}
+          >
+            Cancel
+          </Button>
+        </div>
+      ) : (
+        <Button
+          variant="outline"
+          size="sm"
+          data-testid="restore-version"
+          onClick={() => setConfirming(true)}
+        >
+          Restore harness to this version
+        </Button>
+      )}
+      <FormMessage message={error} />
+    </div>
+  );
+}

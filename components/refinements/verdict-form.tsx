@@ -1,0 +1,64 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition, type FormEvent } from "react";
+import { setVerdictAction } from "@/app/(app)/refinements/actions";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { Select } from "@/components/ui/input";
+
+/** Marks the expected outcome as confirmed or refuted, with a note. Setting it again replaces it. */
+export function VerdictForm(props: {
+  refinementId: string;
+  initial?: { verdict: "confirmed" | "refuted"; note: string };
+}) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  const [verdict, setVerdict] = useState<"confirmed" | "refuted">(
+    props.initial?.verdict ?? "confirmed",
+  );
+  const [note, setNote] = useState(props.initial?.note ?? "");
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    startTransition(async () => {
+      const result = await setVerdictAction({ id: props.refinementId, verdict, note });
+      if (!result.ok) return setError(result.error);
+      setError(null);
+      router.refresh();
+    });
+  };
+  return (
+    <form className="space-y-2" onSubmit={submit} data-testid="verdict-form">
+      <div className="flex flex-wrap items-start gap-2">
+        <Select
+          aria-label="Verdict"
+          value={verdict}
+          onChange={(event) => setVerdict(event.target.value as "confirmed" | "refuted")}
+        >
+          <option value="confirmed">Confirmed</option>
+          <option value="refuted">Refuted</option>
+        </Select>
+        <textarea
+          aria-label="Verdict note"
+          className="border-border placeholder:text-muted-foreground focus-visible:ring-ring min-h-9 flex-1 rounded-md border bg-transparent px-3 py-1.5 text-sm focus-visible:ring-2 focus-visible:outline-none"
+          placeholder="What happened in later chats?"
+          rows={2}
+          maxLength={2000}
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+        />
+        <Button
+          type="submit"
+          size="sm"
+          variant="outline"
+          disabled={pending}
+          data-testid="save-verdict"
+        >
+          {props.initial ? "Update verdict" : "Set verdict"}
+        </Button>
+      </div>
+      <FormMessage message={error} />
+    </form>
+  );
+}
