@@ -277,3 +277,11 @@ export {
   type RollbackResult,
   type RunRefinementOptions,
 } from "./refine";
+export {
+  clampStoragePageSize,
+  decodeStorageCursor,
+  encodeStorageCursor,
+  isEntryCursor,
+  isRangeCursor,
+  isVersionCursor,
+} from "./store";

@@ -1,10 +1,14 @@
 import type { Db } from "@/lib/db";
+import {
+  clampStoragePageSize,
+  decodeStorageCursor,
+  isEntryCursor,
+  isRangeCursor,
+  isVersionCursor,
+} from "@/lib/harness";
 import { isUniqueConstraintError } from "@/lib/db";
 import {
-  DEFAULT_PAGE_SIZE,
   HarnessConflictError,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
   entryKeyOf,
   type Entry,
   type EntryFilter,
@@ -25,41 +29,6 @@ type EntryWhere = NonNullable<NonNullable<Parameters<Db["harnessEntry"]["findMan
 
 /** Large restores write thousands of rows in one transaction; the default 5 s is too short. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 120_000 } as const;
-
-function pageSize(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
-}
-
-function decodeCursor<T>(
-  cursor: string | null | undefined,
-  isValid: (value: unknown) => value is T,
-): T | null {
-  if (cursor === null || cursor === undefined || cursor === "") return null;
-  try {
-    const value: unknown = JSON.parse(cursor);
-    if (isValid(value)) return value;
-  } catch {
-    // reported below
-  }
-  throw new HarnessValidationError({
-    surface: "cursor",
-    message: "Invalid pagination cursor",
-    details: { cursor },
-  });
-}
-
-const isEntryCursor = (value: unknown): value is [string, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "string" &&
-  typeof value[1] === "string";
-const isRangeCursor = (value: unknown): value is [number, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "number" &&
-  typeof value[1] === "string";
-const isVersionCursor = (value: unknown): value is number => typeof value === "number";
 
 function entryFromRow(row: EntryRow): Entry {
   return {
@@ -380,8 +349,8 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Entry>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isEntryCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isEntryCursor);
     const where: EntryWhere = after
       ? {
           AND: [
@@ -421,8 +390,8 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isVersionCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isVersionCursor);
     const descending = options.order === "desc";
     const rows = await this.db.harnessRevision.findMany({
       where: {
@@ -461,8 +430,8 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isRangeCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isRangeCursor);
     const rows = await this.db.harnessRevision.findMany({
       where: {
         workspaceId: options.workspaceId,

@@ -1,9 +1,13 @@
 import Database from "better-sqlite3";
 import {
-  DEFAULT_PAGE_SIZE,
+  clampStoragePageSize,
+  decodeStorageCursor,
+  isEntryCursor,
+  isRangeCursor,
+  isVersionCursor,
+} from "@/lib/harness";
+import {
   HarnessConflictError,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
   entryKeyOf,
   type Entry,
   type EntryFilter,
@@ -79,41 +83,6 @@ function toStoredDate(iso: string): string {
 function fromStoredDate(value: string | number): string {
   return new Date(value).toISOString();
 }
-
-function pageSize(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
-}
-
-function decodeCursor<T>(
-  cursor: string | null | undefined,
-  isValid: (value: unknown) => value is T,
-): T | null {
-  if (cursor === null || cursor === undefined || cursor === "") return null;
-  try {
-    const value: unknown = JSON.parse(cursor);
-    if (isValid(value)) return value;
-  } catch {
-    // reported below
-  }
-  throw new HarnessValidationError({
-    surface: "cursor",
-    message: "Invalid pagination cursor",
-    details: { cursor },
-  });
-}
-
-const isEntryCursor = (value: unknown): value is [string, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "string" &&
-  typeof value[1] === "string";
-const isRangeCursor = (value: unknown): value is [number, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "number" &&
-  typeof value[1] === "string";
-const isVersionCursor = (value: unknown): value is number => typeof value === "number";
 
 function entryFromRow(row: EntryRow): Entry {
   return {
@@ -449,8 +418,8 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Entry>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isEntryCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isEntryCursor);
     const filter = options.filter ?? {};
     const where: string[] = [`"workspaceId" = ?`];
     const parameters: unknown[] = [options.workspaceId];
@@ -514,8 +483,8 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isVersionCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isVersionCursor);
     const descending = options.order === "desc";
     const rows = this.statement(
       `SELECT * FROM "HarnessRevision" WHERE "workspaceId" = ? AND "entryKey" = ?
@@ -552,8 +521,8 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isRangeCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isRangeCursor);
     const where = [`"workspaceId" = ?`, `"harnessVersion" > ?`];
     const parameters: unknown[] = [options.workspaceId, options.afterHarnessVersion ?? 0];
     if (options.upToHarnessVersion !== undefined) {

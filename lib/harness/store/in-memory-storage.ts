@@ -1,8 +1,14 @@
-import { HarnessConflictError, HarnessValidationError } from "../errors";
+import { HarnessConflictError } from "../errors";
+import {
+  clampStoragePageSize,
+  decodeStorageCursor,
+  encodeStorageCursor,
+  isEntryCursor,
+  isRangeCursor,
+  isVersionCursor,
+} from "./storage-cursors";
 import { entryKeyOf } from "./entry-key";
 import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
   type EntryFilter,
   type HarnessStoragePort,
   type StorageCallOptions,
@@ -17,46 +23,6 @@ interface WorkspaceData {
   revisions: Revision[];
   revisionsById: Map<string, Revision>;
   revisionsByKey: Map<string, Revision[]>;
-}
-
-function encodeCursor(value: unknown): string {
-  // Plain JSON keeps the core free of Node-only APIs; callers must still treat it as opaque.
-  return JSON.stringify(value);
-}
-
-function decodeCursor<T>(
-  cursor: string | null | undefined,
-  isValid: (value: unknown) => value is T,
-): T | null {
-  if (cursor === null || cursor === undefined || cursor === "") return null;
-  try {
-    const value: unknown = JSON.parse(cursor);
-    if (isValid(value)) return value;
-  } catch {
-    // fall through to the error below
-  }
-  throw new HarnessValidationError({
-    surface: "cursor",
-    message: "Invalid pagination cursor",
-    details: { cursor },
-  });
-}
-
-const isEntryCursor = (value: unknown): value is [string, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "string" &&
-  typeof value[1] === "string";
-const isRangeCursor = (value: unknown): value is [number, string] =>
-  Array.isArray(value) &&
-  value.length === 2 &&
-  typeof value[0] === "number" &&
-  typeof value[1] === "string";
-const isVersionCursor = (value: unknown): value is number => typeof value === "number";
-
-function pageSize(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
 }
 
 function matches(entry: Entry, filter: EntryFilter): boolean {
@@ -254,8 +220,8 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Entry>> {
     await this.enter(options);
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isEntryCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isEntryCursor);
     const data = this.workspaces.get(options.workspaceId);
     if (!data) return { items: [], nextCursor: null };
     const filter = options.filter ?? {};
@@ -271,7 +237,8 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     const last = page.at(-1);
     return {
       items: page.map((row) => structuredClone(row.entry)),
-      nextCursor: rows.length > limit && last ? encodeCursor([last.updatedAt, last.key]) : null,
+      nextCursor:
+        rows.length > limit && last ? encodeStorageCursor([last.updatedAt, last.key]) : null,
     };
   }
 
@@ -285,8 +252,8 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     await this.enter(options);
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isVersionCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isVersionCursor);
     const descending = options.order === "desc";
     const all =
       this.workspaces.get(options.workspaceId)?.revisionsByKey.get(options.entryKey) ?? [];
@@ -301,7 +268,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     const last = page.at(-1);
     return {
       items: page.map((revision) => structuredClone(revision)),
-      nextCursor: rest.length > limit && last ? encodeCursor(last.harnessVersion) : null,
+      nextCursor: rest.length > limit && last ? encodeStorageCursor(last.harnessVersion) : null,
     };
   }
 
@@ -325,8 +292,8 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     },
   ): Promise<Page<Revision>> {
     await this.enter(options);
-    const limit = pageSize(options.limit);
-    const after = decodeCursor(options.cursor, isRangeCursor);
+    const limit = clampStoragePageSize(options.limit);
+    const after = decodeStorageCursor(options.cursor, isRangeCursor);
     const lower = options.afterHarnessVersion ?? 0;
     const upper = options.upToHarnessVersion ?? Number.POSITIVE_INFINITY;
     const all = this.workspaces.get(options.workspaceId)?.revisions ?? [];
@@ -348,7 +315,9 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     return {
       items: page.map((revision) => structuredClone(revision)),
       nextCursor:
-        rows.length > limit && last ? encodeCursor([last.harnessVersion, last.entryKey]) : null,
+        rows.length > limit && last
+          ? encodeStorageCursor([last.harnessVersion, last.entryKey])
+          : null,
     };
   }
 

@@ -84,3 +84,11 @@ export {
   type FormatHarnessStateOptions,
   type PromptViewCache,
 } from "./format-harness-state";
+export {
+  clampStoragePageSize,
+  decodeStorageCursor,
+  encodeStorageCursor,
+  isEntryCursor,
+  isRangeCursor,
+  isVersionCursor,
+} from "./storage-cursors";

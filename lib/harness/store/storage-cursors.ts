@@ -1,0 +1,53 @@
+import { HarnessValidationError } from "../errors";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./store-port";
+
+/**
+ * Helpers every `HarnessStoragePort` implementation shares, so all of them page and reject
+ * cursors the same way. Cursors are JSON: opaque to callers, but identical across adapters.
+ */
+
+/** A page size clamped to 1–500; `DEFAULT_PAGE_SIZE` when missing or not finite. */
+export function clampStoragePageSize(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
+  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
+}
+
+export function encodeStorageCursor(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** The decoded cursor, `null` for none; a malformed one is `validation:cursor`. */
+export function decodeStorageCursor<T>(
+  cursor: string | null | undefined,
+  isValid: (value: unknown) => value is T,
+): T | null {
+  if (cursor === null || cursor === undefined || cursor === "") return null;
+  try {
+    const value: unknown = JSON.parse(cursor);
+    if (isValid(value)) return value;
+  } catch {
+    // reported below
+  }
+  throw new HarnessValidationError({
+    surface: "cursor",
+    message: "Invalid pagination cursor",
+    details: { cursor },
+  });
+}
+
+/** `[updatedAt, entryKey]`: the position in `listEntries` order. */
+export const isEntryCursor = (value: unknown): value is [string, string] =>
+  Array.isArray(value) &&
+  value.length === 2 &&
+  typeof value[0] === "string" &&
+  typeof value[1] === "string";
+
+/** `[harnessVersion, entryKey]`: the position in `listRevisionsInRange` order. */
+export const isRangeCursor = (value: unknown): value is [number, string] =>
+  Array.isArray(value) &&
+  value.length === 2 &&
+  typeof value[0] === "number" &&
+  typeof value[1] === "string";
+
+/** A harness version: the position in `listRevisions` order. */
+export const isVersionCursor = (value: unknown): value is number => typeof value === "number";
