@@ -1,6 +1,7 @@
 // One turn's persistence on SQLite: load a dir of 200 files of 4 KB, change 2, diff and commit
-// through the public API (openTurnCheckout + the Prisma dir backing), next to the floor: the same
-// reads and writes with raw better-sqlite3 statements, in the same run.
+// through the public API (openTurnCheckout + the Prisma dir backing, and the SQLite dir backing the
+// app uses on SQLite), next to the floor: the same reads and writes with raw better-sqlite3
+// statements, in the same run.
 // Target: p50 under 10 ms, within 3× of the floor.
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,7 +10,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
 import { createInMemoryCommitLog, openTurnCheckout, type PersistentDir } from "@/lib/harness";
-import { createPrismaDirBacking } from "@/lib/store-prisma";
+import { createPrismaDirBacking, createSqliteDirBacking } from "@/lib/store-prisma";
 import { loadLine, ms, summarize, table } from "./stats";
 
 const FILES = 200;
@@ -34,15 +35,21 @@ async function freshDatabase() {
  * nothing else committed. `false`: every load reads all files (what a turn pays when another
  * instance committed since, or on the first turn after a restart).
  */
-async function throughApi(options: { cached: boolean }) {
-  const { directory, target } = await freshDatabase();
+async function throughApi(options: { cached: boolean; backing?: "prisma" | "sqlite" }) {
+  const { directory, filePath, target } = await freshDatabase();
   const db = createDb(target);
+  const backingOptions = {
+    dirKey: ({ extraBody }: { extraBody: { userId: string } }) => `user:${extraBody.userId}`,
+    ...(options.cached ? {} : { snapshotCache: false as const }),
+  };
+  const sqlite =
+    options.backing === "sqlite"
+      ? createSqliteDirBacking<{ userId: string }, null>({ filePath, ...backingOptions })
+      : null;
   try {
-    const backing = createPrismaDirBacking<{ userId: string }, null>({
-      db,
-      dirKey: ({ extraBody }) => `user:${extraBody.userId}`,
-      ...(options.cached ? {} : { snapshotCache: false as const }),
-    });
+    const backing = sqlite
+      ? { load: sqlite.load, store: sqlite.store }
+      : createPrismaDirBacking<{ userId: string }, null>({ db, ...backingOptions });
     const dir: PersistentDir<{ userId: string }, null> = {
       harnessDir: "/persistent/user",
       ...backing,
@@ -87,6 +94,7 @@ async function throughApi(options: { cached: boolean }) {
     }
     return { ...summarize(samples), cpu: summarize(cpuSamples) };
   } finally {
+    sqlite?.close();
     await db.$disconnect();
     rmSync(directory, { recursive: true, force: true });
   }
@@ -172,6 +180,8 @@ export async function benchPersistentDirs(): Promise<string> {
   const raw = await floor();
   const api = await throughApi({ cached: true });
   const uncached = await throughApi({ cached: false });
+  const viaSqlite = await throughApi({ cached: true, backing: "sqlite" });
+  const viaSqliteUncached = await throughApi({ cached: false, backing: "sqlite" });
   const rows = [
     {
       path: "Cairn (openTurnCheckout + Prisma backing)",
@@ -188,6 +198,22 @@ export async function benchPersistentDirs(): Promise<string> {
       "p50 vs floor": (uncached.p50 / raw.p50).toFixed(2),
       "cpu p50": ms(uncached.cpu.p50),
       "cpu p50 vs floor": (uncached.cpu.p50 / raw.cpu.p50).toFixed(2),
+    },
+    {
+      path: "Cairn (openTurnCheckout + SQLite backing, what the app uses on SQLite)",
+      p50: ms(viaSqlite.p50),
+      p95: ms(viaSqlite.p95),
+      "p50 vs floor": (viaSqlite.p50 / raw.p50).toFixed(2),
+      "cpu p50": ms(viaSqlite.cpu.p50),
+      "cpu p50 vs floor": (viaSqlite.cpu.p50 / raw.cpu.p50).toFixed(2),
+    },
+    {
+      path: "Cairn, SQLite backing, snapshot cache off",
+      p50: ms(viaSqliteUncached.p50),
+      p95: ms(viaSqliteUncached.p95),
+      "p50 vs floor": (viaSqliteUncached.p50 / raw.p50).toFixed(2),
+      "cpu p50": ms(viaSqliteUncached.cpu.p50),
+      "cpu p50 vs floor": (viaSqliteUncached.cpu.p50 / raw.cpu.p50).toFixed(2),
     },
     {
       path: "floor (raw better-sqlite3)",

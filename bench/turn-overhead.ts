@@ -201,7 +201,7 @@ async function runWorkload(workload: Workload) {
     const seedFilesMs = performance.now() - started;
 
     // As the app does once per process (lib/persistent-dirs/server.ts).
-    const dirsService = createPersistentDirsService({ db });
+    const dirsService = createPersistentDirsService({ db, target });
     const definitionFor = (
       model: MockLanguageModelV4,
     ): HarnessDefinition<AppExtraBody, AppSession> => ({

@@ -1,6 +1,6 @@
 import path from "node:path";
 
-import type { Db } from "@/lib/db";
+import { resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
 import {
   canWriteGlobal,
   definePersistentDirs,
@@ -10,7 +10,7 @@ import {
   type Actor,
   type PersistentDir,
 } from "@/lib/harness";
-import { createPrismaDirBacking, type DirCommitSource } from "@/lib/store-prisma";
+import { dirBackingFor, type DirCommitSource } from "@/lib/store-prisma";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -80,6 +80,12 @@ export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
   db: Db;
+  /**
+   * The database `db` is connected to (it picks the dir backing: prepared statements on a
+   * SQLite file, Prisma on PostgreSQL). Default `resolveDatabaseTarget()`, as `getDb()` uses;
+   * pass it whenever `db` is not the app's client (tests, benches).
+   */
+  target?: DatabaseTarget;
   /** A folder mounted read-only at `/persistent/docs` (`CAIRN_COMPANY_DOCS_DIR`); absent: no docs dir. */
   companyDocsDir?: string | null;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
@@ -98,12 +104,14 @@ export interface AppDirsOptions {
  */
 export function createAppDirs(options: AppDirsOptions): AppDir[] {
   const { db } = options;
+  const target = options.target ?? resolveDatabaseTarget();
   const source = (extraBody: AppExtraBody): DirCommitSource => extraBody.source ?? "turn";
   const actorId = (extraBody: AppExtraBody) => actorOf(extraBody)?.userId ?? null;
-  const prismaDir = (dirKey: (actor: Actor) => string) => {
+  const databaseDir = (dirKey: (actor: Actor) => string) => {
     const keyOf = (extraBody: AppExtraBody) => dirKey(actorOrThrow(extraBody));
-    const backing = createPrismaDirBacking<AppExtraBody, AppSession>({
+    const backing = dirBackingFor<AppExtraBody, AppSession>({
       db,
+      target,
       dirKey: ({ extraBody }) => keyOf(extraBody),
       actorId,
       source,
@@ -127,7 +135,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
     definition: memory<AppExtraBody, AppSession>({
       harnessDir: USER_DIR,
       commit: "after-turn",
-      ...prismaDir(userDirKey),
+      ...databaseDir(userDirKey),
       canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
       owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
     }),
@@ -145,7 +153,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
     definition: {
       harnessDir: COMPANY_DIR,
       commit: "after-turn",
-      ...prismaDir(companyDirKey),
+      ...databaseDir(companyDirKey),
       // From the server-side Actor only; a missing or odd Actor fails closed.
       canWrite: ({ extraBody }) => {
         const actor = actorOf(extraBody);

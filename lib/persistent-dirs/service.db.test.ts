@@ -24,6 +24,7 @@ beforeAll(async () => {
   await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
   service = createPersistentDirsService({
     db: database.db,
+    target: database.target,
     companyDocsDir: docsFolder,
     faultInjection: parseFaultInjection("fail-first-commit:fail-me"),
     faultInjectionSeen: new Set(),

@@ -20,3 +20,9 @@ export {
 } from "./prisma-commit-log";
 export { PrismaRefinementHistory } from "./refinement-history";
 export { PrismaRefinementStore } from "./refinement-store";
+export {
+  createSqliteDirBacking,
+  type SqliteDirBacking,
+  type SqliteDirBackingOptions,
+} from "./sqlite-dir-backing";
+export { dirBackingFor } from "./dir-backing-for";
