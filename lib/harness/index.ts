@@ -278,6 +278,7 @@ export {
   type RunRefinementOptions,
 } from "./refine";
 export {
+  batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
   encodeStorageCursor,

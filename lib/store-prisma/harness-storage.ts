@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db";
 import {
+  batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
   isEntryCursor,
@@ -142,22 +143,7 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
       }
       return { harnessVersion, revisions: [] };
     }
-    const keys = changes.map(({ revision }) =>
-      entryKeyOf({
-        scope: revision.scope,
-        chatId: revision.chatId,
-        kind: revision.kind,
-        id: revision.entryId,
-      }),
-    );
-    const duplicate = keys.find((key, index) => keys.indexOf(key) !== index);
-    if (duplicate) {
-      throw new HarnessConflictError({
-        surface: "entry",
-        message: `Entry ${duplicate} appears twice in one batch`,
-        details: { entryKey: duplicate },
-      });
-    }
+    const keys = batchEntryKeys(changes);
     try {
       return await this.db.$transaction(async (tx) => {
         // Advancing the counter first takes the workspace's write lock on PostgreSQL.

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import {
+  batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
   isEntryCursor,
@@ -209,22 +210,7 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
       }
       return { harnessVersion, revisions: [] };
     }
-    const keys = changes.map(({ revision }) =>
-      entryKeyOf({
-        scope: revision.scope,
-        chatId: revision.chatId,
-        kind: revision.kind,
-        id: revision.entryId,
-      }),
-    );
-    const duplicate = keys.find((key, index) => keys.indexOf(key) !== index);
-    if (duplicate) {
-      throw new HarnessConflictError({
-        surface: "entry",
-        message: `Entry ${duplicate} appears twice in one batch`,
-        details: { entryKey: duplicate },
-      });
-    }
+    const keys = batchEntryKeys(changes);
     try {
       return this.applyTransaction(
         workspaceId,

@@ -85,6 +85,7 @@ export {
   type PromptViewCache,
 } from "./format-harness-state";
 export {
+  batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
   encodeStorageCursor,

@@ -1,5 +1,6 @@
-import { HarnessValidationError } from "../errors";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./store-port";
+import { HarnessConflictError, HarnessValidationError } from "../errors";
+import { entryKeyOf } from "./entry-key";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type StorageChange } from "./store-port";
 
 /**
  * Helpers every `HarnessStoragePort` implementation shares, so all of them page and reject
@@ -51,3 +52,28 @@ export const isRangeCursor = (value: unknown): value is [number, string] =>
 
 /** A harness version: the position in `listRevisions` order. */
 export const isVersionCursor = (value: unknown): value is number => typeof value === "number";
+
+/**
+ * The entry key of every change of an `applyChanges` batch, in order. A key that appears twice
+ * is refused with `conflict:entry` before anything is written (the core never sends one, so this
+ * guards adapters against misuse).
+ */
+export function batchEntryKeys(changes: readonly StorageChange[]): string[] {
+  const keys = changes.map(({ revision }) =>
+    entryKeyOf({
+      scope: revision.scope,
+      chatId: revision.chatId,
+      kind: revision.kind,
+      id: revision.entryId,
+    }),
+  );
+  const duplicate = keys.find((key, index) => keys.indexOf(key) !== index);
+  if (duplicate) {
+    throw new HarnessConflictError({
+      surface: "entry",
+      message: `Entry ${duplicate} appears twice in one batch`,
+      details: { entryKey: duplicate },
+    });
+  }
+  return keys;
+}
