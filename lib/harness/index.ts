@@ -111,6 +111,7 @@ export {
   entrySourceSchema,
   entryTitleSchema,
   formatHarnessStateForPrompt,
+  formatHarnessStateWithTokens,
   isReservedEntryId,
   reconstructHarnessState,
   skillMetadataSchema,

@@ -4,6 +4,7 @@ import {
   countPromptTokens,
   createPromptViewCache,
   formatHarnessStateForPrompt,
+  formatHarnessStateWithTokens,
   HARNESS_STATE_HEADING,
   type PromptViewCache,
 } from "./format-harness-state";
@@ -236,7 +237,7 @@ describe("formatHarnessStateForPrompt", () => {
     expect(/\p{Cs}/u.test(toFencedLine("x\uD800y", 10))).toBe(false);
   });
 
-  it("renders the same with a cold, a warm or no line cache", () => {
+  it("renders the same with a cold, a warm or no cache", () => {
     const entries = Array.from({ length: 400 }, (_, index) =>
       entry({
         id: `c${index}`,
@@ -245,16 +246,116 @@ describe("formatHarnessStateForPrompt", () => {
         updatedAt: new Date(Date.UTC(2025, 0, 1) + index * 1000).toISOString(),
       }),
     );
-    const cache = createPromptViewCache({ maxLines: 50 });
+    const cache = createPromptViewCache({ maxLines: 5 });
     const render = (options: { cache?: PromptViewCache | null; query?: string }) =>
       formatHarnessStateForPrompt({ state: { entries }, tokenBudget: 1500, ...options });
-    const expected = render({ cache: null, query: "deploys" });
-    expect(render({ cache, query: "deploys" })).toBe(expected);
-    expect(cache.size).toBe(50);
-    expect(render({ cache, query: "deploys" })).toBe(expected);
-    expect(render({ query: "deploys" })).toBe(expected);
+    for (const query of ["deploys", "lesson 7", undefined, "deploys"]) {
+      const expected = render({ cache: null, query });
+      expect(render({ cache, query })).toBe(expected);
+      expect(render({ cache, query })).toBe(expected);
+      expect(render({ query })).toBe(expected);
+    }
+    expect(cache.size).toBe(5);
     cache.clear();
     expect(cache.size).toBe(0);
+  });
+
+  it("sees entries edited in place and new entry objects, though it remembers facts per entry", () => {
+    const cache = createPromptViewCache();
+    const entries = Array.from({ length: 40 }, (_, index) =>
+      entry({ id: `m${index}`, title: `Note ${index}`, content: "nothing special" }),
+    );
+    const render = (query: string) =>
+      formatHarnessStateForPrompt({ state: { entries }, tokenBudget: 400, query, cache });
+    const fresh = (query: string) =>
+      formatHarnessStateForPrompt({ state: { entries }, tokenBudget: 400, query, cache: null });
+    const first = render("kubernetes");
+    expect(first).not.toContain("Kubernetes");
+
+    // Mutated in place: same object, new content, same version.
+    (entries[33] as { content: string }).content = "Kubernetes upgrade steps";
+    expect(render("kubernetes")).toBe(fresh("kubernetes"));
+    expect(dataLines(render("kubernetes"))[1]).toContain("[global:m33]");
+
+    // Metadata edited in place.
+    entries[5] = entry({ id: "s5", kind: "skill", metadata: { name: "alpha", description: "x" } });
+    render("kubernetes");
+    (entries[5].metadata as { description: string }).description = "kubernetes rollout";
+    expect(render("kubernetes rollout")).toBe(fresh("kubernetes rollout"));
+    expect(render("kubernetes rollout")).toContain("kubernetes rollout");
+
+    // Pinned flipped in place.
+    (entries[0] as { pinned: boolean }).pinned = true;
+    expect(render("kubernetes")).toBe(fresh("kubernetes"));
+  });
+
+  it("renders a sequence of frozen snapshots exactly, reusing what each shares with the last", () => {
+    const frozen = (value: Entry): Entry => {
+      Object.freeze(value.metadata);
+      return Object.freeze(value);
+    };
+    const words = ["deploy", "release", "schema", "cache", "worker", "budget", "review"];
+    const make = (index: number, version = 1): Entry =>
+      frozen(
+        entry({
+          id: `f${index}`,
+          kind: ENTRY_KINDS[index % 4]!,
+          title: `${words[index % words.length]} ${index}`,
+          content: `v${version}: ${words[(index * 3 + version) % words.length]} notes`,
+          metadata:
+            index % 4 >= 2 ? { name: `n${index}`, description: words[(index + version) % 7] } : {},
+          version,
+          updatedAt: new Date(Date.UTC(2025, 0, 1) + index * 60_000 + version).toISOString(),
+        }),
+      );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            op: fc.constantFrom("edit", "add", "remove", "same"),
+            at: fc.nat(),
+            query: fc.constantFrom(undefined, "deploy", "cache worker", "review budgets"),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        (steps) => {
+          const cache = createPromptViewCache();
+          let list = Object.freeze(Array.from({ length: 30 }, (_, index) => make(index)));
+          let next = 30;
+          for (const step of steps) {
+            const items = [...list];
+            const at = step.at % Math.max(1, items.length);
+            if (step.op === "edit" && items.length > 0) {
+              const old = items[at]!;
+              items[at] = make(Number(old.id.slice(1)), old.version + 1);
+            } else if (step.op === "add") {
+              items.splice(at, 0, make(next++));
+            } else if (step.op === "remove") {
+              items.splice(at, 1);
+            }
+            if (step.op !== "same") list = Object.freeze(items);
+            const options = { state: { entries: list }, tokenBudget: 700, query: step.query };
+            expect(formatHarnessStateForPrompt({ ...options, cache })).toBe(
+              formatHarnessStateForPrompt({ ...options, cache: null }),
+            );
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("orders update times as text when one is not in the store's format", () => {
+    const entries = [
+      entry({ id: "a", updatedAt: "2025-02-01T00:00:00.000Z" }),
+      entry({ id: "b", updatedAt: "2025-03-01" }),
+      entry({ id: "c", updatedAt: "2025-01-15T00:00:00Z" }),
+    ];
+    const ids = dataLines(formatHarnessStateForPrompt({ state: { entries }, tokenBudget: 500 }))
+      .filter((line) => line.startsWith("["))
+      .map((line) => line.slice(1, line.indexOf("]")));
+    // String order: "2025-03-01" > "2025-02-01T…" > "2025-01-15T…".
+    expect(ids).toEqual(["global:b", "global:a", "global:c"]);
   });
 
   it("counts refinements against the budget and limits them", () => {
@@ -269,35 +370,6 @@ describe("formatHarnessStateForPrompt", () => {
       recentRefinements: refinements,
     });
     expect(output.match(/^- /gm)).toHaveLength(3);
-  });
-
-  it("renders 10,000 entries quickly", () => {
-    const entries = Array.from({ length: 10_000 }, (_, index) =>
-      entry({
-        id: `entry-${index}`,
-        kind: ENTRY_KINDS[index % 4]!,
-        content: `Use make after installing dependencies; lesson ${index}. `.repeat(4),
-        metadata: { name: `skill-${index}`, description: `When to use ${index}`, tools: [] },
-        pinned: index % 97 === 0,
-        updatedAt: new Date(Date.UTC(2025, 0, 1) + ((index * 7919) % 100_000) * 1000).toISOString(),
-      }),
-    );
-    const render = () =>
-      formatHarnessStateForPrompt({
-        state: { entries },
-        tokenBudget: 2000,
-        query: "how do I deploy with make",
-      });
-    for (let warm = 0; warm < 5; warm++) render();
-    const times: number[] = [];
-    for (let run = 0; run < 15; run++) {
-      const start = performance.now();
-      render();
-      times.push(performance.now() - start);
-    }
-    times.sort((a, b) => a - b);
-    // The target is < 5 ms on an idle core; the assertion is loose so shared CI machines do not flake.
-    expect(times[7]).toBeLessThan(50);
   });
 
   describe("property: never exceeds the budget", () => {
@@ -373,13 +445,15 @@ describe("formatHarnessStateForPrompt", () => {
           fc.array(arbitraryRefinement, { maxLength: 5 }),
           fc.option(fc.integer(), { nil: undefined }),
           (entries, tokenBudget, query, recentRefinements, harnessVersion) => {
-            const output = formatHarnessStateForPrompt({
+            const { text: output, tokens } = formatHarnessStateWithTokens({
               state: { entries, harnessVersion },
               tokenBudget,
               query,
               recentRefinements,
             });
-            expect(countPromptTokens(output)).toBeLessThanOrEqual(Math.max(0, tokenBudget));
+            // The view adds up per-line counts; they must equal the tokenizer's count.
+            expect(tokens).toBe(countPromptTokens(output));
+            expect(tokens).toBeLessThanOrEqual(Math.max(0, tokenBudget));
             // The line cache changes speed, never output.
             const uncached = formatHarnessStateForPrompt({
               state: { entries, harnessVersion },

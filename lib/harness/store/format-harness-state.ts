@@ -1,7 +1,8 @@
 import { countTokens } from "gpt-tokenizer";
+import { type EntryFacts, FactsStore, type RenderedLine } from "./internal/entry-facts";
 import { LruCache } from "./internal/lru-cache";
 import { toFencedLine } from "./internal/prompt-text";
-import { queryTerms, relevance } from "./internal/lexical-relevance";
+import { queryTerms } from "./internal/lexical-relevance";
 import { selectTop } from "./internal/select-top";
 import { ENTRY_KINDS, type Entry, type EntryKind, type RecentRefinement } from "./types";
 
@@ -32,16 +33,18 @@ export interface FormatHarnessStateOptions {
 }
 
 /**
- * Remembers the token count of each rendered line (least recently used out first), so a turn
- * whose entries did not change since the last one tokenizes only what changed.
- *
- * Keyed by the exact line text, not by entry id or version: a hit can never return the count
- * of other text (another workspace's entry with the same id, or an entry edited without a
- * version bump), so the cache changes speed, never output. The budget guarantee does not rest
- * on it either: every result is still counted whole before it is returned.
+ * What `formatHarnessStateForPrompt` remembers between calls, so a turn whose entries did
+ * not change since the last one (typically: same entries, new user message) neither
+ * tokenizes nor lowercases them again:
+ * - per entry object: its words as integers, its rendered lines and their token counts,
+ *   kept only while every field the view reads still holds the same value (`===`), so an
+ *   entry edited in place or a new object is derived afresh;
+ * - per line of the frame (heading, count lines, refinements): its token count, keyed by the
+ *   exact text (least recently used out first).
+ * Remembering changes speed, never output.
  */
 export interface PromptViewCache {
-  /** How many lines are remembered right now. */
+  /** How many frame lines' token counts are remembered right now. */
   readonly size: number;
   /** Forgets everything. */
   clear(): void;
@@ -49,31 +52,33 @@ export interface PromptViewCache {
 
 const DEFAULT_CACHE_LINES = 8192;
 
-class LineTokenCache implements PromptViewCache {
-  readonly lines: LruCache<string, number>;
+class ViewCache implements PromptViewCache {
+  readonly lines: LruCache<string, number> | null;
+  readonly facts: FactsStore;
 
-  constructor(maxLines: number) {
-    this.lines = new LruCache(maxLines);
+  constructor(maxLines: number, remember: boolean) {
+    this.lines = remember ? new LruCache(maxLines) : null;
+    this.facts = new FactsStore(remember);
   }
 
   get size(): number {
-    return this.lines.size;
+    return this.lines?.size ?? 0;
   }
 
   clear(): void {
-    this.lines.clear();
+    this.lines?.clear();
+    this.facts.clear();
   }
 }
 
 /**
  * A fresh cache for `formatHarnessStateForPrompt`'s `cache` option.
  *
- * @param maxLines how many lines to remember; default 8,192. A line is at most ~750
- *   characters, so the cache stays under ~12 MB (typically ~2 MB); a 100-entry view uses about
- *   110 lines.
+ * @param maxLines how many frame lines' token counts to remember; default 8,192 (well under
+ *   1 MB). Per-entry facts are held weakly by the entry objects and go with them.
  */
 export function createPromptViewCache(options: { maxLines?: number } = {}): PromptViewCache {
-  return new LineTokenCache(Math.max(0, Math.floor(options.maxLines ?? DEFAULT_CACHE_LINES)));
+  return new ViewCache(Math.max(0, Math.floor(options.maxLines ?? DEFAULT_CACHE_LINES)), true);
 }
 
 /** The cache `formatHarnessStateForPrompt` uses when its `cache` option is absent. */
@@ -102,22 +107,6 @@ const KIND_LABELS: Record<EntryKind, string> = {
   subagent: "Sub-agents",
 };
 
-/** The kind's position in `ENTRY_KINDS`, or -1 (a switch: cheaper than a map per entry). */
-function kindIndexOf(kind: unknown): number {
-  switch (kind) {
-    case "prompt":
-      return 0;
-    case "memory":
-      return 1;
-    case "skill":
-      return 2;
-    case "subagent":
-      return 3;
-    default:
-      return -1;
-  }
-}
-
 // Text is counted as plain text: a string that looks like a special token is not one.
 const TOKEN_OPTIONS = { disallowedSpecial: new Set<string>() };
 
@@ -126,16 +115,32 @@ export function countPromptTokens(text: string): number {
   return countTokens(text, TOKEN_OPTIONS);
 }
 
-/** Tokens of `text`, from `cache` when it was counted before. */
-function cachedTokens(text: string, cache: LineTokenCache | null): number {
-  if (cache === null) return countPromptTokens(text);
-  let tokens = cache.lines.get(text);
+/*
+ * Token accounting by line. The tokenizer first splits text into pieces with a regular
+ * expression and encodes each piece on its own. In o200k_base's expression a newline either
+ * stands alone or ends the piece before it (punctuation absorbs following newlines and `/`),
+ * and no piece starts with a newline. So when no line is empty, none contains a line break
+ * and none starts with whitespace or `/`, the tokens of `lines.join("\n")` are exactly the
+ * sum of the tokens of each `line + "\n"` plus those of the last line. Every line of the view
+ * is built to satisfy that (entry text is squeezed to one trimmed line and starts after a
+ * fixed prefix), which the property tests check against the tokenizer on adversarial input.
+ * The view therefore counts each line once, remembers it, and adds — it never re-tokenizes
+ * the whole result.
+ */
+
+/** Tokens of `line + "\n"`, from `cache` when it was counted before. */
+function lineTokens(line: string, cache: LruCache<string, number> | null): number {
+  if (cache === null) return countPromptTokens(`${line}\n`);
+  let tokens = cache.get(line);
   if (tokens === undefined) {
-    tokens = countPromptTokens(text);
-    cache.lines.set(text, tokens);
+    tokens = countPromptTokens(`${line}\n`);
+    cache.set(line, tokens);
   }
   return tokens;
 }
+
+const CLOSING_TAG = `</${HARNESS_STATE_TAG}>`;
+let closingTagTokens: number | undefined;
 
 function text(value: unknown): string {
   return typeof value === "string" ? value : "";
@@ -158,42 +163,31 @@ const PINNED_RANK = 1 << 16;
  * Per kind, the indices of its best `perKind` entries in prompt order: pinned, then
  * relevance, then most recently updated, then a fixed tie-break (kind, scope, id, chat,
  * input position) — a total order, so the result does not depend on the input order.
- * One linear pass computes each entry's rank key; a quickselect per kind then keeps the best
- * `perKind` without sorting the rest (the fill loop never looks further into one kind).
+ * One linear pass reads each entry's facts (remembered between calls) and rank; a
+ * quickselect per kind then keeps the best `perKind` without sorting the rest (the fill loop
+ * never looks further into one kind).
  */
 function selectCandidates(
   entries: readonly Entry[],
   terms: readonly string[],
   perKind: number,
-): { order: number[]; counts: Map<EntryKind, number> } {
-  const count = entries.length;
+  store: FactsStore,
+): { order: number[]; facts: readonly EntryFacts[]; counts: Map<EntryKind, number> } {
+  const state = store.stateOf(entries);
+  const { facts, pinned, time, kindOf } = state;
   // pinned × PINNED_RANK + relevance: one integer compare settles most pairs.
-  const rank = new Int32Array(count);
-  const updated: string[] = new Array<string>(count);
-  const kindOf = new Int8Array(count);
-  const perKindCount = new Int32Array(ENTRY_KINDS.length);
-  for (let index = 0; index < count; index++) {
-    const entry = entries[index]!;
-    const kindIndex = kindIndexOf(entry.kind);
-    if (kindIndex < 0) {
-      kindOf[index] = -1;
-      continue;
-    }
-    kindOf[index] = kindIndex;
-    perKindCount[kindIndex]! += 1;
-    rank[index] =
-      (entry.pinned === true ? PINNED_RANK : 0) + (terms.length > 0 ? relevance(entry, terms) : 0);
-    updated[index] = text(entry.updatedAt);
+  const rank = new Int32Array(facts.length);
+  if (terms.length > 0) {
+    const dictionary = store.dictionary();
+    dictionary.prepare(terms);
+    state.scores(dictionary, rank);
   }
-  // Negative: `a` ranks before `b`.
-  const compare = (a: number, b: number): number => {
-    const byRank = rank[b]! - rank[a]!;
-    if (byRank !== 0) return byRank;
-    const ua = updated[a]!;
-    const ub = updated[b]!;
-    if (ua !== ub) return ua < ub ? 1 : -1;
-    const x = entries[a]!;
-    const y = entries[b]!;
+  for (let index = 0; index < rank.length; index++) {
+    if (pinned[index] === 1) rank[index]! += PINNED_RANK;
+  }
+  const tieBreak = (a: number, b: number): number => {
+    const x = facts[a]!;
+    const y = facts[b]!;
     return (
       kindOf[a]! - kindOf[b]! ||
       compareText(text(x.scope), text(y.scope)) ||
@@ -202,22 +196,27 @@ function selectCandidates(
       a - b
     );
   };
-  const byKind = ENTRY_KINDS.map((_, kindIndex) => new Int32Array(perKindCount[kindIndex]!));
-  const filled = new Int32Array(ENTRY_KINDS.length);
-  for (let index = 0; index < count; index++) {
-    const kindIndex = kindOf[index]!;
-    if (kindIndex < 0) continue;
-    byKind[kindIndex]![filled[kindIndex]!++] = index;
-  }
+  // Negative: `a` ranks before `b`. Update times in the store's format compare as numbers
+  // (the same order as their strings); any other string makes every time compare as text.
+  const compare = state.numericTime
+    ? (a: number, b: number): number => rank[b]! - rank[a]! || time[b]! - time[a]! || tieBreak(a, b)
+    : (a: number, b: number): number => {
+        const byRank = rank[b]! - rank[a]!;
+        if (byRank !== 0) return byRank;
+        const ua = text(facts[a]!.updatedAt);
+        const ub = text(facts[b]!.updatedAt);
+        if (ua !== ub) return ua < ub ? 1 : -1;
+        return tieBreak(a, b);
+      };
   const counts = new Map<EntryKind, number>();
   ENTRY_KINDS.forEach((kind, kindIndex) => {
-    if (perKindCount[kindIndex]! > 0) counts.set(kind, perKindCount[kindIndex]!);
+    if (state.perKindCount[kindIndex]! > 0) counts.set(kind, state.perKindCount[kindIndex]!);
   });
   const order: number[] = [];
   if (perKind > 0) {
-    for (const indices of byKind) order.push(...selectTop(indices, perKind, compare));
+    for (const indices of state.byKind) order.push(...selectTop(indices, perKind, compare));
   }
-  return { order: order.sort(compare), counts };
+  return { order: order.sort(compare), facts, counts };
 }
 
 function versionLabel(version: unknown): string {
@@ -237,6 +236,15 @@ function entryLine(entry: Entry, maxContentChars: number): string {
   return `[${scope}:${id}] ${toFencedLine(label, 200)} (${path}, ${versionLabel(entry.version)}): ${toFencedLine(body, maxContentChars)}`;
 }
 
+/** The entry's line at `width`, with its tokens: remembered in its facts when caching. */
+function renderedLine(fact: EntryFacts, width: number): RenderedLine {
+  for (const line of fact.lines) if (line.width === width) return line;
+  const lineText = entryLine(fact.entry, width);
+  const line = { width, text: lineText, tokens: countPromptTokens(`${lineText}\n`) };
+  fact.lines.push(line);
+  return line;
+}
+
 function refinementLine(refinement: RecentRefinement): string {
   const date = toFencedLine(text(refinement.createdAt).slice(0, 10), 10);
   const status = toFencedLine(refinement.status, 24);
@@ -244,42 +252,77 @@ function refinementLine(refinement: RecentRefinement): string {
 }
 
 interface Selection {
-  /** Per kind: entry lines in rank order. */
-  lines: Map<EntryKind, string[]>;
+  /** Per kind: entry lines in rank order, with their tokens. */
+  lines: Map<EntryKind, { text: string; tokens: number }[]>;
   /** Kinds whose count line is shown. */
   kinds: EntryKind[];
-  refinements: string[];
+  refinements: { text: string; tokens: number }[];
   /** Undo log, most recent last: what to drop first when the result is over budget. */
-  taken: ((
+  taken: (
     { type: "kind"; kind: EntryKind } | { type: "entry"; kind: EntryKind } | { type: "refinement" }
-  ) & { cost: number })[];
+  )[];
 }
 
-function render(options: {
+interface Frame {
   preamble: string | null;
   openTag: string;
   counts: Map<EntryKind, number>;
-  selection: Selection;
   empty: boolean;
-}): string {
-  const { selection, counts } = options;
+}
+
+function countLine(kind: EntryKind, total: number): string {
+  return `${KIND_LABELS[kind]} (${total}):`;
+}
+
+function moreLine(left: number): string {
+  return `+${left} more`;
+}
+
+function frameLines(frame: Frame): string[] {
   const out = [HARNESS_STATE_HEADING];
-  if (options.preamble) out.push(options.preamble);
-  out.push(options.openTag);
-  if (options.empty) out.push("(no entries yet)");
+  if (frame.preamble) out.push(frame.preamble);
+  out.push(frame.openTag);
+  if (frame.empty) out.push("(no entries yet)");
+  return out;
+}
+
+function render(frame: Frame, selection: Selection): string {
+  const out = frameLines(frame);
   for (const kind of selection.kinds) {
-    const total = counts.get(kind) ?? 0;
+    const total = frame.counts.get(kind) ?? 0;
     const lines = selection.lines.get(kind) ?? [];
-    out.push(`${KIND_LABELS[kind]} (${total}):`);
-    out.push(...lines);
-    if (total > lines.length) out.push(`+${total - lines.length} more`);
+    out.push(countLine(kind, total));
+    for (const line of lines) out.push(line.text);
+    if (total > lines.length) out.push(moreLine(total - lines.length));
   }
   if (selection.refinements.length > 0) {
     out.push("Recent refinements:");
-    out.push(...selection.refinements);
+    for (const line of selection.refinements) out.push(line.text);
   }
-  out.push(`</${HARNESS_STATE_TAG}>`);
+  out.push(CLOSING_TAG);
   return out.join("\n");
+}
+
+/** The exact tokens of `render(frame, selection)`, from per-line counts (see above). */
+function tokensOf(
+  frameTokens: number,
+  frame: Frame,
+  selection: Selection,
+  cache: LruCache<string, number> | null,
+): number {
+  let tokens = frameTokens;
+  for (const kind of selection.kinds) {
+    const total = frame.counts.get(kind) ?? 0;
+    const lines = selection.lines.get(kind) ?? [];
+    tokens += lineTokens(countLine(kind, total), cache);
+    for (const line of lines) tokens += line.tokens;
+    if (total > lines.length) tokens += lineTokens(moreLine(total - lines.length), cache);
+  }
+  if (selection.refinements.length > 0) {
+    tokens += lineTokens("Recent refinements:", cache);
+    for (const line of selection.refinements) tokens += line.tokens;
+  }
+  return tokens;
 }
 
 /**
@@ -292,28 +335,46 @@ function render(options: {
  * Guarantees, for any input:
  * - the result never exceeds `tokenBudget` tokens (counted with `gpt-tokenizer`); when not
  *   even the bare frame fits, the result is `""`;
- * - selection is deterministic: pinned entries first, then relevance to `query`, then the
- *   most recently updated, then kind/scope/id;
+ * - selection is deterministic: pinned entries first, then relevance to `query` (see
+ *   `internal/lexical-relevance.ts`), then the most recently updated, then kind/scope/id;
  * - entry text is data: squeezed to one line (so it can never start a line such as
  *   `system:`), with fence-closing tags and special-token look-alikes neutralised, and cut
  *   with a marker at a character boundary.
  *
- * Cost: ranking is linear in entries (relevance looks at bounded prefixes) plus a partial
- * selection per kind; only lines that are candidates for the output are tokenized, and
- * their counts are remembered in `cache`; the result is tokenized once more as a whole.
+ * Cost: one pass over the entries reading facts remembered per entry (`cache`), a partial
+ * selection per kind, and only candidate lines rendered and tokenized — each once while the
+ * entry is unchanged. The result's tokens are the sum of its lines' (see above).
  */
 export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions): string {
+  return formatHarnessStateWithTokens(options).text;
+}
+
+/** `formatHarnessStateForPrompt`, with the result's exact token count. */
+export function formatHarnessStateWithTokens(options: FormatHarnessStateOptions): {
+  text: string;
+  tokens: number;
+} {
   const budget = Number.isFinite(options.tokenBudget)
     ? Math.max(0, Math.floor(options.tokenBudget))
     : 0;
-  if (budget === 0) return "";
+  if (budget === 0) return { text: "", tokens: 0 };
   const maxEntries = Math.max(0, Math.floor(options.maxEntries ?? 100));
   const maxContentChars = Math.max(0, Math.floor(options.maxContentChars ?? 280));
   const maxRefinements = Math.max(0, Math.floor(options.maxRefinements ?? 3));
   const entries = Array.isArray(options.state.entries) ? options.state.entries : [];
+  const viewCache =
+    options.cache === null
+      ? new ViewCache(0, false)
+      : ((options.cache ?? sharedPromptViewCache) as ViewCache);
+  const cache = viewCache.lines;
 
   // The fill loop stops after maxEntries shown or 8 misses, so no kind needs more candidates.
-  const { order, counts } = selectCandidates(entries, queryTerms(options.query), maxEntries + 9);
+  const { order, facts, counts } = selectCandidates(
+    entries,
+    queryTerms(options.query),
+    maxEntries + 9,
+    viewCache.facts,
+  );
   const nonEmptyKinds = ENTRY_KINDS.filter((kind) => (counts.get(kind) ?? 0) > 0);
   const refinements = (options.recentRefinements ?? [])
     .slice(0, maxRefinements)
@@ -324,9 +385,8 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
     typeof harnessVersion === "number" && Number.isSafeInteger(harnessVersion)
       ? `<${HARNESS_STATE_TAG} version="${harnessVersion}">`
       : `<${HARNESS_STATE_TAG}>`;
+  closingTagTokens ??= countPromptTokens(CLOSING_TAG);
 
-  const cache =
-    options.cache === null ? null : ((options.cache ?? sharedPromptViewCache) as LineTokenCache);
   const widths = [
     maxContentChars,
     Math.min(maxContentChars, 120),
@@ -334,38 +394,38 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
   ].filter((width, index, all) => index === 0 || width !== all[index - 1]);
 
   for (const preamble of PREAMBLES) {
-    const empty = nonEmptyKinds.length === 0;
+    const frame: Frame = { preamble, openTag, counts, empty: nonEmptyKinds.length === 0 };
     const selection: Selection = { lines: new Map(), kinds: [], refinements: [], taken: [] };
-    const frame = render({ preamble, openTag, counts, selection, empty });
-    const frameTokens = cachedTokens(frame, cache);
+    let frameTokens = closingTagTokens;
+    for (const line of frameLines(frame)) frameTokens += lineTokens(line, cache);
     if (frameTokens > budget) continue;
     let remaining = budget - frameTokens;
 
     // Count lines, each with room for its "+N more".
     for (const kind of nonEmptyKinds) {
       const total = counts.get(kind) ?? 0;
-      const cost = cachedTokens(`${KIND_LABELS[kind]} (${total}):\n+${total} more\n`, cache);
+      const cost = lineTokens(countLine(kind, total), cache) + lineTokens(moreLine(total), cache);
       if (cost > remaining) break;
       remaining -= cost;
       selection.kinds.push(kind);
       selection.lines.set(kind, []);
-      selection.taken.push({ type: "kind", kind, cost });
+      selection.taken.push({ type: "kind", kind });
     }
 
     const addRefinements = () => {
       if (refinements.length === 0) return;
-      let cost = cachedTokens("Recent refinements:\n", cache);
-      const lines: string[] = [];
+      let cost = lineTokens("Recent refinements:", cache);
+      const lines: { text: string; tokens: number }[] = [];
       for (const line of refinements) {
-        const lineCost = cachedTokens(line, cache) + 1;
-        if (cost + lineCost > remaining) break;
-        cost += lineCost;
-        lines.push(line);
+        const tokens = lineTokens(line, cache);
+        if (cost + tokens > remaining) break;
+        cost += tokens;
+        lines.push({ text: line, tokens });
       }
       if (lines.length === 0) return;
       remaining -= cost;
       selection.refinements = lines;
-      selection.taken.push({ type: "refinement", cost });
+      selection.taken.push({ type: "refinement" });
     };
 
     // Pinned entries, then recent refinements, then everything else in rank order.
@@ -374,62 +434,51 @@ export function formatHarnessStateForPrompt(options: FormatHarnessStateOptions):
     let misses = 0;
     for (const index of order) {
       if (shown >= maxEntries || misses >= 8 || remaining <= 1) break;
-      const entry = entries[index]!;
-      if (!refinementsAdded && entry.pinned !== true) {
+      const fact = facts[index]!;
+      if (!refinementsAdded && fact.pinned !== true) {
         addRefinements();
         refinementsAdded = true;
       }
-      const lines = selection.lines.get(entry.kind);
+      const kind = ENTRY_KINDS[fact.kindIndex]!;
+      const lines = selection.lines.get(kind);
       if (!lines) continue;
-      let line: string | null = null;
-      let cost = 0;
+      let chosen: RenderedLine | null = null;
       let previous: string | null = null;
       for (const width of widths) {
-        const candidate = entryLine(entry, width);
-        // Short content renders the same at every width: count it once.
-        if (candidate === previous) continue;
-        previous = candidate;
-        cost = cachedTokens(candidate, cache) + 1;
-        if (cost <= remaining) {
-          line = candidate;
-          remaining -= cost;
+        const candidate = renderedLine(fact, width);
+        // Short content renders the same at every width: try it once.
+        if (candidate.text === previous) continue;
+        previous = candidate.text;
+        if (candidate.tokens <= remaining) {
+          chosen = candidate;
           break;
         }
       }
-      if (line === null) {
+      if (chosen === null) {
         misses += 1;
         continue;
       }
-      lines.push(line);
-      selection.taken.push({ type: "entry", kind: entry.kind, cost });
+      remaining -= chosen.tokens;
+      lines.push({ text: chosen.text, tokens: chosen.tokens });
+      selection.taken.push({ type: "entry", kind });
       shown += 1;
     }
     if (!refinementsAdded) addRefinements();
 
-    // Lines were counted one by one (each plus one for its newline), which is almost exact;
-    // the guarantee comes from counting the whole result with the real tokenizer here. When
-    // it is over (tokens can merge across line boundaries), drop the last-taken items worth
-    // at least the overshoot, and count again.
+    // The reservations assumed "+total more"; the exact sum uses the real "+N more" lines.
+    // When it is over (it can be by a token or so), drop the last-taken item and sum again.
     for (;;) {
-      const result = render({ preamble, openTag, counts, selection, empty });
-      const tokens = countPromptTokens(result);
-      if (tokens <= budget) return result;
-      let overshoot = tokens - budget;
-      let dropped = false;
-      while (overshoot > 0) {
-        const last = selection.taken.pop();
-        if (!last) break;
-        dropped = true;
-        overshoot -= Math.max(1, last.cost);
-        if (last.type === "entry") selection.lines.get(last.kind)?.pop();
-        else if (last.type === "refinement") selection.refinements = [];
-        else {
-          selection.kinds = selection.kinds.filter((kind) => kind !== last.kind);
-          selection.lines.delete(last.kind);
-        }
+      const tokens = tokensOf(frameTokens, frame, selection, cache);
+      if (tokens <= budget) return { text: render(frame, selection), tokens };
+      const last = selection.taken.pop();
+      if (!last) break;
+      if (last.type === "entry") selection.lines.get(last.kind)?.pop();
+      else if (last.type === "refinement") selection.refinements = [];
+      else {
+        selection.kinds = selection.kinds.filter((kind) => kind !== last.kind);
+        selection.lines.delete(last.kind);
       }
-      if (!dropped) break;
     }
   }
-  return "";
+  return { text: "", tokens: 0 };
 }

@@ -80,6 +80,7 @@ export {
   countPromptTokens,
   createPromptViewCache,
   formatHarnessStateForPrompt,
+  formatHarnessStateWithTokens,
   sharedPromptViewCache,
   type FormatHarnessStateOptions,
   type PromptViewCache,

@@ -1,7 +1,7 @@
 import type { Checkout, MemoryDir, PersistentDir } from "../persistent";
 import {
   countPromptTokens,
-  formatHarnessStateForPrompt,
+  formatHarnessStateWithTokens,
   type HarnessSnapshot,
   type RecentRefinement,
 } from "../store";
@@ -43,15 +43,19 @@ export function buildInstructions(options: {
     title: string,
     text: string,
     details?: Record<string, unknown>,
+    tokens?: number,
   ) => {
     if (!text.trim()) return;
-    parts.push({ section: { name, title, tokens: countPromptTokens(text), details }, text });
+    parts.push({
+      section: { name, title, tokens: tokens ?? countPromptTokens(text), details },
+      text,
+    });
   };
 
   add("base", "Base prompt", options.base);
 
   if (options.snapshot) {
-    const view = formatHarnessStateForPrompt({
+    const { text: view, tokens } = formatHarnessStateWithTokens({
       state: options.snapshot,
       tokenBudget: options.tokenBudget,
       query: options.query,
@@ -60,13 +64,19 @@ export function buildInstructions(options: {
     const shown = [...view.matchAll(/\[(local|global):([a-z0-9][a-z0-9_-]*)\]/g)].map(
       (match) => `${match[1]}:${match[2]}`,
     );
-    add("harness", "Harness state", view, {
-      tokenBudget: options.tokenBudget,
-      entriesTotal: options.snapshot.entries.length,
-      entriesShown: [...new Set(shown)],
-      truncated: /\+\d+ more/.test(view) || view === "",
-      harnessVersion: options.snapshot.harnessVersion,
-    });
+    add(
+      "harness",
+      "Harness state",
+      view,
+      {
+        tokenBudget: options.tokenBudget,
+        entriesTotal: options.snapshot.entries.length,
+        entriesShown: [...new Set(shown)],
+        truncated: /\+\d+ more/.test(view) || view === "",
+        harnessVersion: options.snapshot.harnessVersion,
+      },
+      tokens,
+    );
   }
 
   if (options.checkout) {
