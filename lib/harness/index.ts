@@ -114,6 +114,8 @@ export {
   formatHarnessStateWithTokens,
   isReservedEntryId,
   reconstructHarnessState,
+  SnapshotCache,
+  sharedSnapshotCache,
   skillMetadataSchema,
   slugCandidate,
   slugifyTitle,

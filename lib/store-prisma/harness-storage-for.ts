@@ -5,6 +5,7 @@ import { SqliteHarnessStorage } from "./sqlite-harness-storage";
 
 const globalForStorage = globalThis as unknown as {
   cairnSqliteHarnessStorage?: Map<string, SqliteHarnessStorage>;
+  cairnPrismaHarnessStorage?: WeakMap<Db, PrismaHarnessStorage>;
 };
 
 /**
@@ -26,5 +27,14 @@ export function harnessStorageFor(
     }
     return storage;
   }
-  return new PrismaHarnessStorage(options.db ?? getDb());
+  // One storage object per client, so snapshots remembered per storage (see SnapshotCache)
+  // are found again by the next request.
+  const db = options.db ?? getDb();
+  const cache = (globalForStorage.cairnPrismaHarnessStorage ??= new WeakMap());
+  let storage = cache.get(db);
+  if (!storage) {
+    storage = new PrismaHarnessStorage(db);
+    cache.set(db, storage);
+  }
+  return storage;
 }

@@ -9,7 +9,12 @@ import {
 import { assertValidEntry, ENTRY_ID_PATTERN, isReservedEntryId } from "./entry-contracts";
 import { entryKeyOf } from "./entry-key";
 import { jsonEqual } from "./internal/json-equal";
-import { compareEntriesCanonically, reconstructHarnessState } from "./reconstruct-harness-state";
+import {
+  compareEntriesCanonically,
+  reconstructHarnessState,
+  sharedSnapshotCache,
+  type SnapshotCache,
+} from "./reconstruct-harness-state";
 import { slugCandidate, slugifyTitle } from "./slug";
 import {
   DEFAULT_PAGE_SIZE,
@@ -213,6 +218,13 @@ export interface CreateHarnessOptions {
   generateId?: () => string;
   /** The default `source` of writes. Default `user`; a model's tool calls use `agent`. */
   source?: EntrySource;
+  /**
+   * Where current snapshots are remembered between calls (and between harness objects on the
+   * same storage): `snapshot()` then costs one version read while nothing changed, and a read
+   * of the revisions since when something did. Default `sharedSnapshotCache`; `null` reads
+   * every snapshot afresh.
+   */
+  snapshotCache?: SnapshotCache | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,6 +351,8 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   const clock = options.clock ?? (() => new Date());
   const generateId = options.generateId ?? defaultGenerateId;
   const defaultSource = options.source ?? "user";
+  const snapshotCache =
+    options.snapshotCache === undefined ? sharedSnapshotCache : options.snapshotCache;
 
   if (chatId !== null && (typeof chatId !== "string" || chatId.length === 0)) {
     throw new HarnessValidationError({
@@ -980,6 +994,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
       workspaceId,
       atVersion: input.atVersion,
       visibility: { kind: "chat", chatId },
+      cache: snapshotCache,
       abortSignal: input.abortSignal,
     });
   }

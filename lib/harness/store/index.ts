@@ -53,6 +53,9 @@ export {
   compareEntriesCanonically,
   reconstructHarnessState,
   type SnapshotVisibility,
+  SnapshotCache,
+  freezeEntry,
+  sharedSnapshotCache,
 } from "./reconstruct-harness-state";
 export {
   createHarness,

@@ -50,8 +50,125 @@ async function listAllEntries(options: {
   return entries;
 }
 
+/** Freezes an entry and everything in its metadata; returns it. */
+export function freezeEntry(entry: Entry): Entry {
+  deepFreeze(entry.metadata);
+  return Object.freeze(entry);
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+function freezeSnapshot(snapshot: HarnessSnapshot): HarnessSnapshot {
+  for (const entry of snapshot.entries) freezeEntry(entry);
+  Object.freeze(snapshot.entries);
+  return Object.freeze(snapshot);
+}
+
+/** Beyond this many revisions since the remembered view, a snapshot is read afresh. */
+const MAX_CATCH_UP_REVISIONS = 2000;
+
 /**
- * Rebuilds the harness exactly as it was at `atVersion` (default: now) from the immutable
+ * Remembers the current snapshot of each view (a chat's merged view, or the workspace) per
+ * storage, least recently used out first. The next `snapshot()` reads the harness version
+ * (one query): unchanged, it returns the same frozen snapshot; moved on, it reads only the
+ * revisions since (immutable, and ordered by the version counter every change advances),
+ * applies them, and keeps every unchanged entry object — so the prompt view, which remembers
+ * what it derived per entry object, redoes only what changed.
+ *
+ * Snapshots handed out are frozen (entries, their metadata and the list): they are shared.
+ */
+export class SnapshotCache {
+  private readonly byStorage = new WeakMap<HarnessStoragePort, Map<string, HarnessSnapshot>>();
+
+  constructor(readonly maxViewsPerStorage = 64) {}
+
+  get(storage: HarnessStoragePort, key: string): HarnessSnapshot | undefined {
+    const views = this.byStorage.get(storage);
+    const snapshot = views?.get(key);
+    if (views && snapshot) {
+      views.delete(key);
+      views.set(key, snapshot);
+    }
+    return snapshot;
+  }
+
+  set(storage: HarnessStoragePort, key: string, snapshot: HarnessSnapshot): void {
+    let views = this.byStorage.get(storage);
+    if (!views) this.byStorage.set(storage, (views = new Map()));
+    views.delete(key);
+    views.set(key, snapshot);
+    if (views.size > this.maxViewsPerStorage) {
+      const oldest = views.keys().next();
+      if (!oldest.done) views.delete(oldest.value);
+    }
+  }
+}
+
+/** The cache `createHarness` uses unless told otherwise. */
+export const sharedSnapshotCache = new SnapshotCache();
+
+function viewKey(workspaceId: string, visibility: SnapshotVisibility): string {
+  return JSON.stringify([workspaceId, visibility.kind === "workspace" ? "*" : visibility.chatId]);
+}
+
+/**
+ * `previous` brought forward to `current` by the revisions in between, or `null` when there
+ * are too many of them (then the caller reads the snapshot afresh).
+ */
+async function catchUp(options: {
+  storage: HarnessStoragePort;
+  workspaceId: string;
+  previous: HarnessSnapshot;
+  current: number;
+  visibility: SnapshotVisibility;
+  abortSignal?: AbortSignal;
+}): Promise<HarnessSnapshot | null> {
+  const { storage, workspaceId, previous, current, visibility, abortSignal } = options;
+  const changes = new Map<string, Entry | null>();
+  let cursor: string | null = null;
+  let read = 0;
+  do {
+    const page = await storage.listRevisionsInRange({
+      workspaceId,
+      afterHarnessVersion: previous.harnessVersion,
+      upToHarnessVersion: current,
+      cursor,
+      limit: MAX_PAGE_SIZE,
+      abortSignal,
+    });
+    read += page.items.length;
+    if (read > MAX_CATCH_UP_REVISIONS) return null;
+    for (const revision of page.items) changes.set(revision.entryKey, revision.after);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+
+  const added: Entry[] = [];
+  for (const [key, entry] of changes) {
+    if (entry && entryKeyOf(entry) === key && isVisible(entry, visibility)) {
+      added.push(freezeEntry(entry));
+    }
+  }
+  added.sort(compareEntriesCanonically);
+  // Both lists are in canonical order: merge them, leaving out the replaced entries.
+  const entries: Entry[] = [];
+  let next = 0;
+  for (const entry of previous.entries) {
+    if (changes.has(entryKeyOf(entry))) continue;
+    while (next < added.length && compareEntriesCanonically(added[next]!, entry) < 0) {
+      entries.push(added[next++]!);
+    }
+    entries.push(entry);
+  }
+  while (next < added.length) entries.push(added[next++]!);
+  return freezeSnapshot({ workspaceId, harnessVersion: current, entries });
+}
+
+/**
+ * Rebuilds the harness exactly as it was at `atVersion` (default: now) — frozen — from the immutable
  * revisions: for every entry key, the `after` of its last revision at or before that
  * version. Revisions are never rewritten, so the same version always yields the same state.
  *
@@ -65,10 +182,39 @@ export async function reconstructHarnessState(options: {
   workspaceId: string;
   atVersion?: number;
   visibility: SnapshotVisibility;
+  /**
+   * Remembers current snapshots between calls (see `SnapshotCache`); `null` reads afresh.
+   * Only snapshots of the current version are remembered or served from it.
+   */
+  cache?: SnapshotCache | null;
   abortSignal?: AbortSignal;
 }): Promise<HarnessSnapshot> {
   const { storage, workspaceId, visibility, abortSignal } = options;
   const current = await storage.getHarnessVersion({ workspaceId, abortSignal });
+  const cache = options.cache ?? null;
+  if (cache && (options.atVersion === undefined || options.atVersion === current)) {
+    const key = viewKey(workspaceId, visibility);
+    const previous = cache.get(storage, key);
+    if (previous && previous.harnessVersion === current) return previous;
+    let snapshot: HarnessSnapshot | null = null;
+    if (previous && previous.harnessVersion < current) {
+      snapshot = await catchUp({
+        storage,
+        workspaceId,
+        previous,
+        current,
+        visibility,
+        abortSignal,
+      });
+    }
+    snapshot ??= await reconstructHarnessState({ ...options, atVersion: current, cache: null });
+    // A snapshot read while a write landed is of an older version: remember only the newest.
+    const latest = cache.get(storage, key);
+    if (!latest || latest.harnessVersion <= snapshot.harnessVersion) {
+      cache.set(storage, key, snapshot);
+    }
+    return snapshot;
+  }
   const target = options.atVersion ?? current;
   if (!Number.isInteger(target) || target < 0 || target > current) {
     throw new HarnessValidationError({
@@ -88,11 +234,11 @@ export async function reconstructHarnessState(options: {
     const entries = await listAllEntries({ storage, workspaceId, filter, abortSignal });
     const after = await storage.getHarnessVersion({ workspaceId, abortSignal });
     if (after === current) {
-      return {
+      return freezeSnapshot({
         workspaceId,
         harnessVersion: current,
         entries: entries.sort(compareEntriesCanonically),
-      };
+      });
     }
   }
 
@@ -115,5 +261,9 @@ export async function reconstructHarnessState(options: {
   for (const [key, entry] of latest) {
     if (entry && entryKeyOf(entry) === key && isVisible(entry, visibility)) entries.push(entry);
   }
-  return { workspaceId, harnessVersion: target, entries: entries.sort(compareEntriesCanonically) };
+  return freezeSnapshot({
+    workspaceId,
+    harnessVersion: target,
+    entries: entries.sort(compareEntriesCanonically),
+  });
 }

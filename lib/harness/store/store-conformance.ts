@@ -8,6 +8,7 @@ import {
   HarnessValidationError,
 } from "../errors";
 import { createHarness, type Harness } from "./create-harness";
+import { SnapshotCache } from "./reconstruct-harness-state";
 import { entryKeyOf } from "./entry-key";
 import { type HarnessStoragePort } from "./store-port";
 import { type Entry, type Revision } from "./types";
@@ -830,6 +831,68 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         );
         await expectHarnessError(harness.snapshot({ atVersion: 99 }), HarnessValidationError);
         await expectHarnessError(harness.snapshot({ atVersion: -1 }), HarnessValidationError);
+      });
+
+      it("a remembered snapshot catches up exactly with every change and keeps unchanged entries", async () => {
+        const cache = new SnapshotCache();
+        const cached = (chatId: string | null) =>
+          createHarness({ storage, actor: actorOf("editor"), chatId, clock, snapshotCache: cache });
+        const fresh = (chatId: string | null) =>
+          createHarness({ storage, actor: actorOf("editor"), chatId, clock, snapshotCache: null });
+        const writer = harnessFor();
+        const other = harnessFor({ chatId: "chat-2" });
+        let previous = await cached("chat-1").snapshot();
+        const check = async () => {
+          for (const chatId of ["chat-1", null]) {
+            const expected = await fresh(chatId).snapshot();
+            const actual = await cached(chatId).snapshot();
+            expect(actual).toEqual(expected);
+            expect(Object.isFrozen(actual.entries)).toBe(true);
+            expect(await cached(chatId).snapshot()).toBe(actual);
+          }
+          const now = await cached("chat-1").snapshot();
+          const before = new Map(previous.entries.map((entry) => [entryKeyOf(entry), entry]));
+          for (const entry of now.entries) {
+            const old = before.get(entryKeyOf(entry));
+            // An entry whose revision did not move is the very same (frozen) object.
+            if (old && old.version === entry.version && old.updatedAt === entry.updatedAt) {
+              expect(entry).toBe(old);
+            }
+          }
+          previous = now;
+        };
+        const a = await writer.createMemory({ title: "A", content: "a1" });
+        await check();
+        const g = await writer.createPrompt({ title: "G", content: "g1", global: true });
+        await check();
+        await other.createMemory({ title: "Elsewhere", content: "x" });
+        await check();
+        await writer.updateMemory({ id: a.id, expectedVersion: 1, content: "a2" });
+        await check();
+        const applied = await writer.applyEdits({
+          edits: [
+            { op: "delete", kind: "memory", id: a.id, expectedVersion: 2 },
+            {
+              op: "create",
+              kind: "skill",
+              title: "S",
+              content: "b",
+              metadata: { name: "s", description: "when s" },
+            },
+            {
+              op: "update",
+              kind: "prompt",
+              global: true,
+              id: g.id,
+              expectedVersion: 1,
+              content: "g2",
+            },
+          ],
+        });
+        await check();
+        await writer.restoreRevision({ revisionId: applied.revisions[0]!.id });
+        await check();
+        await check();
       });
 
       it("pages through revisions in harness-version order", async () => {
