@@ -128,7 +128,9 @@ async function catchUp(options: {
   abortSignal?: AbortSignal;
 }): Promise<HarnessSnapshot | null> {
   const { storage, workspaceId, previous, current, visibility, abortSignal } = options;
-  const changes = new Map<string, Entry | null>();
+  // Per entry key, its state after the last revision, and which entry it is (kind, scope,
+  // chat, id — from `after`, or `before` for a delete).
+  const changes = new Map<string, { after: Entry | null; ref: Entry }>();
   let cursor: string | null = null;
   let read = 0;
   do {
@@ -142,29 +144,48 @@ async function catchUp(options: {
     });
     read += page.items.length;
     if (read > MAX_CATCH_UP_REVISIONS) return null;
-    for (const revision of page.items) changes.set(revision.entryKey, revision.after);
+    for (const revision of page.items) {
+      const ref = revision.after ?? revision.before;
+      if (ref) changes.set(revision.entryKey, { after: revision.after, ref });
+    }
     cursor = page.nextCursor;
   } while (cursor !== null);
 
-  const added: Entry[] = [];
-  for (const [key, entry] of changes) {
-    if (entry && entryKeyOf(entry) === key && isVisible(entry, visibility)) {
-      added.push(freezeEntry(entry));
+  // The previous list is in canonical order: find each changed entry by binary search
+  // (without reading the others), drop it, and insert its new state where it belongs.
+  const list = previous.entries;
+  const removed = new Uint8Array(list.length);
+  const inserts: { at: number; entry: Entry }[] = [];
+  for (const [key, { after, ref }] of changes) {
+    const at = lowerBound(list, ref);
+    if (at < list.length && entryKeyOf(list[at]!) === key) removed[at] = 1;
+    if (after && entryKeyOf(after) === key && isVisible(after, visibility)) {
+      inserts.push({ at: lowerBound(list, after), entry: freezeEntry(after) });
     }
   }
-  added.sort(compareEntriesCanonically);
-  // Both lists are in canonical order: merge them, leaving out the replaced entries.
+  inserts.sort((a, b) => a.at - b.at || compareEntriesCanonically(a.entry, b.entry));
   const entries: Entry[] = [];
   let next = 0;
-  for (const entry of previous.entries) {
-    if (changes.has(entryKeyOf(entry))) continue;
-    while (next < added.length && compareEntriesCanonically(added[next]!, entry) < 0) {
-      entries.push(added[next++]!);
-    }
-    entries.push(entry);
+  for (let index = 0; index <= list.length; index++) {
+    while (next < inserts.length && inserts[next]!.at === index)
+      entries.push(inserts[next++]!.entry);
+    if (index < list.length && removed[index] === 0) entries.push(list[index]!);
   }
-  while (next < added.length) entries.push(added[next++]!);
-  return freezeSnapshot({ workspaceId, harnessVersion: current, entries });
+  // Unchanged entries are frozen already (they come from a frozen snapshot).
+  Object.freeze(entries);
+  return Object.freeze({ workspaceId, harnessVersion: current, entries });
+}
+
+/** The first index of `list` (canonically sorted) whose entry does not sort before `entry`. */
+function lowerBound(list: readonly Entry[], entry: Entry): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareEntriesCanonically(list[middle]!, entry) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
