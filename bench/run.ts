@@ -4,6 +4,7 @@ import { benchHarnessStore } from "./harness-store";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
+import { benchSnapshot } from "./snapshot";
 import { benchTurnOverhead } from "./turn-overhead";
 
 const benches: Record<string, () => Promise<string>> = {
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<string>> = {
   "persistent-dirs": benchPersistentDirs,
   "turn-overhead": benchTurnOverhead,
   refinement: benchRefinement,
+  snapshot: benchSnapshot,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
