@@ -345,6 +345,27 @@ describe("formatHarnessStateForPrompt", () => {
     );
   });
 
+  it("stays exact when its word dictionary starts afresh", () => {
+    const cache = createPromptViewCache({ maxWords: 20 });
+    const lists = Array.from({ length: 6 }, (_, round) =>
+      Array.from({ length: 12 }, (_, index) =>
+        entry({
+          id: `w${round}-${index}`,
+          title: `alpha${round}x${index} beta${index}`,
+          content: `gamma${round} delta${index} deploy`,
+        }),
+      ),
+    );
+    for (const query of ["beta3 gamma2", "deploy alpha1x4", "delta7"]) {
+      for (const entries of [...lists, lists[0]!]) {
+        const options = { state: { entries }, tokenBudget: 600, query };
+        expect(formatHarnessStateForPrompt({ ...options, cache })).toBe(
+          formatHarnessStateForPrompt({ ...options, cache: null }),
+        );
+      }
+    }
+  });
+
   it("orders update times as text when one is not in the store's format", () => {
     const entries = [
       entry({ id: "a", updatedAt: "2025-02-01T00:00:00.000Z" }),

@@ -1,5 +1,10 @@
 import { countTokens } from "gpt-tokenizer";
-import { type EntryFacts, FactsStore, type RenderedLine } from "./internal/entry-facts";
+import {
+  type EntryFacts,
+  FactsStore,
+  MAX_DICTIONARY_WORDS,
+  type RenderedLine,
+} from "./internal/entry-facts";
 import { LruCache } from "./internal/lru-cache";
 import { toFencedLine } from "./internal/prompt-text";
 import { queryTerms } from "./internal/lexical-relevance";
@@ -56,9 +61,9 @@ class ViewCache implements PromptViewCache {
   readonly lines: LruCache<string, number> | null;
   readonly facts: FactsStore;
 
-  constructor(maxLines: number, remember: boolean) {
+  constructor(maxLines: number, remember: boolean, maxWords?: number) {
     this.lines = remember ? new LruCache(maxLines) : null;
-    this.facts = new FactsStore(remember);
+    this.facts = new FactsStore(remember, maxWords);
   }
 
   get size(): number {
@@ -76,9 +81,17 @@ class ViewCache implements PromptViewCache {
  *
  * @param maxLines how many frame lines' token counts to remember; default 8,192 (well under
  *   1 MB). Per-entry facts are held weakly by the entry objects and go with them.
+ * @param maxWords past this many distinct words the word dictionary starts afresh; default
+ *   250,000 (roughly 15 MB).
  */
-export function createPromptViewCache(options: { maxLines?: number } = {}): PromptViewCache {
-  return new ViewCache(Math.max(0, Math.floor(options.maxLines ?? DEFAULT_CACHE_LINES)), true);
+export function createPromptViewCache(
+  options: { maxLines?: number; maxWords?: number } = {},
+): PromptViewCache {
+  return new ViewCache(
+    Math.max(0, Math.floor(options.maxLines ?? DEFAULT_CACHE_LINES)),
+    true,
+    Math.max(0, Math.floor(options.maxWords ?? MAX_DICTIONARY_WORDS)),
+  );
 }
 
 /** The cache `formatHarnessStateForPrompt` uses when its `cache` option is absent. */

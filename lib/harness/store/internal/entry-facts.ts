@@ -44,7 +44,9 @@ function grown(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
   next.set(array);
   return next;
 }
-const EMPTY = new Int32Array(0);
+/** Word ids of one text: a plain array (small typed arrays cost far more to allocate). */
+type WordIds = readonly number[];
+const NO_WORDS: WordIds = Object.freeze([]);
 const HEAD_FIELD_LIMITS = [
   HEAD_LIMITS.title,
   HEAD_LIMITS.id,
@@ -57,7 +59,7 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 /** A dictionary this large is started afresh (facts then re-derive their words lazily). */
-const MAX_DICTIONARY_WORDS = 1_000_000;
+export const MAX_DICTIONARY_WORDS = 250_000;
 
 /**
  * Interns words to integers and, per query, marks which terms each word matches (a word
@@ -77,7 +79,7 @@ export class WordDictionary {
   /** Per word id, the `idsOf` call that last collected it (deduplication without sorting). */
   private collected = new Int32Array(1024);
   private collecting = 0;
-  private scratch = new Int32Array(256);
+  private scratch: number[] = [];
 
   get size(): number {
     return this.words.length;
@@ -87,7 +89,7 @@ export class WordDictionary {
    * The distinct ids of the words of `texts` (each clipped to `limit` UTF-16 units first, as
    * `lexical-relevance.ts` reads them), in no particular order.
    */
-  idsOf(texts: readonly string[], limits: readonly number[]): Int32Array {
+  idsOf(texts: readonly string[], limits: readonly number[]): WordIds {
     this.collecting += 1;
     if (this.collecting >= 0x3fffffff) {
       this.collected.fill(0);
@@ -97,7 +99,10 @@ export class WordDictionary {
     for (let index = 0; index < texts.length; index++) {
       count = this.collectText(texts[index]!, limits[index]!, count);
     }
-    return count === 0 ? EMPTY : this.scratch.slice(0, count);
+    if (count === 0) return NO_WORDS;
+    const ids = this.scratch.slice(0, count);
+    this.scratch.length = 0;
+    return ids;
   }
 
   /**
@@ -139,8 +144,7 @@ export class WordDictionary {
     if (this.collected.length <= id) this.collected = grown(this.collected, id + 1);
     if (this.collected[id] === this.collecting) return count;
     this.collected[id] = this.collecting;
-    if (this.scratch.length <= count) this.scratch = grown(this.scratch, count + 1);
-    this.scratch[count] = id;
+    this.scratch.push(id);
     return count + 1;
   }
 
@@ -229,7 +233,7 @@ export class WordDictionary {
   }
 
   /** The terms (as bits) that the words `ids` match, per the last `prepare`. */
-  maskOf(ids: Int32Array, start = 0, end = ids.length): number {
+  maskOf(ids: Int32Array | WordIds, start = 0, end = ids.length): number {
     let mask = 0;
     const stamps = this.stamps;
     const masks = this.masks;
@@ -349,8 +353,8 @@ export class EntryFacts {
   readonly kindIndex: number;
   readonly time: number;
   private dictionary: WordDictionary | null = null;
-  private headWords: Int32Array = EMPTY;
-  private bodyWords: Int32Array = EMPTY;
+  private headWords: WordIds = NO_WORDS;
+  private bodyWords: WordIds = NO_WORDS;
   /** Rendered lines by width (a handful at most). */
   readonly lines: RenderedLine[] = [];
 
@@ -393,7 +397,7 @@ export class EntryFacts {
   }
 
   /** The ids of the head's and the content prefix's words in `dictionary`. */
-  words(dictionary: WordDictionary): { head: Int32Array; body: Int32Array } {
+  words(dictionary: WordDictionary): { head: WordIds; body: WordIds } {
     if (this.dictionary !== dictionary) {
       this.dictionary = dictionary;
       const title = text(this.title);
@@ -562,9 +566,9 @@ class FlatBuilder {
     this.buffer = new Int32Array(capacity);
   }
 
-  append(ids: Int32Array): void {
+  append(ids: WordIds): void {
     this.reserve(ids.length);
-    this.buffer.set(ids, this.length);
+    for (let index = 0; index < ids.length; index++) this.buffer[this.length + index] = ids[index]!;
     this.length += ids.length;
   }
 
@@ -645,11 +649,17 @@ export class FactsStore {
   private last: StateFacts | null = null;
   private words = new WordDictionary();
 
-  constructor(private readonly remember: boolean) {}
+  constructor(
+    private readonly remember: boolean,
+    private readonly maxWords = MAX_DICTIONARY_WORDS,
+  ) {}
 
-  /** The dictionary to score with (started afresh when it has grown too large). */
+  /**
+   * The dictionary to score with, started afresh when it has grown past `maxWords` (facts
+   * derived with the old one derive their words again when next scored).
+   */
   dictionary(): WordDictionary {
-    if (this.words.size > MAX_DICTIONARY_WORDS) this.words = new WordDictionary();
+    if (this.words.size > this.maxWords) this.words = new WordDictionary();
     return this.words;
   }
 
