@@ -174,6 +174,48 @@ describe("streamHarness", () => {
     );
   });
 
+  it("reads the harness once: later turns reuse the snapshot and catch up from revisions", async () => {
+    const { definition, storage } = setup();
+    const calls: string[] = [];
+    const counted = new Proxy(storage, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const base = definition(scriptedModel([textReply("ok")]));
+    const withCounting = (model: MockLanguageModelV4): HarnessDefinition<Extra, Session> => ({
+      ...base,
+      model: () => model,
+      store: ({ extraBody, session }) =>
+        createHarness({ storage: counted, actor: extraBody.actor, chatId: session.chatId }),
+    });
+    const seed = createHarness({ storage, actor: editor, chatId: null });
+    for (let index = 0; index < 30; index++) {
+      await seed.createMemory({ global: true, title: `Lesson ${index}`, content: "x" });
+    }
+
+    await runTurn(withCounting(scriptedModel([textReply("one")])), member, "first");
+    expect(calls).toContain("listEntries");
+
+    calls.length = 0;
+    const second = scriptedModel([textReply("two")]);
+    await runTurn(withCounting(second), member, "second");
+    expect(calls).toEqual(["getHarnessVersion"]);
+
+    await seed.createMemory({ global: true, title: "Kubernetes upgrades", content: "drain first" });
+    calls.length = 0;
+    const third = scriptedModel([textReply("three")]);
+    await runTurn(withCounting(third), member, "how do we do kubernetes upgrades?");
+    expect(calls).not.toContain("listEntries");
+    expect(calls).toContain("listRevisionsInRange");
+    expect(systemText(third.doStreamCalls[0]!)).toContain("[global:kubernetes-upgrades]");
+  });
+
   it("commits a file the model wrote with the memory tool after the turn", async () => {
     const { definition, userBacking } = setup();
     const model = scriptedModel([
