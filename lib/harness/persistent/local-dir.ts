@@ -111,7 +111,8 @@ export async function resolveSourceDir<TExtraBody>(options: {
     typeof options.sourceDir === "function"
       ? options.sourceDir({ extraBody: options.extraBody })
       : options.sourceDir;
-  const root = nodePath.resolve(options.projectRoot ?? process.cwd());
+  // The root is chosen at run time (a host setting), not a path to bundle: keep the tracer out.
+  const root = nodePath.resolve(/*turbopackIgnore: true*/ options.projectRoot ?? process.cwd());
   const raw = isProjectDirReference(reference) ? reference.path : reference;
   if (typeof raw !== "string" || raw.length === 0 || raw.includes("\0")) {
     throw new HarnessValidationError({
