@@ -9,6 +9,9 @@ import {
   type PromptViewCache,
 } from "./format-harness-state";
 import { CUT_MARKER, safeCutIndex, toFencedLine } from "./internal/prompt-text";
+import { createHarness } from "./create-harness";
+import { InMemoryHarnessStorage } from "./in-memory-storage";
+import { SnapshotCache } from "./reconstruct-harness-state";
 import { ENTRY_KINDS, type Entry, type EntryKind, type RecentRefinement } from "./types";
 
 let sequence = 0;
@@ -343,6 +346,37 @@ describe("formatHarnessStateForPrompt", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("renders store snapshots of two chats exactly while both change, each reusing its own predecessor", async () => {
+    const storage = new InMemoryHarnessStorage();
+    const snapshotCache = new SnapshotCache();
+    const actor = { userId: "u", workspaceId: "w", role: "editor" as const };
+    const chat = (chatId: string) => createHarness({ storage, actor, chatId, snapshotCache });
+    const [a, b] = [chat("a"), chat("b")];
+    for (let index = 0; index < 20; index++) {
+      await a.createMemory({ title: `Alpha ${index}`, content: `deploy step ${index}` });
+      await b.createMemory({ title: `Beta ${index}`, content: `cache rule ${index}` });
+      await a.createMemory({ global: true, title: `Shared ${index}`, content: "schema notes" });
+    }
+    const cache = createPromptViewCache();
+    for (let round = 0; round < 6; round++) {
+      for (const harness of [a, b]) {
+        const state = await harness.snapshot();
+        const options = { state, tokenBudget: 500, query: "deploy cache schema" };
+        expect(formatHarnessStateForPrompt({ ...options, cache })).toBe(
+          formatHarnessStateForPrompt({ ...options, cache: null }),
+        );
+      }
+      const target = round % 2 ? a : b;
+      const [first] = (await target.snapshot()).entries.filter((item) => item.scope === "local");
+      await target.updateMemory({
+        id: first!.id,
+        expectedVersion: first!.version,
+        content: `deploy cache round ${round}`,
+      });
+      await a.createMemory({ global: true, title: `Later ${round}`, content: "deploy" });
+    }
   });
 
   it("stays exact when its word dictionary starts afresh", () => {

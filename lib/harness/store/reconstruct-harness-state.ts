@@ -1,5 +1,6 @@
 import { HarnessValidationError } from "../errors";
 import { entryKeyOf } from "./entry-key";
+import { recordPreviousList } from "./internal/snapshot-lineage";
 import { MAX_PAGE_SIZE, type EntryFilter, type HarnessStoragePort } from "./store-port";
 import { ENTRY_KINDS, type Entry, type HarnessSnapshot } from "./types";
 
@@ -173,6 +174,7 @@ async function catchUp(options: {
   }
   // Unchanged entries are frozen already (they come from a frozen snapshot).
   Object.freeze(entries);
+  recordPreviousList(entries, list);
   return Object.freeze({ workspaceId, harnessVersion: current, entries });
 }
 

@@ -10,6 +10,7 @@
  */
 import type { Entry } from "../types";
 import { BODY_LIMIT, HEAD_LIMITS, MAX_QUERY_TERMS } from "./lexical-relevance";
+import { previousListOf } from "./snapshot-lineage";
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 const FNV_OFFSET = 0x811c9dc5;
@@ -683,8 +684,10 @@ export class FactsStore {
     }
     const known = this.states.get(entries);
     if (known !== undefined) return known;
-    // Entries shared with the last frozen list are frozen and already derived.
-    const last = this.last;
+    // Entries shared with the list this one was made from (or else the last frozen list
+    // derived) are frozen and already derived.
+    const previous = previousListOf(entries);
+    const last = (previous && this.states.get(previous)) ?? this.last;
     const indexIn = last ? align(last.entries, entries) : null;
     let frozen = true;
     const count = entries.length;
