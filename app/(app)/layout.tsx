@@ -5,15 +5,17 @@ import { NavLinks } from "@/components/shell/nav-links";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { requireActor } from "@/lib/auth";
+import { WorkspaceSwitcher } from "@/components/shell/workspace-switcher";
+import { listOwnWorkspaces, requireActor } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [user, workspace] = await Promise.all([
+  const [user, workspaces] = await Promise.all([
     getDb().user.findUnique({ where: { id: actor.userId }, select: { name: true, email: true } }),
-    getDb().workspace.findUnique({ where: { id: actor.workspaceId }, select: { name: true } }),
+    listOwnWorkspaces(actor),
   ]);
+  const workspace = workspaces.find((item) => item.current);
   const links = [
     { href: "/chat", label: "Chat" },
     { href: "/harness", label: "Harness" },
@@ -32,6 +34,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           <span className="text-muted-foreground" data-testid="current-user">
             {user?.name} · {workspace?.name}
           </span>
+          <WorkspaceSwitcher workspaces={workspaces} />
           <Badge data-testid="current-role">{actor.role}</Badge>
           <ThemeToggle />
           <form action={signOutAction}>

@@ -3,7 +3,7 @@ import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/lib/db";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
-import { auth } from "./auth";
+import { auth, unstable_update } from "./auth";
 
 /**
  * The Actor for this request, from the auth session, or null when signed out. The role is
@@ -35,4 +35,37 @@ export async function requireRole(minimum: Role): Promise<Actor> {
   const actor = await requireActor();
   if (!hasRole(actor.role, minimum)) forbidden();
   return actor;
+}
+
+/** The workspaces the signed-in user belongs to, oldest membership first. */
+export async function listOwnWorkspaces(
+  actor: Actor,
+): Promise<{ id: string; name: string; role: string; current: boolean }[]> {
+  const memberships = await getDb().membership.findMany({
+    where: { userId: actor.userId },
+    orderBy: { createdAt: "asc" },
+    select: { role: true, workspace: { select: { id: true, name: true } } },
+  });
+  return memberships.map((membership) => ({
+    id: membership.workspace.id,
+    name: membership.workspace.name,
+    role: membership.role,
+    current: membership.workspace.id === actor.workspaceId,
+  }));
+}
+
+/**
+ * Makes `workspaceId` the session's workspace when the signed-in user is a member of it
+ * (checked here and again where the session token is written); returns whether it switched.
+ */
+export async function switchWorkspace(workspaceId: unknown): Promise<boolean> {
+  const actor = await requireActor();
+  if (typeof workspaceId !== "string" || workspaceId.length === 0) return false;
+  const membership = await getDb().membership.findUnique({
+    where: { userId_workspaceId: { userId: actor.userId, workspaceId } },
+    select: { role: true },
+  });
+  if (!membership || !isRole(membership.role)) return false;
+  const session = await unstable_update({ workspaceId });
+  return session?.workspaceId === workspaceId;
 }

@@ -86,7 +86,22 @@ const config: NextAuthConfig = {
       });
       return true;
     },
-    async jwt({ token, user, account }) {
+    async jwt({ token, user, account, trigger, session }) {
+      if (trigger === "update") {
+        // Switching workspace (see switchWorkspace): the requested workspace is taken only
+        // when the user is a member of it, read from the database here.
+        const requested: unknown = (session as { workspaceId?: unknown } | undefined)?.workspaceId;
+        if (typeof requested === "string" && typeof token.userId === "string") {
+          const membership = await getDb().membership.findUnique({
+            where: { userId_workspaceId: { userId: token.userId, workspaceId: requested } },
+          });
+          if (membership && isRole(membership.role)) {
+            token.workspaceId = membership.workspaceId;
+            token.role = membership.role;
+          }
+        }
+        return token;
+      }
       if (account) {
         const db = getDb();
         let userId = user?.id;
@@ -117,4 +132,4 @@ const config: NextAuthConfig = {
   },
 };
 
-export const { handlers, auth, signIn, signOut } = NextAuth(config);
+export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth(config);

@@ -1,2 +1,2 @@
 export { auth, handlers, signIn, signOut, githubEnabled, clientAddressOf } from "./auth";
-export { getActor, requireActor, requireRole } from "./actor";
+export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./actor";
