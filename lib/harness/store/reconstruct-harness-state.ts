@@ -84,8 +84,43 @@ const MAX_CATCH_UP_REVISIONS = 2000;
  */
 export class SnapshotCache {
   private readonly byStorage = new WeakMap<HarnessStoragePort, Map<string, HarnessSnapshot>>();
+  /**
+   * Per storage and workspace, the entry object last handed out for each entry key, so every
+   * view (each chat's, the workspace's) shares one object per entry state instead of holding
+   * its own copy. Held weakly: an entry no view holds any more can go.
+   */
+  private readonly pools = new WeakMap<
+    HarnessStoragePort,
+    Map<string, Map<string, WeakRef<Entry>>>
+  >();
 
   constructor(readonly maxViewsPerStorage = 64) {}
+
+  /**
+   * The shared object for `entry` (frozen) when one with the same key, version and update time
+   * is held — a version is never reused for an entry key, so that is the same state — else
+   * `entry` itself, remembered as the shared one.
+   */
+  shared(storage: HarnessStoragePort, workspaceId: string, entry: Entry): Entry {
+    let workspaces = this.pools.get(storage);
+    if (!workspaces) this.pools.set(storage, (workspaces = new Map()));
+    let pool = workspaces.get(workspaceId);
+    if (!pool) workspaces.set(workspaceId, (pool = new Map()));
+    const key = entryKeyOf(entry);
+    const known = pool.get(key)?.deref();
+    if (known && known.version === entry.version && known.updatedAt === entry.updatedAt) {
+      return known;
+    }
+    pool.set(key, new WeakRef(entry));
+    if (pool.size > 2 * this.largestView + 1024) this.sweep(pool);
+    return entry;
+  }
+
+  private largestView = 0;
+
+  private sweep(pool: Map<string, WeakRef<Entry>>): void {
+    for (const [key, ref] of pool) if (ref.deref() === undefined) pool.delete(key);
+  }
 
   get(storage: HarnessStoragePort, key: string): HarnessSnapshot | undefined {
     const views = this.byStorage.get(storage);
@@ -98,6 +133,7 @@ export class SnapshotCache {
   }
 
   set(storage: HarnessStoragePort, key: string, snapshot: HarnessSnapshot): void {
+    this.largestView = Math.max(this.largestView, snapshot.entries.length);
     let views = this.byStorage.get(storage);
     if (!views) this.byStorage.set(storage, (views = new Map()));
     views.delete(key);
@@ -123,12 +159,13 @@ function viewKey(workspaceId: string, visibility: SnapshotVisibility): string {
 async function catchUp(options: {
   storage: HarnessStoragePort;
   workspaceId: string;
+  cache: SnapshotCache;
   previous: HarnessSnapshot;
   current: number;
   visibility: SnapshotVisibility;
   abortSignal?: AbortSignal;
 }): Promise<HarnessSnapshot | null> {
-  const { storage, workspaceId, previous, current, visibility, abortSignal } = options;
+  const { storage, workspaceId, cache, previous, current, visibility, abortSignal } = options;
   // Per entry key, its state after the last revision, and which entry it is (kind, scope,
   // chat, id — from `after`, or `before` for a delete).
   const changes = new Map<string, { after: Entry | null; ref: Entry }>();
@@ -161,7 +198,10 @@ async function catchUp(options: {
     const at = lowerBound(list, ref);
     if (at < list.length && entryKeyOf(list[at]!) === key) removed[at] = 1;
     if (after && entryKeyOf(after) === key && isVisible(after, visibility)) {
-      inserts.push({ at: lowerBound(list, after), entry: freezeEntry(after) });
+      inserts.push({
+        at: lowerBound(list, after),
+        entry: cache.shared(storage, workspaceId, freezeEntry(after)),
+      });
     }
   }
   inserts.sort((a, b) => a.at - b.at || compareEntriesCanonically(a.entry, b.entry));
@@ -224,13 +264,19 @@ export async function reconstructHarnessState(options: {
       snapshot = await catchUp({
         storage,
         workspaceId,
+        cache,
         previous,
         current,
         visibility,
         abortSignal,
       });
     }
-    snapshot ??= await reconstructHarnessState({ ...options, atVersion: current, cache: null });
+    if (!snapshot) {
+      // Read afresh; entries whose state another view holds already share its object.
+      const read = await reconstructHarnessState({ ...options, atVersion: current, cache: null });
+      const entries = read.entries.map((entry) => cache.shared(storage, workspaceId, entry));
+      snapshot = Object.freeze({ ...read, entries: Object.freeze(entries) as Entry[] });
+    }
     // A snapshot read while a write landed is of an older version: remember only the newest.
     const latest = cache.get(storage, key);
     if (!latest || latest.harnessVersion <= snapshot.harnessVersion) {

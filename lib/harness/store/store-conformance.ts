@@ -851,6 +851,12 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
             expect(await cached(chatId).snapshot()).toBe(actual);
           }
           const now = await cached("chat-1").snapshot();
+          // Views share one object per entry state: the chat's global entries are the very
+          // objects of the workspace-wide view.
+          const globalView = await cached(null).snapshot();
+          for (const entry of now.entries.filter((item) => item.scope === "global")) {
+            expect(globalView.entries).toContain(entry);
+          }
           const before = new Map(previous.entries.map((entry) => [entryKeyOf(entry), entry]));
           for (const entry of now.entries) {
             const old = before.get(entryKeyOf(entry));
