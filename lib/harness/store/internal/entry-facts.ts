@@ -1,8 +1,9 @@
 /**
  * What the prompt view derives from each entry — its kind's position, a numeric update time,
  * its words as small integers, its rendered lines and their token counts — remembered per
- * entry object, so the next turn (same entries, new query) ranks 10,000 entries with integer
- * operations instead of lowercasing and searching their text again.
+ * entry object, and per frozen list of entries as flat typed arrays (`StateFacts`), so the
+ * next turn (same entries, new query) ranks 10,000 entries with integer operations instead of
+ * lowercasing and searching their text again.
  *
  * Exactness: facts are keyed by the entry object and kept only while every field the view
  * reads is the same value (`===`) as when they were computed, so an entry mutated in place,
@@ -45,6 +46,7 @@ function grown(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
   next.set(array);
   return next;
 }
+
 /** Word ids of one text: a plain array (small typed arrays cost far more to allocate). */
 type WordIds = readonly number[];
 const NO_WORDS: WordIds = Object.freeze([]);
@@ -59,6 +61,7 @@ const HEAD_FIELD_LIMITS = [
 function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
+
 /** A dictionary this large is started afresh (facts then re-derive their words lazily). */
 export const MAX_DICTIONARY_WORDS = 250_000;
 
