@@ -5,14 +5,14 @@ import { createUser } from "./support/users";
 
 const workspace = "Approvals Co";
 const admin = {
-  email: "ada@example.com",
+  email: "ada.approvals@example.com",
   password: "admin-pass-1",
   role: "admin" as const,
   workspace,
   name: "Ada",
 };
 const member = {
-  email: "milo@example.com",
+  email: "milo.approvals@example.com",
   password: "member-pass-1",
   role: "member" as const,
   workspace,
