@@ -442,6 +442,25 @@ interface FlatWords {
   bodyEnds: Int32Array;
 }
 
+/**
+ * A list's words as a patch on an earlier list's flat words: entry `i` has the words of
+ * `base` entry `baseIndex[i]`, or (-1) its own, from its facts. A new snapshot that differs
+ * from the last in a few entries needs no copy of the other entries' ids; past a few percent
+ * of own entries the words are made flat again. Patches always rest on flat words, never on
+ * another patch.
+ */
+interface PatchedWords {
+  dictionary: WordDictionary;
+  base: FlatWords;
+  baseIndex: Int32Array;
+}
+
+type ListWords = FlatWords | PatchedWords;
+
+function isPatch(words: ListWords): words is PatchedWords {
+  return "base" in words;
+}
+
 /** A list derived earlier, and for each entry of the new list its index there (or -1). */
 interface Predecessor {
   state: StateFacts;
@@ -462,9 +481,9 @@ export class StateFacts {
   readonly perKindCount: Int32Array;
   /** Per kind, the indices of its entries (reordered freely by selection). */
   readonly byKind: Int32Array[];
-  private words: FlatWords | null = null;
+  private words: ListWords | null = null;
   /** The predecessor's words and where each entry was there, until this list has its own. */
-  private inherited: { words: FlatWords; indexIn: Int32Array } | null = null;
+  private inherited: { words: ListWords; indexIn: Int32Array } | null = null;
 
   constructor(
     readonly entries: readonly Entry[],
@@ -511,42 +530,72 @@ export class StateFacts {
    */
   scores(dictionary: WordDictionary, out: Int32Array): void {
     if (this.words?.dictionary !== dictionary) this.words = this.collectWords(dictionary);
-    const { headIds, headEnds, bodyIds, bodyEnds } = this.words;
-    // `maskOf`, inlined over the flat arrays (one tight loop instead of two calls per entry).
+    // `maskOf`, inlined (one tight loop over typed arrays instead of two calls per entry).
     const { stamps, masks, stamp } = dictionary.marks();
-    let headAt = 0;
-    let bodyAt = 0;
+    const words = this.words;
+    const flat = isPatch(words) ? words.base : words;
+    const baseIndex = isPatch(words) ? words.baseIndex : null;
+    const { headIds, headEnds, bodyIds, bodyEnds } = flat;
     for (let index = 0; index < this.facts.length; index++) {
+      const from = baseIndex ? baseIndex[index]! : index;
       let head = 0;
-      for (const headEnd = headEnds[index]!; headAt < headEnd; headAt++) {
-        const id = headIds[headAt]!;
-        if (stamps[id] === stamp) head |= masks[id]!;
-      }
       let body = 0;
-      for (const bodyEnd = bodyEnds[index]!; bodyAt < bodyEnd; bodyAt++) {
-        const id = bodyIds[bodyAt]!;
-        if (stamps[id] === stamp) body |= masks[id]!;
+      if (from >= 0) {
+        for (let at = from > 0 ? headEnds[from - 1]! : 0; at < headEnds[from]!; at++) {
+          const id = headIds[at]!;
+          if (stamps[id] === stamp) head |= masks[id]!;
+        }
+        for (let at = from > 0 ? bodyEnds[from - 1]! : 0; at < bodyEnds[from]!; at++) {
+          const id = bodyIds[at]!;
+          if (stamps[id] === stamp) body |= masks[id]!;
+        }
+      } else if (this.kindOf[index]! >= 0) {
+        const own = this.facts[index]!.words(dictionary);
+        head = dictionary.maskOf(own.head);
+        body = dictionary.maskOf(own.body);
       }
       out[index] = scoreOf(head, body);
     }
   }
 
-  private collectWords(dictionary: WordDictionary): FlatWords {
+  private collectWords(dictionary: WordDictionary): ListWords {
     const count = this.facts.length;
     const inherited = this.inherited?.words.dictionary === dictionary ? this.inherited : null;
     this.inherited = null;
-    const head = new FlatBuilder(count, (inherited?.words.headIds.length ?? 0) + 1024);
-    const body = new FlatBuilder(count, (inherited?.words.bodyIds.length ?? 0) + 1024);
+    if (!inherited) return this.flatten(dictionary, null, null);
+    // Where each entry's words are in the flat words under the predecessor.
+    const predecessor = inherited.words;
+    const base = isPatch(predecessor) ? predecessor.base : predecessor;
+    const baseIndex = new Int32Array(count);
+    let own = 0;
+    for (let index = 0; index < count; index++) {
+      const from = inherited.indexIn[index]!;
+      const at = from < 0 ? -1 : isPatch(predecessor) ? predecessor.baseIndex[from]! : from;
+      baseIndex[index] = at;
+      if (at < 0 && this.kindOf[index]! >= 0) own += 1;
+    }
+    if (own <= Math.max(8, count >> 6)) return { dictionary, base, baseIndex };
+    return this.flatten(dictionary, base, baseIndex);
+  }
+
+  /** Flat words for this list, copying runs from `base` where `baseIndex` points into it. */
+  private flatten(
+    dictionary: WordDictionary,
+    base: FlatWords | null,
+    baseIndex: Int32Array | null,
+  ): FlatWords {
+    const count = this.facts.length;
+    const head = new FlatBuilder(count, (base?.headIds.length ?? 0) + 1024);
+    const body = new FlatBuilder(count, (base?.bodyIds.length ?? 0) + 1024);
     let index = 0;
     while (index < count) {
-      const from = inherited ? inherited.indexIn[index]! : -1;
+      const from = baseIndex ? baseIndex[index]! : -1;
       if (from >= 0) {
-        // A run of entries that were consecutive in the predecessor: copy their ids at once.
+        // A run of entries that are consecutive in the base: copy their ids at once.
         let end = index + 1;
-        while (end < count && inherited!.indexIn[end] === from + (end - index)) end += 1;
-        const words = inherited!.words;
-        head.copyRun(words.headIds, words.headEnds, from, end - index, index);
-        body.copyRun(words.bodyIds, words.bodyEnds, from, end - index, index);
+        while (end < count && baseIndex![end] === from + (end - index)) end += 1;
+        head.copyRun(base!.headIds, base!.headEnds, from, end - index, index);
+        body.copyRun(base!.bodyIds, base!.bodyEnds, from, end - index, index);
         index = end;
         continue;
       }
