@@ -282,6 +282,8 @@ export {
 } from "./refine";
 export {
   batchEntryKeys,
+  entryVersionConflict,
+  harnessVersionConflict,
   clampStoragePageSize,
   decodeStorageCursor,
   encodeStorageCursor,

@@ -3,6 +3,8 @@ import {
   batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
+  entryVersionConflict,
+  harnessVersionConflict,
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
@@ -139,7 +141,7 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     if (changes.length === 0) {
       const harnessVersion = await this.getHarnessVersion({ workspaceId });
       if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion) {
-        throw harnessConflict(expectedHarnessVersion, harnessVersion);
+        throw harnessVersionConflict(expectedHarnessVersion, harnessVersion);
       }
       return { harnessVersion, revisions: [] };
     }
@@ -153,7 +155,7 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
           RETURNING "version"`;
         const harnessVersion = Number(counter!.version);
         if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion - 1) {
-          throw harnessConflict(expectedHarnessVersion, harnessVersion - 1);
+          throw harnessVersionConflict(expectedHarnessVersion, harnessVersion - 1);
         }
         const revisions: Revision[] = [];
         for (const [index, change] of changes.entries()) {
@@ -233,7 +235,11 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
       const [current] = await tx.$queryRaw<{ version: number }[]>`
         SELECT "version" FROM "HarnessEntry"
         WHERE "workspaceId" = ${workspaceId} AND "entryKey" = ${entryKey}`;
-      throw entryConflict(entryKey, expectedVersion, current ? Number(current.version) : null);
+      throw entryVersionConflict(
+        entryKey,
+        expectedVersion,
+        current ? Number(current.version) : null,
+      );
     }
     const stored: Revision = {
       id: revision.id,
@@ -453,29 +459,4 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     });
     return counter?.version ?? 0;
   }
-}
-
-function entryConflict(
-  entryKey: string,
-  expectedVersion: number | null,
-  currentVersion: number | null,
-): HarnessConflictError {
-  return new HarnessConflictError({
-    surface: "entry",
-    message:
-      expectedVersion === null
-        ? `Entry ${entryKey} already exists (version ${currentVersion})`
-        : currentVersion !== null
-          ? `Entry ${entryKey} is at version ${currentVersion}, not ${expectedVersion}`
-          : `Entry ${entryKey} no longer exists (expected version ${expectedVersion})`,
-    details: { entryKey, expectedVersion, currentVersion },
-  });
-}
-
-function harnessConflict(expected: number, actual: number): HarnessConflictError {
-  return new HarnessConflictError({
-    surface: "harness",
-    message: `The harness changed: expected version ${expected}, found ${actual}`,
-    details: { expectedHarnessVersion: expected, harnessVersion: actual },
-  });
 }

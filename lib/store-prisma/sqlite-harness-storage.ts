@@ -3,6 +3,8 @@ import {
   batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
+  entryVersionConflict,
+  harnessVersionConflict,
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
@@ -206,7 +208,7 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     if (changes.length === 0) {
       const harnessVersion = this.readHarnessVersion(workspaceId);
       if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion) {
-        throw harnessConflict(expectedHarnessVersion, harnessVersion);
+        throw harnessVersionConflict(expectedHarnessVersion, harnessVersion);
       }
       return { harnessVersion, revisions: [] };
     }
@@ -246,7 +248,7 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     ).get(workspaceId) as { version: number };
     const harnessVersion = counter.version;
     if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion - 1) {
-      throw harnessConflict(expectedHarnessVersion, harnessVersion - 1);
+      throw harnessVersionConflict(expectedHarnessVersion, harnessVersion - 1);
     }
     const revisions: Revision[] = [];
     for (const [index, change] of changes.entries()) {
@@ -304,7 +306,11 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
       ).run(workspaceId, entryKey, expectedVersion).changes;
     }
     if (written !== 1) {
-      throw entryConflict(entryKey, expectedVersion, this.readEntryVersion(workspaceId, entryKey));
+      throw entryVersionConflict(
+        entryKey,
+        expectedVersion,
+        this.readEntryVersion(workspaceId, entryKey),
+      );
     }
     const before = revision.before === null ? null : JSON.stringify(revision.before);
     const afterJson = after === null ? null : JSON.stringify(after);
@@ -536,29 +542,4 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     options.abortSignal?.throwIfAborted();
     return this.readHarnessVersion(options.workspaceId);
   }
-}
-
-function entryConflict(
-  entryKey: string,
-  expectedVersion: number | null,
-  currentVersion: number | null,
-): HarnessConflictError {
-  return new HarnessConflictError({
-    surface: "entry",
-    message:
-      expectedVersion === null
-        ? `Entry ${entryKey} already exists (version ${currentVersion})`
-        : currentVersion !== null
-          ? `Entry ${entryKey} is at version ${currentVersion}, not ${expectedVersion}`
-          : `Entry ${entryKey} no longer exists (expected version ${expectedVersion})`,
-    details: { entryKey, expectedVersion, currentVersion },
-  });
-}
-
-function harnessConflict(expected: number, actual: number): HarnessConflictError {
-  return new HarnessConflictError({
-    surface: "harness",
-    message: `The harness changed: expected version ${expected}, found ${actual}`,
-    details: { expectedHarnessVersion: expected, harnessVersion: actual },
-  });
 }

@@ -3,6 +3,8 @@ import {
   clampStoragePageSize,
   decodeStorageCursor,
   encodeStorageCursor,
+  entryVersionConflict,
+  harnessVersionConflict,
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
@@ -107,14 +109,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
       options.expectedHarnessVersion !== undefined &&
       options.expectedHarnessVersion !== data.harnessVersion
     ) {
-      throw new HarnessConflictError({
-        surface: "harness",
-        message: `The harness changed: expected version ${options.expectedHarnessVersion}, found ${data.harnessVersion}`,
-        details: {
-          expectedHarnessVersion: options.expectedHarnessVersion,
-          harnessVersion: data.harnessVersion,
-        },
-      });
+      throw harnessVersionConflict(options.expectedHarnessVersion, data.harnessVersion);
     }
     if (options.changes.length === 0) return { harnessVersion: data.harnessVersion, revisions: [] };
 
@@ -148,16 +143,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
       const current = data.entries.get(key);
       const currentVersion = current ? current.version : null;
       if (currentVersion !== change.expectedVersion) {
-        throw new HarnessConflictError({
-          surface: "entry",
-          message:
-            change.expectedVersion === null
-              ? `Entry ${key} already exists (version ${currentVersion})`
-              : current
-                ? `Entry ${key} is at version ${currentVersion}, not ${change.expectedVersion}`
-                : `Entry ${key} no longer exists (expected version ${change.expectedVersion})`,
-          details: { entryKey: key, expectedVersion: change.expectedVersion, currentVersion },
-        });
+        throw entryVersionConflict(key, change.expectedVersion, currentVersion);
       }
     }
 

@@ -90,6 +90,8 @@ export {
 } from "./format-harness-state";
 export {
   batchEntryKeys,
+  entryVersionConflict,
+  harnessVersionConflict,
   clampStoragePageSize,
   decodeStorageCursor,
   encodeStorageCursor,

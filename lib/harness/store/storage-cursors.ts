@@ -77,3 +77,30 @@ export function batchEntryKeys(changes: readonly StorageChange[]): string[] {
   }
   return keys;
 }
+
+/** The conflict every storage throws when an entry is not at the version a change expects. */
+export function entryVersionConflict(
+  entryKey: string,
+  expectedVersion: number | null,
+  currentVersion: number | null,
+): HarnessConflictError {
+  return new HarnessConflictError({
+    surface: "entry",
+    message:
+      expectedVersion === null
+        ? `Entry ${entryKey} already exists (version ${currentVersion})`
+        : currentVersion !== null
+          ? `Entry ${entryKey} is at version ${currentVersion}, not ${expectedVersion}`
+          : `Entry ${entryKey} no longer exists (expected version ${expectedVersion})`,
+    details: { entryKey, expectedVersion, currentVersion },
+  });
+}
+
+/** The conflict every storage throws when the harness is not at the version a batch expects. */
+export function harnessVersionConflict(expected: number, actual: number): HarnessConflictError {
+  return new HarnessConflictError({
+    surface: "harness",
+    message: `The harness changed: expected version ${expected}, found ${actual}`,
+    details: { expectedHarnessVersion: expected, harnessVersion: actual },
+  });
+}
