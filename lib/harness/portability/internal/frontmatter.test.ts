@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   FrontmatterError,
@@ -205,3 +206,40 @@ describe("frontmatter writer", () => {
     },
   );
 });
+
+describe("frontmatter with the yaml library", () => {
+  it("reads an unquoted `key: a: b` value as one string, also nested and in lists", () => {
+    expect(
+      yaml(
+        ["description: Use when: a PDF arrives # note", "meta:", "  hint: x: y", "- a"]
+          .slice(0, 3)
+          .join("\n"),
+      ),
+    ).toEqual({ description: "Use when: a PDF arrives", meta: { hint: "x: y" } });
+  });
+
+  it("names the line of an error", () => {
+    expect(() => yaml("a: 1\nb: &anchor 2")).toThrow(/line 2: anchors and aliases/);
+    expect(() => yaml("a: 1\nb: !custom 2")).toThrow(/line 2: tags are not supported/);
+  });
+
+  it("round-trips any JSON mapping", () => {
+    const value = fc.jsonValue({ noNegativeZero: true, maxDepth: 3 });
+    fc.assert(
+      // Integers beyond 2^53 are read back as their digits on purpose (they would change).
+      fc.property(fc.dictionary(fc.string(), value).filter(onlySafeIntegers), (mapping) => {
+        const frontmatter = JSON.parse(JSON.stringify(mapping)) as Record<string, FrontmatterValue>;
+        const text = formatMarkdownWithFrontmatter({ frontmatter, body: "b" });
+        expect(parseMarkdownWithFrontmatter(text).frontmatter).toEqual(frontmatter);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function onlySafeIntegers(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isInteger(value) || Number.isSafeInteger(value);
+  if (Array.isArray(value)) return value.every(onlySafeIntegers);
+  if (value && typeof value === "object") return Object.values(value).every(onlySafeIntegers);
+  return true;
+}
