@@ -168,7 +168,7 @@ export function streamHarness<TExtraBody, TSession>(
     const pending = dirsReady.then(need, (error: unknown) => {
       throw new HarnessConflictError({
         surface: "turn",
-        message: `The turn's persistent dirs did not load, so nothing was written: ${
+        message: `The turn failed before its persistent dirs loaded, so nothing was written: ${
           error instanceof Error ? error.message : String(error)
         }`,
         cause: error,

@@ -134,6 +134,7 @@ export interface TurnResult {
   error?: { message: string; cause?: unknown };
   /** What the commit boundary did. Never shown to the model. */
   persistence: PersistenceResult;
+  /** Every event in order. Host file events after the turn (`result.files`) are appended as they happen. */
   trace: TurnTraceEvent[];
   /** The system prompt sections of this turn, for the Context panel. */
   instructions: { text: string; sections: InstructionsSection[] };
