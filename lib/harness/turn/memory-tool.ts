@@ -66,7 +66,7 @@ function countText(fileCount: number, bytes: number): string {
  * A directory listing as the memory tool shows it: a header with the path, the read-only flag
  * and totals, then one line per entry — size, tab, absolute path (folders end in `/`, with
  * their file count; dirs also say whether they are writable). Reused by every tool surface
- * that shows a listing (the memory tool's `view`, the MCP tools).
+ * that shows a listing: the memory tool's `view`, and MCP tools that wrap it.
  */
 export function formatDirectoryListing(listing: DirectoryListing): string {
   const access = modeText(listing);

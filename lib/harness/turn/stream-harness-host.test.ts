@@ -364,6 +364,18 @@ describe("streamHarness host-staged files", () => {
     });
     // A ReadableStream pulls once to fill its queue when created; the write read nothing more.
     expect(pulled).toBeLessThanOrEqual(1);
+    expect(neverRead.locked).toBe(false);
+    let started = false;
+    await expect(
+      result.files.write(
+        "/persistent/company/policy.md",
+        (async function* () {
+          started = true;
+          yield "x";
+        })(),
+      ),
+    ).rejects.toMatchObject({ code: "forbidden:dir" });
+    expect(started).toBe(false);
 
     for (const [path, code] of [
       ["/persistent/uploads/../company/x.md", "validation:path"],
@@ -402,7 +414,7 @@ describe("streamHarness host-staged files", () => {
     expect(company.storeCalls).toHaveLength(0);
     expect(uploads.storeCalls).toHaveLength(0);
     const refused = result.trace.filter((event) => event.type === "host.refused");
-    expect(refused).toHaveLength(7);
+    expect(refused).toHaveLength(8);
     expect(refused[0]).toMatchObject({
       operation: "write",
       path: '"/persistent/company/policy.md"',
