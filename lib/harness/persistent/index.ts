@@ -1,10 +1,13 @@
 export {
   Checkout,
+  DIRECTORY_LISTING_DEFAULTS,
   loadCheckout,
   systemClock,
   type CheckoutDirInfo,
   type CheckoutFileInfo,
   type DirChanges,
+  type DirectoryEntry,
+  type DirectoryListing,
   type LoadCheckoutOptions,
 } from "./checkout";
 export type {
@@ -53,6 +56,7 @@ export {
   DEFAULT_DIR_LIMITS,
   PATH_LIMITS,
   PERSISTENT_ROOT,
+  formatBytes,
   joinHarnessPath,
   resolvePersistentPath,
   validateHarnessDir,
@@ -77,6 +81,9 @@ export {
   type DirLimits,
   type FileContent,
   type FileMap,
+  type HostFileChange,
+  type HostFileContent,
+  type HostWriteCommit,
   type LoadOptions,
   type LoadResult,
   type PersistenceResult,

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 
 import { HarnessConflictError, HarnessForbiddenError } from "../errors";
@@ -283,6 +284,106 @@ describe("openTurnCheckout / finishTurn", () => {
     });
     expect(user.files()).toEqual({ "a.md": "a" });
     expect(user.storeCalls).toHaveLength(0);
+  });
+
+  it("orders host writes against commits: a commit waits for earlier writes, later writes land after it", async () => {
+    const user = createInMemoryDirBacking();
+    const uploads = createInMemoryDirBacking();
+    const turn = await openTurnCheckout({
+      dirs: [
+        dirOf("/persistent/user", user),
+        dirOf("/persistent/uploads", uploads, { commit: "manual" }),
+      ],
+      ...context,
+      commitLog: createInMemoryCommitLog(),
+    });
+    // A slow upload: its stream finishes only when we say so.
+    let finishUpload!: () => void;
+    const gate = new Promise<void>((resolve) => (finishUpload = resolve));
+    const slow = turn.files.write(
+      "/persistent/user/slow.md",
+      (async function* () {
+        yield "first half, ";
+        await gate;
+        yield "second half";
+      })(),
+    );
+    const finishing = turn.finishTurn({ status: "completed" });
+    // Started after finishTurn(): must not slip into the after-turn commit.
+    const late = turn.files.write("/persistent/user/late.md", "late");
+    const manual = turn.files.write("/persistent/uploads/u.txt", "upload");
+    finishUpload();
+    const persistence = await finishing;
+    expect(persistence).toMatchObject({
+      commits: [
+        { harnessDir: "/persistent/user", status: "succeeded", changes: { created: ["slow.md"] } },
+      ],
+    });
+    expect(await slow).toMatchObject({ commit: "after-turn", bytes: 23 });
+    expect(await late).toMatchObject({ commit: "none" });
+    expect(await manual).toMatchObject({ commit: "manual" });
+    expect(user.files()).toEqual({ "slow.md": "first half, second half" });
+    await turn.commitManual();
+    expect(uploads.files()).toEqual({ "u.txt": "upload" });
+    expect(await turn.files.write("/persistent/uploads/after.txt", "x")).toMatchObject({
+      commit: "none",
+    });
+    expect(turn.trace.filter((event) => event.type === "host.write")).toHaveLength(4);
+  });
+
+  it("reads host content from web streams, Node streams and async iterables, bytes and text mixed", async () => {
+    const user = createInMemoryDirBacking();
+    const turn = await openTurnCheckout({
+      dirs: [dirOf("/persistent/user", user, { limits: { maxFileBytes: 16 } })],
+      ...context,
+      commitLog: createInMemoryCommitLog(),
+    });
+    await turn.files.write("/persistent/user/node.txt", Readable.from(["node ", "stream"]));
+    await turn.files.write(
+      "/persistent/user/mixed.bin",
+      (async function* () {
+        yield "ab";
+        yield new Uint8Array([0, 255]);
+      })(),
+    );
+    await turn.files.write(
+      "/persistent/user/empty.txt",
+      new ReadableStream<string>({ start: (c) => c.close() }),
+    );
+    expect(await turn.files.read("/persistent/user/node.txt")).toBe("node stream");
+    expect(await turn.files.read("/persistent/user/mixed.bin")).toEqual(
+      new Uint8Array([97, 98, 0, 255]),
+    );
+    expect(await turn.files.read("/persistent/user/empty.txt")).toBe("");
+    await expect(
+      turn.files.write(
+        "/persistent/user/bad.txt",
+        (async function* () {
+          yield 42 as unknown as string;
+        })(),
+      ),
+    ).rejects.toThrowError(/neither a string nor a Uint8Array/);
+    await expect(
+      turn.files.write("/persistent/user/bad.txt", { not: "content" } as never),
+    ).rejects.toThrowError(/must be a string, a Uint8Array, a ReadableStream or an async iterable/);
+    await expect(
+      turn.files.write("/persistent/user/big.txt", Readable.from(["0123456789", "0123456789"])),
+    ).rejects.toThrowError(/larger than 16 B/);
+    expect(await turn.files.read("/persistent/user/bad.txt")).toBeNull();
+    expect(await turn.files.read("/persistent/user/big.txt")).toBeNull();
+    await expect(turn.files.delete("/persistent/user/node.txt")).resolves.toMatchObject({
+      bytes: 0,
+    });
+    expect(turn.trace.map((event) => event.type)).toEqual([
+      "dir.loaded",
+      "host.write",
+      "host.write",
+      "host.write",
+      "host.refused",
+      "host.refused",
+      "host.refused",
+      "host.delete",
+    ]);
   });
 
   it("stores nothing for an aborted or failed turn", async () => {

@@ -1,4 +1,4 @@
-import { HarnessConflictError } from "../errors";
+import { HarnessConflictError, HarnessError } from "../errors";
 import {
   checkoutDirStates,
   diffDirState,
@@ -11,14 +11,20 @@ import {
 } from "./checkout";
 import type { CommitLog, CommitRecord } from "./commit-log";
 import { applyCommit, describeError } from "./internal/apply-commit";
-import { copyContent } from "./internal/content";
+import { contentByteLength, copyContent } from "./internal/content";
+import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";
+import { printable } from "./paths";
 import type {
   ChangeSet,
   ChangeSummary,
   Clock,
+  CommitMode,
   DirCommitResult,
   FileContent,
+  HostFileChange,
+  HostFileContent,
+  HostWriteCommit,
   PersistenceResult,
   PersistentDir,
   PersistentDirTraceEvent,
@@ -59,15 +65,28 @@ export interface OpenTurnCheckoutOptions<TExtraBody, TSession> {
 
 /**
  * Host-staged file access in the seed's shape (`session.files.write(path, content)`; positional
- * arguments on purpose, to match it). Writes land in this turn's checkout only: they become
- * durable only in a `manual` dir followed by `commitManual()` before the next turn starts. A
- * host write into an `after-turn` dir after the turn finished is discarded when the next turn
- * loads, by design. Read-only dirs reject writes with `forbidden:dir`.
+ * arguments on purpose, to match it). Writes land in this turn's checkout, with the same path
+ * checks and size limits as the agent's tools, and are traced (`host.write`, `host.delete`,
+ * `host.refused`). How a write can become durable depends on the dir and on when it lands (the
+ * result's `commit` says which):
+ *
+ * - `after-turn` dir, before the commit boundary: committed with the turn's after-turn commit
+ *   if the turn completes. The boundary waits for writes started before it.
+ * - `manual` dir: committed by `commitManual()` (which waits for writes started before it).
+ * - afterwards (an `after-turn` dir after the boundary, a `manual` dir after `commitManual()`,
+ *   any dir after a turn that did not complete): kept in this checkout only and discarded when
+ *   the next turn loads, by design.
+ * - read-only dir (by mode or `canWrite` this turn), a hostile path, a path outside every dir:
+ *   refused at once, before any content is read, with `forbidden:dir`, `validation:path` or
+ *   `not_found:dir`. Content over the per-file limit is refused with `validation:path` as soon
+ *   as the limit is passed. A refused write changes nothing.
  */
 export interface SessionFiles {
-  write(path: string, content: FileContent): Promise<void>;
+  /** Creates or replaces a file; `content` may be text, bytes, or a stream of either. */
+  write(path: string, content: HostFileContent): Promise<HostFileChange>;
   read(path: string): Promise<FileContent | null>;
-  delete(path: string): Promise<void>;
+  /** Deletes a file; `not_found:path` when there is none. */
+  delete(path: string): Promise<HostFileChange>;
   list(path?: string): Promise<CheckoutFileInfo[]>;
 }
 
@@ -302,10 +321,100 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     return result;
   };
 
+  // Host writes in flight, and the commit running now (finishTurn or commitManual): a commit
+  // waits for the writes started before it; a write started during a commit lands after it.
+  const inFlight = new Set<Promise<unknown>>();
+  let committing: Promise<unknown> = Promise.resolve();
+  let afterTurnSealed = false;
+  const runCommit = <T>(commit: () => Promise<T>): Promise<T> => {
+    const earlier = [...inFlight];
+    const run = (async () => {
+      await Promise.allSettled(earlier);
+      return commit();
+    })();
+    committing = run.catch(() => undefined);
+    return run;
+  };
+  const commitOf = (mode: CommitMode): HostWriteCommit => {
+    if (mode === "after-turn") return afterTurnSealed ? "none" : "after-turn";
+    if (mode === "manual") {
+      return manualCommitted || (finished !== null && finished !== "completed") ? "none" : "manual";
+    }
+    return "none";
+  };
+  const refused = (operation: "write" | "delete", path: unknown, error: unknown): unknown => {
+    const { code, message } = HarnessError.isInstance(error)
+      ? error
+      : {
+          code: "failed:host-write",
+          message: error instanceof Error ? error.message : String(error),
+        };
+    emit({
+      type: "host.refused",
+      at: clock.now().toISOString(),
+      operation,
+      path: typeof path === "string" ? printable(path) : typeof path,
+      error: { code, message },
+    });
+    return error;
+  };
+  const hostChange = (
+    operation: "write" | "delete",
+    path: string,
+    apply: (
+      target: ReturnType<Checkout["assertWritable"]>,
+      wait: Promise<unknown>,
+    ) => Promise<HostFileChange>,
+  ): Promise<HostFileChange> => {
+    let target: ReturnType<Checkout["assertWritable"]>;
+    try {
+      target = checkout.assertWritable({ path });
+    } catch (error) {
+      return Promise.reject(refused(operation, path, error));
+    }
+    const operationPromise = apply(target, committing).catch((error: unknown) => {
+      throw refused(operation, path, error);
+    });
+    inFlight.add(operationPromise);
+    void operationPromise.finally(() => inFlight.delete(operationPromise)).catch(() => undefined);
+    return operationPromise;
+  };
+
   const files: SessionFiles = {
-    write: async (path, content) => checkout.writeFile({ path, content }),
+    write: (path, content) =>
+      hostChange("write", path, async (target, wait) => {
+        const data = await readHostContent({
+          content,
+          path: target.path,
+          maxFileBytes: target.limits.maxFileBytes,
+        });
+        await wait;
+        checkout.writeFile({ path: target.path, content: data });
+        const change: HostFileChange = {
+          path: target.path,
+          harnessDir: target.harnessDir,
+          mode: target.mode,
+          bytes: contentByteLength(data),
+          commit: commitOf(target.mode),
+        };
+        emit({ type: "host.write", at: clock.now().toISOString(), ...change });
+        return change;
+      }),
     read: async (path) => checkout.readFile({ path }),
-    delete: async (path) => checkout.deleteFile({ path }),
+    delete: (path) =>
+      hostChange("delete", path, async (target, wait) => {
+        await wait;
+        checkout.deleteFile({ path: target.path });
+        const change: HostFileChange = {
+          path: target.path,
+          harnessDir: target.harnessDir,
+          mode: target.mode,
+          bytes: 0,
+          commit: commitOf(target.mode),
+        };
+        emit({ type: "host.delete", at: clock.now().toISOString(), ...change });
+        return change;
+      }),
     list: async (path) => checkout.listFiles(path === undefined ? {} : { path }),
   };
 
@@ -321,22 +430,25 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         });
       }
       finished = status;
-      if (states.length === 0) return { status: "not-configured" };
-      const relevant = states.filter((state) => state.dir.mode !== "manual");
-      if (status !== "completed") {
+      return runCommit(async (): Promise<PersistenceResult> => {
+        afterTurnSealed = true;
+        if (states.length === 0) return { status: "not-configured" };
+        const relevant = states.filter((state) => state.dir.mode !== "manual");
+        if (status !== "completed") {
+          return toPersistenceResult(
+            relevant.map((state) => ({
+              harnessDir: state.dir.harnessDir,
+              mode: state.dir.mode,
+              status: "skipped",
+              skipReason: state.readOnly ? "read-only" : "turn-not-completed",
+              changes: summarizeChanges(diffDirState(state)),
+            })),
+          );
+        }
         return toPersistenceResult(
-          relevant.map((state) => ({
-            harnessDir: state.dir.harnessDir,
-            mode: state.dir.mode,
-            status: "skipped",
-            skipReason: state.readOnly ? "read-only" : "turn-not-completed",
-            changes: summarizeChanges(diffDirState(state)),
-          })),
+          await Promise.all(relevant.map((state) => commitDir(state, abortSignal))),
         );
-      }
-      return toPersistenceResult(
-        await Promise.all(relevant.map((state) => commitDir(state, abortSignal))),
-      );
+      });
     },
     async commitManual(commitOptions = {}) {
       if (finished !== "completed") {
@@ -352,11 +464,13 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         });
       }
       manualCommitted = true;
-      if (states.length === 0) return { status: "not-configured" };
-      const manual = states.filter((state) => state.dir.mode === "manual");
-      return toPersistenceResult(
-        await Promise.all(manual.map((state) => commitDir(state, commitOptions.abortSignal))),
-      );
+      return runCommit(async (): Promise<PersistenceResult> => {
+        if (states.length === 0) return { status: "not-configured" };
+        const manual = states.filter((state) => state.dir.mode === "manual");
+        return toPersistenceResult(
+          await Promise.all(manual.map((state) => commitDir(state, commitOptions.abortSignal))),
+        );
+      });
     },
   };
 }

@@ -11,6 +11,34 @@
 export type FileContent = string | Uint8Array;
 
 /**
+ * What a host may pass to `files.write`: a file's content, or a web `ReadableStream` or an
+ * async iterable (a Node stream is one) of text or byte chunks. Streams are read to the end —
+ * but never past the dir's per-file limit — before anything is written.
+ */
+export type HostFileContent =
+  FileContent | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
+/**
+ * How a host write can reach backing storage, as decided when it was applied:
+ * - `after-turn`: with the turn's after-turn commit, if the turn completes;
+ * - `manual`: through `commitManual()` on this turn's result;
+ * - `none`: not at all — the dir's commit for this turn is over (or the turn did not
+ *   complete); the next turn starts from backing storage and discards it.
+ */
+export type HostWriteCommit = "after-turn" | "manual" | "none";
+
+/** What a host write or delete did. */
+export interface HostFileChange {
+  /** Absolute, NFC-normalised, e.g. `/persistent/uploads/report.pdf`. */
+  path: string;
+  harnessDir: string;
+  mode: CommitMode;
+  /** Size written; 0 for a delete. */
+  bytes: number;
+  commit: HostWriteCommit;
+}
+
+/**
  * Relative path → content. Build it with `Object.create(null)` (or `fileMapFromEntries`) so a
  * path named `__proto__` stays an ordinary key; the core only reads own keys.
  */
@@ -228,6 +256,16 @@ export type PersistentDirTraceEvent =
       message: string;
       conflictedPaths: string[];
       commitId?: string;
+    }
+  | ({ type: "host.write" | "host.delete"; at: string } & HostFileChange)
+  | {
+      /** A host write or delete that was refused; nothing changed. */
+      type: "host.refused";
+      at: string;
+      operation: "write" | "delete";
+      /** As given, made printable. */
+      path: string;
+      error: { code: string; message: string };
     }
   | {
       type: "commit.failed";

@@ -3,6 +3,7 @@ export { buildInstructions } from "./instructions";
 export { compactConversation, estimateConversationTokens, messageText } from "./compaction";
 export {
   createMemoryTool,
+  formatDirectoryListing,
   memoryToolInputSchema,
   runMemoryCommand,
   MEMORY_TOOL_DESCRIPTION,
@@ -16,6 +17,7 @@ export type {
   HarnessTurn,
   InstructionsSection,
   TurnContext,
+  TurnPersistenceErrorEvent,
   TurnResult,
   TurnResultStatus,
   TurnStatusData,

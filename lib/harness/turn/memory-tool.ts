@@ -1,7 +1,7 @@
 import { tool, type Tool } from "ai";
 import { z } from "zod";
 import { HarnessError, HarnessNotFoundError, HarnessValidationError } from "../errors";
-import type { Checkout } from "../persistent";
+import { formatBytes, type Checkout, type DirectoryListing } from "../persistent";
 
 /**
  * The input of Anthropic's memory tool (`memory_20250818`), exactly: models trained on it use it
@@ -34,7 +34,7 @@ export type MemoryToolInput = z.infer<typeof memoryToolInputSchema>;
 
 export const MEMORY_TOOL_DESCRIPTION =
   "View and edit files in your persistent directories under /persistent (memory that survives this conversation). " +
-  "Commands: view (a directory listing or a file with line numbers, optional view_range [start, end]), create (write a whole file), " +
+  "Commands: view (a directory listing two levels deep with sizes — e.g. view /persistent or /persistent/user — or a file with line numbers, optional view_range [start, end]), create (write a whole file), " +
   "str_replace (replace one exact, unique occurrence), insert (insert text after line insert_line; 0 = top), delete (a file or folder), rename. " +
   "Changes are saved after your turn completes. Some directories are read-only: writing there fails.";
 
@@ -51,26 +51,54 @@ function textOf(checkout: Checkout, path: string): string {
   return content;
 }
 
-function view(checkout: Checkout, path: string, range?: [number, number]): string {
-  const normalized = path.replace(/\/+$/, "") || "/";
-  const file = normalized === "/persistent" ? null : checkout.readFile({ path: normalized });
-  if (file === null) {
-    const files = checkout.listFiles({ path: normalized === "/" ? "/persistent" : normalized });
-    const dirs = checkout
-      .listDirs()
-      .filter(
-        (dir) => dir.harnessDir.startsWith(`${normalized}/`) || dir.harnessDir === normalized,
-      );
-    if (files.length === 0 && dirs.length === 0) {
-      throw new HarnessNotFoundError({ surface: "path", message: `${path} does not exist.` });
+function modeText(listing: DirectoryListing): string {
+  const dir = listing.dir;
+  if (!dir) return "";
+  if (dir.readOnly) return "read-only";
+  return dir.mode === "manual" ? "writable; saved when the host commits" : "writable";
+}
+
+function countText(fileCount: number, bytes: number): string {
+  return `${fileCount} file${fileCount === 1 ? "" : "s"}, ${formatBytes(bytes)}`;
+}
+
+/**
+ * A directory listing as the memory tool shows it: a header with the path, the read-only flag
+ * and totals, then one line per entry — size, tab, absolute path (folders end in `/`, with
+ * their file count; dirs also say whether they are writable). Reused by every tool surface
+ * that shows a listing: the memory tool's `view`, and MCP tools that wrap it.
+ */
+export function formatDirectoryListing(listing: DirectoryListing): string {
+  const access = modeText(listing);
+  const header =
+    listing.kind === "root"
+      ? `Directory ${listing.path}/: ${listing.entries.filter((entry) => entry.type === "dir").length} persistent dir(s), ${countText(listing.fileCount, listing.bytes)}.`
+      : `Directory ${listing.path}/ (${access}${listing.kind === "folder" ? ` — in ${listing.dir!.harnessDir}` : ""}): ${countText(listing.fileCount, listing.bytes)}.`;
+  const lines = listing.entries.map((entry) => {
+    const indent = "  ".repeat(entry.depth - 1);
+    switch (entry.type) {
+      case "file":
+        return `${indent}${formatBytes(entry.bytes)}\t${entry.path}`;
+      case "folder":
+        return `${indent}${formatBytes(entry.bytes)}\t${entry.path}/ (${entry.fileCount} file${entry.fileCount === 1 ? "" : "s"})`;
+      case "dir":
+        return `${indent}${formatBytes(entry.bytes)}\t${entry.path}/ (${entry.readOnly ? "read-only" : "writable"}, ${entry.fileCount} file${entry.fileCount === 1 ? "" : "s"})`;
     }
-    const header = dirs.map(
-      (dir) => `${dir.harnessDir}/ (${dir.readOnly ? "read-only" : "writable"})`,
-    );
-    const lines = files.map((info) => `${info.bytes}\t${info.path}`);
-    return [`Directory ${normalized}:`, ...header, ...(lines.length ? lines : ["(no files)"])].join(
-      "\n",
-    );
+  });
+  if (lines.length === 0) lines.push("(empty)");
+  if (listing.omitted > 0) {
+    lines.push(`… ${listing.omitted} more entries not shown; view a subfolder to see them.`);
+  }
+  return [header, ...lines].join("\n");
+}
+
+function view(checkout: Checkout, path: string, range?: [number, number]): string {
+  const listing = checkout.getDirectoryListing({ path });
+  if (listing) return formatDirectoryListing(listing);
+  const normalized = path.replace(/\/+$/, "");
+  const file = checkout.readFile({ path: normalized });
+  if (file === null) {
+    throw new HarnessNotFoundError({ surface: "path", message: `${path} does not exist.` });
   }
   if (typeof file !== "string") return `${normalized} is a binary file (${file.byteLength} bytes).`;
   const all = file.split("\n");

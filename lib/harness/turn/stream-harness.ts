@@ -8,7 +8,14 @@ import {
   type ToolSet,
   type UIMessage,
 } from "ai";
-import { openTurnCheckout, type PersistenceResult, type TurnCheckout } from "../persistent";
+import { HarnessConflictError, HarnessNotFoundError } from "../errors";
+import {
+  openTurnCheckout,
+  type PersistenceErrorEvent,
+  type PersistenceResult,
+  type SessionFiles,
+  type TurnCheckout,
+} from "../persistent";
 import type { Harness, HarnessSnapshot, RecentRefinement } from "../store";
 import { compactConversation, messageText } from "./compaction";
 import { createDelegateTool, createHarnessTools } from "./harness-tools";
@@ -19,6 +26,7 @@ import type {
   HarnessDefinition,
   HarnessTurn,
   InstructionsSection,
+  TurnPersistenceErrorEvent,
   TurnResult,
   TurnResultStatus,
   TurnStatusData,
@@ -42,6 +50,15 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   describeError?: (error: unknown) => string;
   /** Extra fields for the final `data-turn` part (e.g. the host's turn id). */
   turnData?: Record<string, unknown>;
+  /**
+   * Fires once per commit of this turn (after-turn or `commitManual()`) that ended `conflict`
+   * or `failed`, after it was recorded in the commit log — the same contract as
+   * `openTurnCheckout`'s, plus the turn's `extraBody` and `session`. Runs after the
+   * definition's hook; errors it throws are ignored. Nothing of it reaches the model.
+   */
+  onPersistenceError?: (
+    event: TurnPersistenceErrorEvent<TExtraBody, TSession>,
+  ) => void | Promise<void>;
 }
 
 function lastUserText(messages: readonly UIMessage[]): string {
@@ -110,6 +127,66 @@ export function streamHarness<TExtraBody, TSession>(
     return turnCheckout.commitManual();
   };
 
+  const onPersistenceError =
+    definition.onPersistenceError || options.onPersistenceError
+      ? async (event: PersistenceErrorEvent) => {
+          const withContext = { ...event, ...context };
+          for (const hook of [definition.onPersistenceError, options.onPersistenceError]) {
+            try {
+              await hook?.(withContext);
+            } catch {
+              // The hooks are for the host's own alerting; one failing changes nothing.
+            }
+          }
+        }
+      : undefined;
+
+  // Host-staged files. The checkout exists only once the dirs have loaded: earlier calls wait
+  // for it, and the turn waits for those before it builds the instructions, so the model sees
+  // the files. Later writes are ordered against the commits by the checkout itself.
+  let dirsLoaded: TurnCheckout | null | undefined;
+  let settleDirs!: (error?: unknown) => void;
+  const dirsReady = new Promise<TurnCheckout | null>((resolve, reject) => {
+    settleDirs = (error) => (error === undefined ? resolve(turnCheckout) : reject(error as Error));
+  });
+  dirsReady.catch(() => undefined);
+  const earlyHostChanges = new Set<Promise<unknown>>();
+  let modelStarted = false;
+  const withFiles = <T>(operate: (files: SessionFiles) => Promise<T>): Promise<T> => {
+    const need = (loaded: TurnCheckout | null): Promise<T> => {
+      if (!loaded) {
+        return Promise.reject(
+          new HarnessNotFoundError({
+            surface: "dir",
+            message: "This harness has no persistent dirs: there is nowhere to stage files.",
+          }),
+        );
+      }
+      return operate(loaded.files);
+    };
+    if (dirsLoaded !== undefined) return need(dirsLoaded);
+    const pending = dirsReady.then(need, (error: unknown) => {
+      throw new HarnessConflictError({
+        surface: "turn",
+        message: `The turn failed before its persistent dirs loaded, so nothing was written: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        cause: error,
+      });
+    });
+    if (!modelStarted) {
+      earlyHostChanges.add(pending);
+      void pending.finally(() => earlyHostChanges.delete(pending)).catch(() => undefined);
+    }
+    return pending;
+  };
+  const files: SessionFiles = {
+    write: (path, content) => withFiles((checkoutFiles) => checkoutFiles.write(path, content)),
+    read: (path) => withFiles((checkoutFiles) => checkoutFiles.read(path)),
+    delete: (path) => withFiles((checkoutFiles) => checkoutFiles.delete(path)),
+    list: (path) => withFiles((checkoutFiles) => checkoutFiles.list(path)),
+  };
+
   const stream = createUIMessageStream({
     originalMessages: options.messages,
     onError: describeError,
@@ -131,9 +208,12 @@ export function streamHarness<TExtraBody, TSession>(
             commitLog: definition.commitLog,
             clock: { now },
             onTrace: emit,
+            onPersistenceError,
             abortSignal: options.abortSignal,
           });
         }
+        dirsLoaded = turnCheckout;
+        settleDirs();
         const checkout = turnCheckout?.checkout ?? null;
         const store: Harness | null = definition.store ? await definition.store(context) : null;
         const [snapshot, recentRefinements, tokenBudget] = await Promise.all([
@@ -171,6 +251,9 @@ export function streamHarness<TExtraBody, TSession>(
           }
         }
 
+        // Host writes made before the model starts are part of what it sees.
+        modelStarted = true;
+        await Promise.allSettled([...earlyHostChanges]);
         instructions = buildInstructions({
           base: definition.instructions,
           snapshot,
@@ -244,6 +327,7 @@ export function streamHarness<TExtraBody, TSession>(
           emit({ type: "model.error", at: at(), message: errorMessage });
         }
       } catch (error) {
+        if (dirsLoaded === undefined) settleDirs(error);
         status = options.abortSignal?.aborted ? "aborted" : "failed";
         errorMessage = describeError(error);
         emit({ type: "model.error", at: at(), message: errorMessage });
@@ -272,6 +356,7 @@ export function streamHarness<TExtraBody, TSession>(
         ...(compaction ? { compaction } : {}),
         responseMessage,
         usage,
+        files,
         commitManual,
       });
     },
@@ -289,6 +374,7 @@ export function streamHarness<TExtraBody, TSession>(
     toUIMessageStream: () => forHost,
     toUIMessageStreamResponse: (init) =>
       createUIMessageStreamResponse({ stream: forHost, ...init }),
+    files,
     finished,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../persistent";
-import { runMemoryCommand } from "./memory-tool";
+import { formatDirectoryListing, runMemoryCommand } from "./memory-tool";
 import { runShellCommand } from "./shell-tool";
 
 async function checkout(): Promise<Checkout> {
@@ -25,7 +25,7 @@ describe("memory tool", () => {
   it("views, creates, replaces, inserts, renames and deletes in the checkout", async () => {
     const files = await checkout();
     expect(runMemoryCommand(files, { command: "view", path: "/persistent" })).toContain(
-      "/persistent/company/ (read-only)",
+      "17 B\t/persistent/company/ (read-only, 1 file)",
     );
     expect(
       runMemoryCommand(files, {
@@ -104,6 +104,83 @@ describe("memory tool", () => {
       /^Error: .*does not exist/,
     );
     expect(files.diff().every((dir) => dir.changes.created.length === 0)).toBe(true);
+  });
+});
+
+describe("directory listings", () => {
+  async function nested(): Promise<Checkout> {
+    const files: Record<string, string> = { "top.md": "t", "a/b/c/deep.md": "deep" };
+    for (let index = 0; index < 30; index++)
+      files[`many/f${String(index).padStart(2, "0")}.md`] = "x";
+    return loadCheckout({
+      dirs: [
+        { harnessDir: "/persistent/team/alpha", ...createInMemoryDirBacking({ files }) },
+        {
+          harnessDir: "/persistent/team/beta",
+          commit: "read-only",
+          ...createInMemoryDirBacking({ files: { "readme.md": "hi" } }),
+        },
+      ],
+      extraBody: {},
+      session: {},
+    });
+  }
+
+  it("lists two levels deep in tree order, folders with counts, deeper files counted", async () => {
+    const files = await nested();
+    const listing = files.getDirectoryListing({ path: "/persistent/team/alpha/" })!;
+    expect(listing).toMatchObject({
+      path: "/persistent/team/alpha",
+      kind: "dir",
+      fileCount: 32,
+      bytes: 35,
+      omitted: 0,
+      dir: { harnessDir: "/persistent/team/alpha", readOnly: false, mode: "after-turn" },
+    });
+    const paths = listing.entries.map((entry) => `${entry.depth} ${entry.type} ${entry.path}`);
+    expect(paths.slice(0, 3)).toEqual([
+      "1 folder /persistent/team/alpha/a",
+      "2 folder /persistent/team/alpha/a/b",
+      "1 folder /persistent/team/alpha/many",
+    ]);
+    expect(paths.at(-1)).toBe("1 file /persistent/team/alpha/top.md");
+    expect(listing.entries).toContainEqual(
+      expect.objectContaining({ path: "/persistent/team/alpha/a/b", fileCount: 1, bytes: 4 }),
+    );
+    expect(paths).not.toContain("3 folder /persistent/team/alpha/a/b/c");
+  });
+
+  it("keeps the shallow levels when entries must be left out, and says so", async () => {
+    const files = await nested();
+    const listing = files.getDirectoryListing({ path: "/persistent/team/alpha", maxEntries: 5 })!;
+    expect(listing.omitted).toBe(29);
+    expect(listing.entries.filter((entry) => entry.depth === 1)).toHaveLength(3);
+    expect(formatDirectoryListing(listing)).toMatch(
+      /… 29 more entries not shown; view a subfolder/,
+    );
+  });
+
+  it("lists a folder that holds dirs, a folder inside a dir, and nothing for files or absent paths", async () => {
+    const files = await nested();
+    const team = files.getDirectoryListing({ path: "/persistent/team" })!;
+    expect(team.kind).toBe("root");
+    expect(team.entries.filter((entry) => entry.type === "dir")).toEqual([
+      expect.objectContaining({ path: "/persistent/team/alpha", readOnly: false, fileCount: 32 }),
+      expect.objectContaining({ path: "/persistent/team/beta", readOnly: true, fileCount: 1 }),
+    ]);
+    expect(files.getDirectoryListing({ path: "/persistent/team/alpha/many" })).toMatchObject({
+      kind: "folder",
+      fileCount: 30,
+    });
+    expect(files.getDirectoryListing({ path: "/persistent/team/alpha/top.md" })).toBeNull();
+    expect(files.getDirectoryListing({ path: "/persistent/team/alpha/none" })).toBeNull();
+    expect(() => files.getDirectoryListing({ path: "/persistent/team/alpha/../beta" })).toThrow(
+      /"\.\." segment/,
+    );
+    expect(() => files.getDirectoryListing({ path: "/etc" })).toThrow(/No persistent dir/);
+    expect(runMemoryCommand(files, { command: "view", path: "/persistent/team/beta" })).toBe(
+      "Directory /persistent/team/beta/ (read-only): 1 file, 2 B.\n2 B\t/persistent/team/beta/readme.md",
+    );
   });
 });
 

@@ -1,9 +1,11 @@
 import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
+  PersistenceErrorEvent,
   PersistenceResult,
   PersistentDir,
   PersistentDirTraceEvent,
+  SessionFiles,
 } from "../persistent";
 import type { Harness, RecentRefinement } from "../store";
 import type { MemoryToolInput } from "./memory-tool";
@@ -13,6 +15,16 @@ export interface TurnContext<TExtraBody, TSession> {
   extraBody: TExtraBody;
   session: TSession;
 }
+
+/**
+ * What a turn's `onPersistenceError` receives: `openTurnCheckout`'s event (the commit result,
+ * its commit-log record — `null` when the log itself failed — and the underlying error for
+ * `failed`) plus the turn's `extraBody` and `session`.
+ */
+export type TurnPersistenceErrorEvent<
+  TExtraBody = unknown,
+  TSession = unknown,
+> = PersistenceErrorEvent & TurnContext<TExtraBody, TSession>;
 
 /** Context compaction: when the conversation outgrows a share of the window, summarize older messages. */
 export interface CompactionOptions {
@@ -38,6 +50,15 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   persistentDirs?: readonly PersistentDir<TExtraBody, TSession>[];
   /** Required when there are persistent dirs: where failed commits are kept. */
   commitLog?: CommitLog;
+  /**
+   * Fires once per commit (after-turn or `commitManual()`) that ended `conflict` or `failed`,
+   * after it was recorded in `commitLog`: for alerting or queueing a `retryCommit`. Errors it
+   * throws are ignored. Never part of the model's context. `streamHarness` options take one
+   * too; both fire.
+   */
+  onPersistenceError?: (
+    event: TurnPersistenceErrorEvent<TExtraBody, TSession>,
+  ) => void | Promise<void>;
   /** The harness store as this turn sees it (this chat's merged view, this actor's permissions). */
   store?(context: TurnContext<TExtraBody, TSession>): Harness | Promise<Harness>;
   /** Token budget of the harness view. Default 4,000. */
@@ -113,6 +134,7 @@ export interface TurnResult {
   error?: { message: string; cause?: unknown };
   /** What the commit boundary did. Never shown to the model. */
   persistence: PersistenceResult;
+  /** Every event in order. Host file events after the turn (`result.files`) are appended as they happen. */
   trace: TurnTraceEvent[];
   /** The system prompt sections of this turn, for the Context panel. */
   instructions: { text: string; sections: InstructionsSection[] };
@@ -121,6 +143,8 @@ export interface TurnResult {
   /** The assistant message as streamed to the UI. */
   responseMessage?: UIMessage;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** The turn's host-staged files, after the turn (the same object as `HarnessTurn.files`). */
+  files: SessionFiles;
   /** Commits the manual dirs: once, after a completed turn, before the next turn starts. */
   commitManual(): Promise<PersistenceResult>;
 }
@@ -131,6 +155,15 @@ export interface HarnessTurn {
   toUIMessageStream(): ReadableStream;
   /** The stream as an SSE `Response` for a route handler. */
   toUIMessageStreamResponse(init?: ResponseInit): Response;
+  /**
+   * Host-staged files in this turn's checkout (see `SessionFiles` for the durability rule).
+   * Usable at once: calls made before the dirs have loaded wait for them, and writes made
+   * before the model starts are in the checkout the model sees. A write into an `after-turn`
+   * dir made before the turn's commit boundary is committed with the turn (if it completes);
+   * into a `manual` dir, by `commitManual()`. Rejects with `not_found:dir` when the harness has
+   * no persistent dirs and `conflict:turn` when they failed to load.
+   */
+  files: SessionFiles;
   /** Resolves when the turn and its commits are done. Never rejects. */
   finished: Promise<TurnResult>;
 }

@@ -62,6 +62,13 @@ function EventRow({ event, start }: { event: TurnTraceEvent; start: number }) {
     case "commit.failed":
       body = `${event.harnessDir}: ${event.error.message}`;
       break;
+    case "host.write":
+    case "host.delete":
+      body = `${event.path}: ${event.bytes} bytes by the host (commit: ${event.commit})`;
+      break;
+    case "host.refused":
+      body = <span className="text-destructive">{`${event.path}: ${event.error.message}`}</span>;
+      break;
     case "model.step":
       body = `step ${event.step}: ${event.finishReason}, ${event.inputTokens ?? "?"} in / ${event.outputTokens ?? "?"} out tokens`;
       break;

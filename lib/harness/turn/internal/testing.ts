@@ -1,0 +1,80 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { simulateReadableStream, type UIMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import type { HarnessTurn, TurnResult } from "../types";
+
+/** Test support for turns: scripted mock models (they record every call) and stream helpers. */
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+/** A model reply that is plain text. */
+export function textReply(text: string): LanguageModelV4StreamPart[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: text },
+    { type: "text-end", id: "t" },
+    { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
+  ] as LanguageModelV4StreamPart[];
+}
+
+/** A model reply that calls one tool. */
+export function toolCallReply(
+  toolName: string,
+  input: unknown,
+  id = "call-1",
+): LanguageModelV4StreamPart[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    { type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) },
+    { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
+  ] as LanguageModelV4StreamPart[];
+}
+
+/**
+ * A mock model that answers each call with the next scripted reply (the last one repeats) and
+ * records every call in `doStreamCalls`. `beforeReply` runs before each reply is streamed.
+ */
+export function scriptedModel(
+  replies: LanguageModelV4StreamPart[][],
+  beforeReply?: (call: number) => void | Promise<void>,
+): MockLanguageModelV4 {
+  let index = 0;
+  return new MockLanguageModelV4({
+    doStream: async () => {
+      const call = index++;
+      await beforeReply?.(call);
+      const chunks = replies[Math.min(call, replies.length - 1)]!;
+      return {
+        stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+      };
+    },
+  });
+}
+
+/** Everything a recorded call sent to the model, as one string (instructions, messages, tool results). */
+export function promptText(call: LanguageModelV4CallOptions): string {
+  return JSON.stringify(call.prompt);
+}
+
+/** The results of every tool call the model got back in `call`, in order. */
+export function toolResults(call: LanguageModelV4CallOptions): string[] {
+  return call.prompt
+    .filter((message) => message.role === "tool")
+    .flatMap((message) => message.content)
+    .map((part) => JSON.stringify(part));
+}
+
+export function userMessage(text: string, id = `u-${text.length}`): UIMessage {
+  return { id, role: "user", parts: [{ type: "text", text }] };
+}
+
+/** Reads the UI stream to its end, as a browser would, and returns the finished result. */
+export async function drain(turn: HarnessTurn): Promise<TurnResult> {
+  const reader = turn.toUIMessageStream().getReader();
+  while (!(await reader.read()).done);
+  return turn.finished;
+}
