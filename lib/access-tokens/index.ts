@@ -1,0 +1,16 @@
+export {
+  ACCESS_TOKEN_PREFIX,
+  AccessTokenError,
+  accessTokenVia,
+  authenticateAccessToken,
+  createAccessToken,
+  generateAccessToken,
+  hashAccessToken,
+  listAccessTokens,
+  looksLikeAccessToken,
+  recordAccessTokenClient,
+  revokeAccessToken,
+  tokenNameSchema,
+  type AccessTokenIdentity,
+  type AccessTokenView,
+} from "./access-tokens";
