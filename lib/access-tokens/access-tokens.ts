@@ -109,16 +109,28 @@ export async function createAccessToken(
   return { token, record };
 }
 
-/** The person's tokens for one workspace, newest first (revoked ones included, marked). */
-export function listAccessTokens(
+/** Whether a token still works (`active`), ran out, or was revoked. */
+export type AccessTokenState = "active" | "expired" | "revoked";
+
+/** The person's tokens for one workspace, newest first, each with its state at `now`. */
+export async function listAccessTokens(
   db: Db,
-  input: { userId: string; workspaceId: string },
-): Promise<AccessTokenView[]> {
-  return db.personalAccessToken.findMany({
+  input: { userId: string; workspaceId: string; now?: Date },
+): Promise<Array<AccessTokenView & { state: AccessTokenState }>> {
+  const now = (input.now ?? new Date()).getTime();
+  const rows = await db.personalAccessToken.findMany({
     where: { userId: input.userId, workspaceId: input.workspaceId },
     orderBy: { createdAt: "desc" },
     select: viewSelect,
   });
+  return rows.map((row) => ({
+    ...row,
+    state: row.revokedAt
+      ? "revoked"
+      : row.expiresAt && row.expiresAt.getTime() <= now
+        ? "expired"
+        : "active",
+  }));
 }
 
 /**
@@ -210,7 +222,10 @@ export async function recordAccessTokenClient(
   db: Db,
   input: { id: string; clientName: string },
 ): Promise<void> {
-  const clientName = input.clientName.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 100);
+  const clientName = input.clientName
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, 100);
   if (clientName === "") return;
   await db.personalAccessToken.update({ where: { id: input.id }, data: { clientName } });
 }

@@ -12,5 +12,6 @@ export {
   revokeAccessToken,
   tokenNameSchema,
   type AccessTokenIdentity,
+  type AccessTokenState,
   type AccessTokenView,
 } from "./access-tokens";

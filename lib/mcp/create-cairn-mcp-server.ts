@@ -318,7 +318,9 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     async ({ kind, id }) => {
       try {
         const entry = await harness().getEntry({ kind, id, scope: "global" });
-        return entry ? text(JSON.stringify(entryJson(entry))) : toolError(`No global ${kind} ${id}.`);
+        return entry
+          ? text(JSON.stringify(entryJson(entry)))
+          : toolError(`No global ${kind} ${id}.`);
       } catch (error) {
         return harnessErrorResult(error);
       }
@@ -484,7 +486,11 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
           "Ask Cairn to refine the workspace's global harness from a short excerpt of your conversation " +
           "(what was learned, corrected or decided). Queued like any other refinement; editors and admins only.",
         inputSchema: {
-          excerpt: z.string().min(1).max(20_000).describe("the conversation excerpt, as plain text"),
+          excerpt: z
+            .string()
+            .min(1)
+            .max(20_000)
+            .describe("the conversation excerpt, as plain text"),
           instructions: z.string().max(2000).optional().describe("what to focus on"),
         },
       },
@@ -524,7 +530,8 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     }),
     {
       title: "Memory files",
-      description: "Files of your persistent dirs (/persistent/user, /persistent/company, /persistent/docs).",
+      description:
+        "Files of your persistent dirs (/persistent/user, /persistent/company, /persistent/docs).",
     },
     async (uri) => {
       const absolute = decodeURI(uri.pathname ? `/${uri.host}${uri.pathname}` : "");
@@ -542,7 +549,11 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       return {
         contents: [
           file.text === null
-            ? { uri: uri.href, mimeType: "application/octet-stream", text: `(binary, ${file.size} bytes)` }
+            ? {
+                uri: uri.href,
+                mimeType: "application/octet-stream",
+                text: `(binary, ${file.size} bytes)`,
+              }
             : { uri: uri.href, mimeType: "text/plain", text: file.text },
         ],
       };

@@ -23,10 +23,7 @@ export interface HandleMcpRequestOptions {
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers?: HeadersInit) {
-  return Response.json(
-    { jsonrpc: "2.0", error: { code, message }, id: null },
-    { status, headers },
-  );
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
 function unauthorized(error: AccessTokenError): Response {
@@ -79,9 +76,14 @@ export async function handleMcpRequest(
     throw error;
   }
   if (request.method !== "POST") {
-    return jsonRpcError(405, -32000, "Method not allowed: this MCP server is stateless; POST only.", {
-      Allow: "POST",
-    });
+    return jsonRpcError(
+      405,
+      -32000,
+      "Method not allowed: this MCP server is stateless; POST only.",
+      {
+        Allow: "POST",
+      },
+    );
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_MCP_BODY_BYTES) {

@@ -62,7 +62,9 @@ async function identityFor(role: "editor" | "member", name = `${role} token`) {
 }
 
 const textOf = (result: unknown) =>
-  (result as CallToolResult).content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+  (result as CallToolResult).content
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join("\n");
 
 describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
   it("stores only the SHA-256 of a prefixed, high-entropy token and shows it once", async () => {
@@ -74,7 +76,9 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     expect(token).toMatch(/^cairn_pat_[A-Za-z0-9_-]{43}$/);
     expect(record.name).toBe("laptop");
     expect(record.prefix).toBe(token.slice(0, ACCESS_TOKEN_PREFIX.length + 4));
-    const row = await database.db.personalAccessToken.findUniqueOrThrow({ where: { id: record.id } });
+    const row = await database.db.personalAccessToken.findUniqueOrThrow({
+      where: { id: record.id },
+    });
     expect(row.tokenHash).toBe(hashAccessToken(token));
     expect(JSON.stringify(row)).not.toContain(token);
     const listed = await listAccessTokens(database.db, { userId: users.member, workspaceId });
@@ -232,8 +236,9 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     });
 
     const resources = await client.listResources();
-    const uri = resources.resources.find((resource) => resource.name === "/persistent/user/notes.md")
-      ?.uri;
+    const uri = resources.resources.find(
+      (resource) => resource.name === "/persistent/user/notes.md",
+    )?.uri;
     expect(uri).toBe("cairn://files/persistent/user/notes.md");
     const read = await client.readResource({ uri: uri! });
     expect(read.contents[0]).toMatchObject({ text: "likes tea\n" });
