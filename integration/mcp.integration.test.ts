@@ -25,20 +25,23 @@ const people: Record<"editor" | "member", { userId: string }> = {
   member: { userId: "" },
 };
 
-beforeAll(async () => {
-  app = await startAppServer({ port });
-  for (const role of ["editor", "member"] as const) {
-    const { user, workspace } = await createUserInWorkspace(app.db, {
-      email: `${role}@acme.test`,
-      password: "integration-password",
-      name: `${role[0]!.toUpperCase()}${role.slice(1)}`,
-      role,
-      workspaceName: "Acme",
-    });
-    people[role].userId = user.id;
-    workspaceId = workspace.id;
-  }
-}, 25 * 60 * 1000);
+beforeAll(
+  async () => {
+    app = await startAppServer({ port });
+    for (const role of ["editor", "member"] as const) {
+      const { user, workspace } = await createUserInWorkspace(app.db, {
+        email: `${role}@acme.test`,
+        password: "integration-password",
+        name: `${role[0]!.toUpperCase()}${role.slice(1)}`,
+        role,
+        workspaceName: "Acme",
+      });
+      people[role].userId = user.id;
+      workspaceId = workspace.id;
+    }
+  },
+  25 * 60 * 1000,
+);
 
 afterAll(async () => {
   await app?.db.$disconnect();
@@ -66,7 +69,9 @@ async function connect(token: string, clientName = "integration-test") {
 }
 
 const textOf = (result: unknown) =>
-  (result as CallToolResult).content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+  (result as CallToolResult).content
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join("\n");
 
 describe("MCP over Streamable HTTP against next start", () => {
   it("lists the tools", async () => {
@@ -293,7 +298,9 @@ describe("MCP over Streamable HTTP against next start", () => {
       expect(view).toContain("Deploy rule");
     }
     const search = await editor.callTool({ name: "harness_search", arguments: { text: "deploy" } });
-    expect((JSON.parse(textOf(search)) as { entries: unknown[] }).entries.length).toBeGreaterThan(0);
+    expect((JSON.parse(textOf(search)) as { entries: unknown[] }).entries.length).toBeGreaterThan(
+      0,
+    );
     const revisions = await app.db.harnessRevision.findMany({
       where: { workspaceId },
       select: { via: true },
@@ -325,7 +332,11 @@ describe("the stdio bridge (npx cairn mcp) in a child process", () => {
     expect(tools.map((tool) => tool.name)).toContain("memory");
     const written = await client.callTool({
       name: "memory",
-      arguments: { command: "create", path: "/persistent/user/bridge.md", file_text: "via stdio\n" },
+      arguments: {
+        command: "create",
+        path: "/persistent/user/bridge.md",
+        file_text: "via stdio\n",
+      },
     });
     expect(written.isError).toBeFalsy();
     const viewed = await client.callTool({

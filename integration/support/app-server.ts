@@ -44,8 +44,14 @@ export async function startAppServer(options: { port: number }): Promise<AppServ
       CHECKPOINT_DISABLE: "1",
     },
   });
-  child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-  child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+  child.stdout?.on(
+    "data",
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)),
+  );
+  child.stderr?.on(
+    "data",
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)),
+  );
   let exited: number | null = null;
   child.on("exit", (code) => (exited = code ?? -1));
 
