@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { AccessTokenError } from "@/lib/access-tokens";
 import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
 import { isRole } from "@/lib/harness";
@@ -55,7 +56,7 @@ export async function main(
       io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
-    if (error instanceof AccountError || (error as Error).name === "AccessTokenError") {
+    if (error instanceof AccountError || error instanceof AccessTokenError) {
       io.err(`cairn: ${error.message}`);
       return 1;
     }
