@@ -47,6 +47,32 @@ test("a person creates a token, copies it once, uses it for MCP, and revokes it"
   expect(used.status()).toBe(200);
   expect(JSON.stringify(await used.json())).toContain('"memory"');
 
+  // A memory file written through MCP shows on /files, with where it came from.
+  const written = await page.request.post("/api/mcp", {
+    ...mcpRequest(token),
+    data: {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "memory",
+        arguments: {
+          command: "create",
+          path: "/persistent/user/from-mcp.md",
+          file_text: "Written by another agent.\n",
+        },
+      },
+    },
+  });
+  expect(written.status()).toBe(200);
+  expect(JSON.stringify(await written.json())).not.toContain('"isError":true');
+  await page.goto("/files");
+  await page.getByTestId("dir-user").click();
+  await page.getByTestId("file-link").filter({ hasText: "from-mcp.md" }).click();
+  await expect(page.getByTestId("file-content-input")).toHaveValue("Written by another agent.\n");
+  await expect(page.getByTestId("history-via").first()).toHaveText("via mcp:laptop — Claude Code");
+  await page.goto("/settings/tokens");
+
   // …is shown only once (a reload shows only its first characters)…
   await page.reload();
   await expect(page.getByTestId("new-token-value")).toHaveCount(0);
