@@ -134,4 +134,24 @@ describe(`cairn CLI (${testDatabaseProvider()})`, () => {
     expect(await main(["db", "migrate"], io)).toBe(0);
     expect(out.join("\n")).toMatch(/0 migration\(s\) applied/);
   });
+
+  it("prints a personal access token for a member, stored only as its hash", async () => {
+    const { io, out } = capture();
+    const code = await main(
+      ["token", "create", "--email", "ops@example.com", "--workspace", "Ops", "--name", "ci"],
+      io,
+    );
+    expect(code).toBe(0);
+    const token = out.at(-1)!;
+    expect(token).toMatch(/^cairn_pat_/);
+    const { authenticateAccessToken } = await import("@/lib/access-tokens");
+    const identity = await authenticateAccessToken(database.db, { token });
+    expect(identity).toMatchObject({ actor: { role: "editor" }, token: { name: "ci" } });
+    const { io: badIo, err } = capture();
+    expect(
+      await main(["token", "create", "--email", "nobody@example.com", "--workspace", "Ops"], badIo),
+    ).toBe(1);
+    expect(err.join("\n")).toContain("no user with email");
+    expect(await main(["token", "create", "--email", "ops@example.com"], badIo)).toBe(2);
+  });
 });

@@ -1,8 +1,10 @@
 import { parseArgs } from "node:util";
+import { AccessTokenError } from "@/lib/access-tokens";
 import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
 import { isRole } from "@/lib/harness";
 import { exportCommand, importCommand } from "./harness-commands";
+import { CliUsageError, mcpCommand, tokenCreateCommand } from "./mcp-commands";
 
 const usage = `Usage: cairn <command>
 
@@ -15,6 +17,11 @@ Commands:
       Write workspace W's global harness to DIR (new or empty) in Prime Agent's format.
   import --workspace W DIR
       Import DIR (a Cairn or Prime Agent export) into workspace W; importing twice changes nothing.
+  token create --email E --workspace W [--name N] [--expires-in-days D]
+      Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
+  mcp --url URL [--token T]
+      A stdio MCP server bridged to a running Cairn's /api/mcp (token also from CAIRN_TOKEN).
+      See docs/mcp.md.
 
 DATABASE_URL picks the database as for the server: unset → ./data/cairn.db (SQLite),
 file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
@@ -37,16 +44,19 @@ export async function main(
     if (group === "import") return await importCommand(argv.slice(1), io);
     if (group === "db" && command === "migrate") return await dbMigrate(rest, io);
     if (group === "user" && command === "create") return await userCreate(rest, io);
+    if (group === "token" && command === "create") return await tokenCreateCommand(rest, io);
+    if (group === "mcp") return await mcpCommand(argv.slice(1));
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {
     if (
       error instanceof UsageError ||
+      error instanceof CliUsageError ||
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
       io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
-    if (error instanceof AccountError) {
+    if (error instanceof AccountError || error instanceof AccessTokenError) {
       io.err(`cairn: ${error.message}`);
       return 1;
     }

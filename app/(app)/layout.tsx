@@ -1,4 +1,5 @@
-import { LogOut } from "lucide-react";
+import { KeyRound, LogOut } from "lucide-react";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(auth)/actions";
 import { NavLinks } from "@/components/shell/nav-links";
@@ -36,6 +37,15 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           </span>
           <WorkspaceSwitcher workspaces={workspaces} />
           <Badge data-testid="current-role">{actor.role}</Badge>
+          <Link
+            href="/settings/tokens"
+            aria-label="Access tokens"
+            title="Access tokens (MCP)"
+            data-testid="nav-tokens"
+            className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
+          >
+            <KeyRound className="size-4" />
+          </Link>
           <ThemeToggle />
           <form action={signOutAction}>
             <Button

@@ -5,6 +5,8 @@ export interface DirHistoryEntry {
   id: string;
   version: number;
   source: string;
+  /** Where the commit came from outside the app (`mcp:<token> (<client>)`), or `null`. */
+  via?: string | null;
   actorName: string | null;
   created: string[];
   updated: string[];
@@ -17,6 +19,7 @@ const sourceLabels: Record<string, string> = {
   editor: "editor",
   retry: "retry",
   resolve: "conflict resolution",
+  mcp: "MCP",
 };
 
 /** A dir's successful commits, newest first, with a link to older ones. */
@@ -39,6 +42,11 @@ export function DirHistory(props: {
                 <span>{sourceLabels[commit.source] ?? commit.source}</span>
                 {commit.actorName ? (
                   <span className="text-muted-foreground">by {commit.actorName}</span>
+                ) : null}
+                {commit.via ? (
+                  <span className="text-muted-foreground" data-testid="history-via">
+                    via {commit.via}
+                  </span>
                 ) : null}
                 <time className="text-muted-foreground" dateTime={commit.createdAt}>
                   {new Date(commit.createdAt).toISOString().replace("T", " ").slice(0, 19)} UTC

@@ -21,6 +21,8 @@ export interface AppExtraBody {
   actor: Actor;
   /** Recorded in the dir's history. Default `"turn"`. */
   source?: DirCommitSource;
+  /** Where the commit came from outside the app (`mcp:<token> (<client>)`), for the history. */
+  via?: string;
 }
 
 /** The chat a turn belongs to, or `null` outside a chat (editor saves, retries). */
@@ -115,6 +117,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       dirKey: ({ extraBody }) => keyOf(extraBody),
       actorId,
       source,
+      via: (extraBody) => extraBody.via ?? null,
     });
     return {
       load: backing.load,

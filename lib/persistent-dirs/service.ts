@@ -74,6 +74,8 @@ export interface HistoryEntry {
   id: string;
   version: number;
   source: string;
+  /** Where the commit came from outside the app (`mcp:<token> (<client>)`), or `null`. */
+  via: string | null;
   actorName: string | null;
   created: string[];
   updated: string[];
@@ -611,6 +613,7 @@ export function createPersistentDirsService(
           id: commit.id,
           version: commit.version,
           source: commit.source,
+          via: commit.via,
           actorName: commit.actorId === null ? null : (names.get(commit.actorId) ?? null),
           created: commit.created,
           updated: commit.updated,

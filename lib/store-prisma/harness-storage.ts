@@ -91,6 +91,7 @@ function revisionFromRow(row: RevisionRow): Revision {
     actorId: row.actorId,
     reason: row.reason,
     cause: row.cause as Revision["cause"],
+    ...(row.via ? { via: row.via } : {}),
     harnessVersion: row.harnessVersion,
     createdAt: row.createdAt.toISOString(),
   };
@@ -255,6 +256,7 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
       actorId: revision.actorId,
       reason: revision.reason,
       cause: revision.cause,
+      ...(revision.via ? { via: revision.via } : {}),
       harnessVersion,
       createdAt: new Date(revision.createdAt).toISOString(),
     };
@@ -262,11 +264,11 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
     const afterJson = after === null ? null : JSON.stringify(after);
     await tx.$executeRaw`
       INSERT INTO "HarnessRevision" ("id", "workspaceId", "entryKey", "entryId", "kind", "scope",
-        "chatId", "action", "before", "after", "actorId", "reason", "cause", "harnessVersion",
+        "chatId", "action", "before", "after", "actorId", "reason", "cause", "via", "harnessVersion",
         "createdAt")
       VALUES (${stored.id}, ${workspaceId}, ${entryKey}, ${stored.entryId}, ${stored.kind},
         ${stored.scope}, ${stored.chatId}, ${stored.action}, ${before}, ${afterJson},
-        ${stored.actorId}, ${stored.reason}, ${stored.cause}, ${harnessVersion},
+        ${stored.actorId}, ${stored.reason}, ${stored.cause}, ${stored.via ?? null}, ${harnessVersion},
         ${new Date(revision.createdAt)})`;
     // What a read returns: JSON round-tripped, like revisionFromRow, so callers never share
     // objects with the input.
@@ -307,7 +309,7 @@ export class PrismaHarnessStorage implements HarnessStoragePort {
         r."entryId" AS "r_entryId", r."kind" AS "r_kind", r."scope" AS "r_scope",
         r."chatId" AS "r_chatId", r."action" AS "r_action", r."before" AS "r_before",
         r."after" AS "r_after", r."actorId" AS "r_actorId", r."reason" AS "r_reason",
-        r."cause" AS "r_cause", r."harnessVersion" AS "r_harnessVersion",
+        r."cause" AS "r_cause", r."via" AS "r_via", r."harnessVersion" AS "r_harnessVersion",
         r."createdAt" AS "r_createdAt"
       FROM (SELECT 1 AS "one") AS "o"
       LEFT JOIN "HarnessEntry" AS e

@@ -18,7 +18,7 @@ import {
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 
 /** What produced a successful commit, as recorded in the dir's history. */
-export type DirCommitSource = "turn" | "editor" | "retry" | "resolve";
+export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp";
 
 /** Options for `createPrismaDirBacking`. */
 export interface PrismaDirBackingOptions<TExtraBody> {
@@ -32,6 +32,8 @@ export interface PrismaDirBackingOptions<TExtraBody> {
   actorId?: (extraBody: TExtraBody) => string | null;
   /** What the commit is, for the history. Default `"turn"`. */
   source?: DirCommitSource | ((extraBody: TExtraBody) => DirCommitSource);
+  /** Where the commit came from outside the app (e.g. `mcp:laptop (claude-code)`), for the history. Default: none. */
+  via?: (extraBody: TExtraBody) => string | null;
   /**
    * Where loads keep the snapshots they read (and commits refresh them), so a turn whose dir
    * has not changed since reads only its version from the database. Default: one cache per
@@ -64,6 +66,8 @@ export interface DirCommitEntry {
   version: number;
   actorId: string | null;
   source: string;
+  /** Where the commit came from outside the app (`mcp:<token> (<client>)`), or `null`. */
+  via: string | null;
   created: string[];
   updated: string[];
   deleted: string[];
@@ -227,6 +231,7 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
       const deletes = changes.deleted.map((path) => validateRelativePath({ path }));
       const actorId = options.actorId?.(extraBody) ?? null;
       const source = sourceOf(extraBody);
+      const via = options.via?.(extraBody) ?? null;
       const next = expected + 1;
       const now = new Date();
       abortSignal?.throwIfAborted();
@@ -268,8 +273,8 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
                 "updatedBy" = excluded."updatedBy"`,
           ),
           db.$executeRaw`INSERT INTO "DirCommit"
-              ("id", "dirKey", "version", "actorId", "source", "created", "updated", "deleted", "createdAt")
-            VALUES (${randomUUID()}, ${dirKey}, ${next}, ${actorId}, ${source},
+              ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
+            VALUES (${randomUUID()}, ${dirKey}, ${next}, ${actorId}, ${source}, ${via},
               ${JSON.stringify(changes.created.map((file) => file.path))},
               ${JSON.stringify(changes.updated.map((file) => file.path))},
               ${JSON.stringify(changes.deleted)}, ${now})`,
@@ -408,6 +413,7 @@ export async function listDirCommits(options: {
       version: row.version,
       actorId: row.actorId,
       source: row.source,
+      via: row.via,
       created: parsePaths(row.created),
       updated: parsePaths(row.updated),
       deleted: parsePaths(row.deleted),

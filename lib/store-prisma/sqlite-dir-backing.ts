@@ -27,6 +27,8 @@ export type SqliteDirBackingOptions<TExtraBody> = {
   actorId?: (extraBody: TExtraBody) => string | null;
   /** What the commit is, for the history. Default `"turn"`. */
   source?: DirCommitSource | ((extraBody: TExtraBody) => DirCommitSource);
+  /** Where the commit came from outside the app (e.g. `mcp:laptop (claude-code)`), for the history. Default: none. */
+  via?: (extraBody: TExtraBody) => string | null;
   /**
    * Where loads keep the snapshots they read (and commits refresh them). Default: one cache
    * per connection, bounded to 64 MiB of content. `false` reads every file on every load.
@@ -115,6 +117,7 @@ interface Commit {
   deletes: readonly string[];
   actorId: string | null;
   source: DirCommitSource;
+  via: string | null;
   history: { created: string; updated: string; deleted: string };
   now: Date;
 }
@@ -162,8 +165,8 @@ function connectionOf(database: Database.Database): Connection {
   );
   const insertHistory = database.prepare(
     `INSERT INTO "DirCommit"
-        ("id", "dirKey", "version", "actorId", "source", "created", "updated", "deleted", "createdAt")
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
 
   const readVersion = (dirKey: string) => selectVersion.get(dirKey) ?? 0;
@@ -208,6 +211,7 @@ function connectionOf(database: Database.Database): Connection {
       next,
       actorId,
       commit.source,
+      commit.via,
       commit.history.created,
       commit.history.updated,
       commit.history.deleted,
@@ -323,6 +327,7 @@ export function createSqliteDirBacking<TExtraBody = unknown, TSession = unknown>
         deletes,
         actorId,
         source: sourceOf(extraBody),
+        via: options.via?.(extraBody) ?? null,
         // As the Prisma backing records them: the paths as the change set gave them.
         history: {
           created: JSON.stringify(changes.created.map((file) => file.path)),

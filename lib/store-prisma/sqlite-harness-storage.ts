@@ -69,6 +69,7 @@ interface RevisionRow {
   actorId: string;
   reason: string;
   cause: string;
+  via?: string | null;
   harnessVersion: number;
   createdAt: string | number;
 }
@@ -122,6 +123,7 @@ function revisionFromRow(row: RevisionRow): Revision {
     actorId: row.actorId,
     reason: row.reason,
     cause: row.cause as Revision["cause"],
+    ...(row.via ? { via: row.via } : {}),
     harnessVersion: row.harnessVersion,
     createdAt: fromStoredDate(row.createdAt),
   };
@@ -316,8 +318,8 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
     const afterJson = after === null ? null : JSON.stringify(after);
     const createdAt = toStoredDate(revision.createdAt);
     this.statement(
-      `INSERT INTO "HarnessRevision" ("id", "workspaceId", "entryKey", "entryId", "kind", "scope", "chatId", "action", "before", "after", "actorId", "reason", "cause", "harnessVersion", "createdAt")
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "HarnessRevision" ("id", "workspaceId", "entryKey", "entryId", "kind", "scope", "chatId", "action", "before", "after", "actorId", "reason", "cause", "via", "harnessVersion", "createdAt")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       revision.id,
       workspaceId,
@@ -332,6 +334,7 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
       revision.actorId,
       revision.reason,
       revision.cause,
+      revision.via ?? null,
       harnessVersion,
       createdAt,
     );
@@ -350,6 +353,7 @@ export class SqliteHarnessStorage implements HarnessStoragePort {
       actorId: revision.actorId,
       reason: revision.reason,
       cause: revision.cause,
+      via: revision.via ?? null,
       harnessVersion,
       createdAt,
     });

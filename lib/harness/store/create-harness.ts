@@ -225,6 +225,11 @@ export interface CreateHarnessOptions {
    * every snapshot afresh.
    */
   snapshotCache?: SnapshotCache | null;
+  /**
+   * Recorded on every revision this harness writes (`Revision.via`): where the change came from
+   * outside the app, e.g. `mcp:laptop (claude-code)`. Default: none.
+   */
+  via?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +351,7 @@ function clampLimit(limit: number | undefined): number {
 
 /** Builds the harness API for one actor in one chat. */
 export function createHarness(options: CreateHarnessOptions): Harness {
-  const { storage, actor, chatId } = options;
+  const { storage, actor, chatId, via } = options;
   const workspaceId = actor.workspaceId;
   const clock = options.clock ?? (() => new Date());
   const generateId = options.generateId ?? defaultGenerateId;
@@ -561,6 +566,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
       actorId: actor.userId,
       reason: options.reason ?? "",
       cause: options.cause,
+      ...(via ? { via } : {}),
       createdAt: options.now,
     };
   }

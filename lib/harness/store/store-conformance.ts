@@ -952,6 +952,30 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         );
       });
 
+      it("records where a change came from (via) on its revisions, and nothing when not given", async () => {
+        const outside = createHarness({
+          storage,
+          actor: actorOf("editor"),
+          chatId: null,
+          clock,
+          generateId: ids,
+          via: "mcp:laptop (claude-code)",
+        });
+        const entry = await outside.createMemory({ global: true, title: "Via", content: "one" });
+        await harnessFor().updateMemory({
+          id: entry.id,
+          global: true,
+          expectedVersion: 1,
+          content: "two",
+        });
+        const history = await outside.history({ entryId: entry.id, scope: "global" });
+        const byVersion = new Map(history.map((revision) => [revision.after?.version, revision]));
+        expect(byVersion.get(1)?.via).toBe("mcp:laptop (claude-code)");
+        expect(byVersion.get(2)).not.toHaveProperty("via");
+        const stored = await storage.getRevision({ workspaceId, revisionId: byVersion.get(1)!.id });
+        expect(stored?.via).toBe("mcp:laptop (claude-code)");
+      });
+
       it("undeletes from a delete revision and continues the version count", async () => {
         const harness = harnessFor();
         const entry = await harness.createMemory({ title: "Gone", content: "keep me" });

@@ -103,6 +103,11 @@ export interface Revision {
   /** Free-text reason given by the caller; empty when none. */
   reason: string;
   cause: RevisionCause;
+  /**
+   * Where the change came from outside the app (e.g. `mcp:laptop (claude-code)` for a change
+   * made through the MCP endpoint); absent for changes made in the app itself.
+   */
+  via?: string;
   /** The workspace harness version this revision produced (shared by all revisions of one batch). */
   harnessVersion: number;
   /** ISO 8601 UTC. */

@@ -180,7 +180,14 @@ export default async function EntryPage(props: {
               >
                 <td className="py-2">v{revisionVersion(revision)}</td>
                 <td>{revision.action}</td>
-                <td>{revision.cause}</td>
+                <td>
+                  {revision.cause}
+                  {revision.via ? (
+                    <span className="text-muted-foreground block text-xs" data-testid="history-via">
+                      via {revision.via}
+                    </span>
+                  ) : null}
+                </td>
                 <td className="text-muted-foreground">{revision.reason || "—"}</td>
                 <td className="text-muted-foreground">
                   {new Date(revision.createdAt).toLocaleString()}

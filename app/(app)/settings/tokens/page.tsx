@@ -1,0 +1,68 @@
+import { TokenCreator, TokenRow } from "@/components/settings/access-tokens";
+import { listAccessTokens } from "@/lib/access-tokens";
+import { requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+
+export const dynamic = "force-dynamic";
+
+export default async function AccessTokensPage() {
+  const actor = await requireActor();
+  const tokens = await listAccessTokens(getDb(), {
+    userId: actor.userId,
+    workspaceId: actor.workspaceId,
+  });
+  return (
+    <div className="space-y-8">
+      <div className="space-y-1">
+        <h1 className="text-2xl font-semibold">Access tokens</h1>
+        <p className="text-muted-foreground max-w-3xl text-sm">
+          Personal access tokens let other agents (Claude Code, Cursor, Claude Desktop…) use this
+          workspace&apos;s memory through MCP at <code>/api/mcp</code>. A token acts as you, in this
+          workspace, with your current role: if your role changes, so does what the token may do.
+          Setup: see <code>docs/mcp.md</code>.
+        </p>
+      </div>
+      <section className="space-y-3">
+        <h2 className="font-medium">New token</h2>
+        <TokenCreator />
+      </section>
+      <section className="space-y-2">
+        <h2 className="font-medium">Your tokens</h2>
+        {tokens.length === 0 ? (
+          <p className="text-muted-foreground text-sm" data-testid="no-tokens">
+            No tokens yet.
+          </p>
+        ) : (
+          <table className="w-full text-sm" data-testid="tokens-table">
+            <thead className="text-muted-foreground text-left">
+              <tr>
+                <th className="py-2">Name</th>
+                <th>Token</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th>Client</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((token) => (
+                <TokenRow
+                  key={token.id}
+                  id={token.id}
+                  name={token.name}
+                  prefix={token.prefix}
+                  createdAt={token.createdAt.toISOString()}
+                  lastUsedAt={token.lastUsedAt?.toISOString() ?? null}
+                  expiresAt={token.expiresAt?.toISOString() ?? null}
+                  clientName={token.clientName}
+                  state={token.state}
+                />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,21 @@
+import { getDb } from "@/lib/db";
+import { handleMcpRequest } from "@/lib/mcp";
+import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { harnessStorageFor } from "@/lib/store-prisma";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * The MCP endpoint (Streamable HTTP, stateless, JSON responses). Authorised by a personal access
+ * token (`Authorization: Bearer cairn_pat_…`); the role comes from the membership per request.
+ * See docs/mcp.md.
+ */
+function handle(request: Request): Promise<Response> {
+  return handleMcpRequest(request, {
+    db: getDb(),
+    dirs: getPersistentDirs(),
+    harnessStorage: harnessStorageFor(),
+  });
+}
+
+export { handle as DELETE, handle as GET, handle as POST };

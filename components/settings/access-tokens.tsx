@@ -1,0 +1,173 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import {
+  createTokenAction,
+  revokeTokenAction,
+  type TokenActionResult,
+} from "@/app/(app)/settings/tokens/actions";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { Input, Select } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+
+const expiryChoices = [
+  { days: 30, label: "30 days" },
+  { days: 90, label: "90 days" },
+  { days: 365, label: "1 year" },
+  { days: 0, label: "Never" },
+] as const;
+
+function useTokenAction() {
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  const run = (
+    action: () => Promise<TokenActionResult>,
+    onOk?: (result: TokenActionResult & { ok: true }) => void,
+  ) =>
+    startTransition(async () => {
+      const result = await action();
+      if (result.ok) {
+        setError(null);
+        onOk?.(result);
+      } else setError(result.error);
+    });
+  return { pending, error, run };
+}
+
+function formatDate(value: string | null): string {
+  return value ? new Date(value).toISOString().slice(0, 10) : "—";
+}
+
+/** Creates a token and shows it once, with a copy button. */
+export function TokenCreator() {
+  const [name, setName] = useState("");
+  const [expiresInDays, setExpiresInDays] = useState<string>("90");
+  const [token, setToken] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const { pending, error, run } = useTokenAction();
+  return (
+    <div className="max-w-2xl space-y-3">
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          run(
+            () => createTokenAction({ name, expiresInDays }),
+            (result) => {
+              setToken(result.token ?? null);
+              setCopied(false);
+              setName("");
+            },
+          );
+        }}
+      >
+        <div className="min-w-56 flex-1 space-y-1">
+          <Label htmlFor="token-name">Name</Label>
+          <Input
+            id="token-name"
+            data-testid="token-name"
+            placeholder="e.g. laptop — Claude Code"
+            value={name}
+            maxLength={100}
+            onChange={(event) => setName(event.target.value)}
+          />
+        </div>
+        <div className="space-y-1">
+          <Label htmlFor="token-expiry">Expires</Label>
+          <Select
+            id="token-expiry"
+            data-testid="token-expiry"
+            value={expiresInDays}
+            onChange={(event) => setExpiresInDays(event.target.value)}
+          >
+            {expiryChoices.map((choice) => (
+              <option key={choice.days} value={String(choice.days)}>
+                {choice.label}
+              </option>
+            ))}
+          </Select>
+        </div>
+        <Button type="submit" data-testid="create-token" disabled={pending}>
+          Create token
+        </Button>
+      </form>
+      {token ? (
+        <div className="border-border space-y-2 rounded-md border p-3" data-testid="new-token">
+          <p className="text-sm">
+            Copy your token now: it is shown only once. Cairn keeps only a hash of it.
+          </p>
+          <div className="flex gap-2">
+            <Input
+              readOnly
+              value={token}
+              className="font-mono"
+              data-testid="new-token-value"
+              onFocus={(event) => event.target.select()}
+            />
+            <Button
+              type="button"
+              variant="outline"
+              data-testid="copy-token"
+              onClick={() => {
+                void navigator.clipboard.writeText(token).then(
+                  () => setCopied(true),
+                  () => setCopied(false),
+                );
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          </div>
+        </div>
+      ) : null}
+      <FormMessage message={error} />
+    </div>
+  );
+}
+
+/** One token in the list, with a revoke button while it is active. */
+export function TokenRow(props: {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  clientName: string | null;
+  state: "active" | "expired" | "revoked";
+}) {
+  const { pending, error, run } = useTokenAction();
+  return (
+    <tr className="border-border border-t" data-testid="token-row" data-state={props.state}>
+      <td className="py-2">{props.name}</td>
+      <td className="font-mono text-xs">{props.prefix}…</td>
+      <td>{formatDate(props.createdAt)}</td>
+      <td data-testid="token-last-used">
+        {props.lastUsedAt ? formatDate(props.lastUsedAt) : "never"}
+      </td>
+      <td>{props.expiresAt ? formatDate(props.expiresAt) : "never"}</td>
+      <td className="text-muted-foreground">{props.clientName ?? "—"}</td>
+      <td className="text-right">
+        {props.state === "active" ? (
+          <Button
+            variant="outline"
+            size="sm"
+            data-testid="revoke-token"
+            disabled={pending}
+            onClick={() => {
+              if (window.confirm(`Revoke "${props.name}"? Clients using it stop working at once.`))
+                run(() => revokeTokenAction({ id: props.id }));
+            }}
+          >
+            Revoke
+          </Button>
+        ) : (
+          <Badge data-testid="token-state">{props.state}</Badge>
+        )}
+        <FormMessage message={error} />
+      </td>
+    </tr>
+  );
+}

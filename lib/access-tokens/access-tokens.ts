@@ -1,0 +1,236 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import { isRole, type Actor } from "@/lib/harness";
+
+/** Every token starts with this, so secret scanners and people recognise one. */
+export const ACCESS_TOKEN_PREFIX = "cairn_pat_";
+
+/** Characters of the token kept in clear (prefix + 4) so a person can tell tokens apart. */
+const SHOWN_CHARACTERS = ACCESS_TOKEN_PREFIX.length + 4;
+
+/** 32 random bytes (256 bits), base64url: no dictionary can reach it, so one SHA-256 is enough. */
+const RANDOM_BYTES = 32;
+
+/** Last-used times are written at most this often per token (a write per MCP call would be noise). */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export const tokenNameSchema = z
+  .string()
+  .trim()
+  .min(1, "Name the token (e.g. the machine or client it is for)")
+  .max(100, "Use at most 100 characters");
+
+/** A token's public fields (never its hash). */
+export interface AccessTokenView {
+  id: string;
+  name: string;
+  /** The first characters of the token, e.g. `cairn_pat_Ab3x`. */
+  prefix: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  clientName: string | null;
+}
+
+const viewSelect = {
+  id: true,
+  name: true,
+  prefix: true,
+  createdAt: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+  clientName: true,
+} as const;
+
+/** A refusal the MCP endpoint answers with 401; the message is safe to show. */
+export class AccessTokenError extends Error {
+  constructor(
+    readonly code: "missing" | "malformed" | "unknown" | "expired" | "revoked" | "no_membership",
+    message: string,
+  ) {
+    super(message);
+    this.name = "AccessTokenError";
+  }
+}
+
+/** SHA-256 (hex) of a token: what the database stores and looks up. */
+export function hashAccessToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** A fresh token: `cairn_pat_` + 43 base64url characters (256 random bits). */
+export function generateAccessToken(): string {
+  return ACCESS_TOKEN_PREFIX + randomBytes(RANDOM_BYTES).toString("base64url");
+}
+
+const TOKEN_PATTERN = new RegExp(`^${ACCESS_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
+
+/** Whether `value` has the shape of a Cairn token (says nothing about whether it is valid). */
+export function looksLikeAccessToken(value: string): boolean {
+  return TOKEN_PATTERN.test(value);
+}
+
+/**
+ * Creates a token for a person in a workspace they belong to. Returns the token itself — shown
+ * once, never stored — and its public fields. `expiresAt` in the past is refused.
+ */
+export async function createAccessToken(
+  db: Db,
+  input: { userId: string; workspaceId: string; name: string; expiresAt?: Date | null; now?: Date },
+): Promise<{ token: string; record: AccessTokenView }> {
+  const name = tokenNameSchema.parse(input.name);
+  const now = input.now ?? new Date();
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+    throw new AccessTokenError("expired", "The expiry date must be in the future.");
+  }
+  const membership = await db.membership.findUnique({
+    where: { userId_workspaceId: { userId: input.userId, workspaceId: input.workspaceId } },
+    select: { role: true },
+  });
+  if (!membership) {
+    throw new AccessTokenError("no_membership", "That person is not a member of the workspace.");
+  }
+  const token = generateAccessToken();
+  const record = await db.personalAccessToken.create({
+    data: {
+      userId: input.userId,
+      workspaceId: input.workspaceId,
+      name,
+      tokenHash: hashAccessToken(token),
+      prefix: token.slice(0, SHOWN_CHARACTERS),
+      createdAt: now,
+      expiresAt: input.expiresAt ?? null,
+    },
+    select: viewSelect,
+  });
+  return { token, record };
+}
+
+/** Whether a token still works (`active`), ran out, or was revoked. */
+export type AccessTokenState = "active" | "expired" | "revoked";
+
+/** The person's tokens for one workspace, newest first, each with its state at `now`. */
+export async function listAccessTokens(
+  db: Db,
+  input: { userId: string; workspaceId: string; now?: Date },
+): Promise<Array<AccessTokenView & { state: AccessTokenState }>> {
+  const now = (input.now ?? new Date()).getTime();
+  const rows = await db.personalAccessToken.findMany({
+    where: { userId: input.userId, workspaceId: input.workspaceId },
+    orderBy: { createdAt: "desc" },
+    select: viewSelect,
+  });
+  return rows.map((row) => ({
+    ...row,
+    state: row.revokedAt
+      ? "revoked"
+      : row.expiresAt && row.expiresAt.getTime() <= now
+        ? "expired"
+        : "active",
+  }));
+}
+
+/**
+ * Revokes one of the person's own tokens (in the given workspace). Returns whether a token was
+ * revoked now; someone else's token, an unknown id or an already revoked token changes nothing.
+ */
+export async function revokeAccessToken(
+  db: Db,
+  input: { userId: string; workspaceId: string; id: string; now?: Date },
+): Promise<boolean> {
+  const result = await db.personalAccessToken.updateMany({
+    where: {
+      id: input.id,
+      userId: input.userId,
+      workspaceId: input.workspaceId,
+      revokedAt: null,
+    },
+    data: { revokedAt: input.now ?? new Date() },
+  });
+  return result.count === 1;
+}
+
+/** Who a valid token acts as, and what the MCP endpoint records about it. */
+export interface AccessTokenIdentity {
+  actor: Actor;
+  token: { id: string; name: string; clientName: string | null };
+}
+
+/**
+ * Checks a bearer token and returns the Actor it acts as. The role comes from the membership
+ * row on every call (as for the web app), so a demotion or a removal takes effect at once.
+ * Throws `AccessTokenError` for a missing, malformed, unknown, expired or revoked token, or
+ * when the person is no longer a member. Records the last use (at most once a minute).
+ */
+export async function authenticateAccessToken(
+  db: Db,
+  input: { token: string | null | undefined; now?: Date },
+): Promise<AccessTokenIdentity> {
+  const token = input.token?.trim() ?? "";
+  if (token === "") throw new AccessTokenError("missing", "A bearer token is required.");
+  if (!looksLikeAccessToken(token)) {
+    throw new AccessTokenError("malformed", "That is not a Cairn access token.");
+  }
+  const hash = hashAccessToken(token);
+  const row = await db.personalAccessToken.findUnique({
+    where: { tokenHash: hash },
+    select: {
+      id: true,
+      name: true,
+      tokenHash: true,
+      userId: true,
+      workspaceId: true,
+      expiresAt: true,
+      revokedAt: true,
+      lastUsedAt: true,
+      clientName: true,
+    },
+  });
+  // The lookup is by hash; compare again in constant time so no timing tells a near miss.
+  if (!row || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) {
+    throw new AccessTokenError("unknown", "The access token is not valid.");
+  }
+  const now = input.now ?? new Date();
+  if (row.revokedAt) throw new AccessTokenError("revoked", "The access token was revoked.");
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
+    throw new AccessTokenError("expired", "The access token has expired.");
+  }
+  const membership = await db.membership.findUnique({
+    where: { userId_workspaceId: { userId: row.userId, workspaceId: row.workspaceId } },
+    select: { role: true },
+  });
+  if (!membership || !isRole(membership.role)) {
+    throw new AccessTokenError(
+      "no_membership",
+      "The token's owner is no longer a member of its workspace.",
+    );
+  }
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+  }
+  return {
+    actor: { userId: row.userId, workspaceId: row.workspaceId, role: membership.role },
+    token: { id: row.id, name: row.name, clientName: row.clientName },
+  };
+}
+
+/** Remembers the client's self-reported name (MCP `clientInfo`) for provenance. */
+export async function recordAccessTokenClient(
+  db: Db,
+  input: { id: string; clientName: string },
+): Promise<void> {
+  const clientName = input.clientName
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, 100);
+  if (clientName === "") return;
+  await db.personalAccessToken.update({ where: { id: input.id }, data: { clientName } });
+}
+
+/** How a change made with this token is labelled in histories: `mcp:<token name> (<client>)`. */
+export function accessTokenVia(token: { name: string; clientName: string | null }): string {
+  return `mcp:${token.name}${token.clientName ? ` (${token.clientName})` : ""}`;
+}

@@ -1,0 +1,17 @@
+export {
+  ACCESS_TOKEN_PREFIX,
+  AccessTokenError,
+  accessTokenVia,
+  authenticateAccessToken,
+  createAccessToken,
+  generateAccessToken,
+  hashAccessToken,
+  listAccessTokens,
+  looksLikeAccessToken,
+  recordAccessTokenClient,
+  revokeAccessToken,
+  tokenNameSchema,
+  type AccessTokenIdentity,
+  type AccessTokenState,
+  type AccessTokenView,
+} from "./access-tokens";

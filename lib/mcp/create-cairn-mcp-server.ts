@@ -1,0 +1,622 @@
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+import { accessTokenVia, type AccessTokenIdentity } from "@/lib/access-tokens";
+import type { Db } from "@/lib/db";
+import {
+  ENTRY_KINDS,
+  HarnessError,
+  canWriteGlobal,
+  createHarness,
+  formatHarnessStateWithTokens,
+  memoryToolInputSchema,
+  openTurnCheckout,
+  runMemoryCommand,
+  type Entry,
+  type EntryKind,
+  type Harness,
+  type HarnessStoragePort,
+  type PersistenceResult,
+  type RecentRefinement,
+} from "@/lib/harness";
+import type { AppExtraBody, PersistentDirsService } from "@/lib/persistent-dirs";
+import { getWorkspaceSettings } from "@/lib/workspace-settings";
+
+/** The MCP server's name in `initialize`; clients show it. */
+export const CAIRN_MCP_SERVER_NAME = "cairn";
+
+/** Options for `createCairnMcpServer`. */
+export interface CairnMcpServerOptions {
+  db: Db;
+  /** Who calls: the token's owner with the role read from the membership for this request. */
+  identity: AccessTokenIdentity;
+  /** The app's persistent dirs and commit log (`getPersistentDirs()`). */
+  dirs: PersistentDirsService;
+  /** The harness storage (`harnessStorageFor()`). */
+  harnessStorage: HarnessStoragePort;
+  /**
+   * Queues a global refinement from a conversation excerpt; absent: no `refine_request` tool.
+   * Returns the refinement's id and status.
+   */
+  requestRefinement?: (options: {
+    identity: AccessTokenIdentity;
+    excerpt: string;
+    instructions?: string;
+  }) => Promise<{ id: string; status: string }>;
+  /** Default: "0.1.0". */
+  version?: string;
+}
+
+const kindSchema = z
+  .enum(ENTRY_KINDS)
+  .describe("prompt (instruction note) | memory (fact, preference, lesson) | skill | subagent");
+
+/**
+ * The `memory` tool's input as a flat object (MCP clients expect `type: "object"` at the top);
+ * checked against the chat's own discriminated schema before it runs.
+ */
+const memoryInputShape = {
+  command: z
+    .enum(["view", "create", "str_replace", "insert", "delete", "rename"])
+    .describe("What to do"),
+  path: z
+    .string()
+    .optional()
+    .describe("An absolute path under /persistent, e.g. /persistent/user/notes.md"),
+  view_range: z
+    .tuple([z.number().int(), z.number().int()])
+    .optional()
+    .describe("view: lines [start, end] (1-based, end -1 = to the end)"),
+  file_text: z.string().optional().describe("create: the whole file"),
+  old_str: z.string().optional().describe("str_replace: the exact, unique text to replace"),
+  new_str: z.string().optional().describe("str_replace: the replacement"),
+  insert_line: z.number().int().optional().describe("insert: after this line (0 = top)"),
+  insert_text: z.string().optional().describe("insert: the text"),
+  old_path: z.string().optional().describe("rename: from"),
+  new_path: z.string().optional().describe("rename: to"),
+};
+
+const entryFields = {
+  title: z.string().optional().describe("prompt/memory: a short title (skills: defaults to name)"),
+  content: z.string().optional().describe("the text; a skill's body, a sub-agent's instructions"),
+  path: z.string().optional().describe("a grouping such as project-x/build (default general)"),
+  pinned: z.boolean().optional().describe("pinned entries come first in the view"),
+  name: z.string().optional().describe("skill/subagent: its name"),
+  description: z.string().optional().describe("skill/subagent: one line saying when to use it"),
+  tools: z.array(z.string()).optional().describe("subagent: names of the tools it may use"),
+  model: z.string().optional().describe("subagent: optional model id"),
+  reason: z.string().max(500).optional().describe("why; recorded on the revision"),
+};
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: "text", text: value }] };
+}
+
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** Core errors become tool errors the client can act on; anything else is a server fault. */
+function harnessErrorResult(error: unknown): CallToolResult {
+  if (HarnessError.isInstance(error)) return toolError(`${error.code}: ${error.message}`);
+  if (error instanceof z.ZodError) {
+    return toolError(
+      `invalid input: ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
+    );
+  }
+  throw error;
+}
+
+function entryJson(entry: Entry) {
+  return {
+    kind: entry.kind,
+    id: entry.id,
+    title: entry.title,
+    path: entry.path,
+    version: entry.version,
+    pinned: entry.pinned,
+    metadata: entry.metadata,
+    content: entry.content,
+    source: entry.source,
+    updatedAt: entry.updatedAt,
+  };
+}
+
+function describePersistence(persistence: PersistenceResult): { ok: boolean; message: string } {
+  if (persistence.status === "not-configured") return { ok: true, message: "" };
+  const notes: string[] = [];
+  let ok = true;
+  for (const commit of persistence.commits) {
+    if (commit.status === "succeeded") {
+      notes.push(
+        `Saved ${commit.harnessDir} (version ${String(commit.cursor)})${commit.merged ? ", merged with a concurrent change" : ""}.`,
+      );
+    } else if (commit.status === "conflict" || commit.status === "failed") {
+      ok = false;
+      notes.push(
+        `Not saved to ${commit.harnessDir} yet: ${commit.error?.message ?? commit.status}. ` +
+          `Nothing is lost: the change is kept${commit.commitId ? ` as commit record ${commit.commitId}` : ""} ` +
+          "and can be retried or resolved on the Commit failures page (/files/failures).",
+      );
+    }
+  }
+  return { ok, message: notes.join(" ") };
+}
+
+/**
+ * An MCP server for one request of one token: the `memory` tool over the person's persistent
+ * dirs (each write a turn of its own through the same commit path as a chat turn), the global
+ * harness tools with the same role rules as the chat agent's, and memory files and harness
+ * entries as resources. Stateless: build one per request (see docs/mcp.md).
+ */
+export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
+  const { db, identity, dirs } = options;
+  const { actor } = identity;
+  const via = accessTokenVia(identity.token);
+  const server = new McpServer(
+    { name: CAIRN_MCP_SERVER_NAME, version: options.version ?? "0.1.0" },
+    {
+      instructions:
+        "Cairn keeps durable, versioned memory. Use `memory` for files under /persistent (your own " +
+        "memory in /persistent/user; company knowledge in /persistent/company, writable by editors " +
+        "and admins; /persistent/docs read-only) and `harness_view` for the workspace's ranked knowledge.",
+    },
+  );
+  const harness = (): Harness =>
+    createHarness({ storage: options.harnessStorage, actor, chatId: null, via, source: "agent" });
+
+  server.registerTool(
+    "memory",
+    {
+      title: "Memory files",
+      description:
+        "View and edit files in your persistent directories under /persistent: /persistent/user (yours), " +
+        "/persistent/company (the workspace's; writable by editors and admins), /persistent/docs (read-only). " +
+        "Commands: view (a directory listing or a file with line numbers, optional view_range [start, end]), " +
+        "create (write a whole file), str_replace (replace one exact, unique occurrence), insert (after " +
+        "insert_line; 0 = top), delete (a file or folder), rename. Each write is saved at once; a concurrent " +
+        "change to the same file is merged, or kept as a conflict — never lost.",
+      inputSchema: memoryInputShape,
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async (input) => {
+      const parsed = memoryToolInputSchema.safeParse(input);
+      if (!parsed.success) {
+        return toolError(
+          `invalid input for ${input.command}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`,
+        );
+      }
+      const extraBody: AppExtraBody = { actor, source: "mcp", via };
+      // One call, one turn: load every dir (write permission decided now, from the role read for
+      // this request), run the command on the isolated checkout, commit through the same path
+      // as a chat turn (compare-and-swap, three-way merge, commit log).
+      const turn = await openTurnCheckout({
+        dirs: dirs.dirs,
+        extraBody,
+        session: null,
+        commitLog: dirs.commitLog,
+      });
+      const output = runMemoryCommand(turn.checkout, parsed.data);
+      if (output.startsWith("Error: ")) {
+        await turn.finishTurn({ status: "failed" });
+        return toolError(output.slice("Error: ".length));
+      }
+      if (parsed.data.command === "view") {
+        await turn.finishTurn({ status: "aborted" });
+        return text(output);
+      }
+      const persistence = await turn.finishTurn({ status: "completed" });
+      const outcome = describePersistence(persistence);
+      const message = [output, outcome.message].filter(Boolean).join(" ");
+      return outcome.ok ? text(message) : toolError(message);
+    },
+  );
+
+  server.registerTool(
+    "harness_view",
+    {
+      title: "Harness view",
+      description:
+        "The workspace's global harness entries as a chat turn sees them: ranked for `query` (pinned first, " +
+        "then relevance, then recency) and cut to `token_budget` tokens (o200k), at most the workspace's " +
+        "budget. Put it in your context to use what the team has learned.",
+      inputSchema: {
+        query: z.string().max(4000).optional().describe("what you are working on"),
+        token_budget: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe("most tokens of the view; default and maximum: the workspace's budget"),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ query, token_budget }) => {
+      try {
+        const settings = await getWorkspaceSettings(db, actor.workspaceId);
+        const tokenBudget = Math.min(token_budget ?? settings.tokenBudget, settings.tokenBudget);
+        const [snapshot, recentRefinements] = await Promise.all([
+          harness().snapshot(),
+          recentGlobalRefinements(db, actor.workspaceId),
+        ]);
+        const view = formatHarnessStateWithTokens({
+          state: snapshot,
+          tokenBudget,
+          query: query ?? "",
+          recentRefinements,
+        });
+        return {
+          content: [
+            { type: "text", text: view.text || "(the harness is empty)" },
+            {
+              type: "text",
+              text: JSON.stringify({
+                tokens: view.tokens,
+                tokenBudget,
+                harnessVersion: snapshot.harnessVersion,
+              }),
+            },
+          ],
+        };
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "harness_search",
+    {
+      title: "Search harness entries",
+      description:
+        "Global harness entries matching a case-insensitive text (title or content), a kind and a path " +
+        "prefix; newest changes first, paginated with `cursor`.",
+      inputSchema: {
+        text: z.string().max(500).optional(),
+        kind: kindSchema.optional(),
+        path_prefix: z.string().max(500).optional(),
+        limit: z.number().int().min(1).max(100).optional().describe("default 20"),
+        cursor: z.string().optional().describe("nextCursor of the previous page"),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async (input) => {
+      try {
+        const page = await harness().listEntries({
+          scope: "global",
+          text: input.text,
+          kind: input.kind,
+          pathPrefix: input.path_prefix,
+          limit: input.limit ?? 20,
+          cursor: input.cursor ?? null,
+        });
+        return text(
+          JSON.stringify({
+            entries: page.items.map((entry) => ({
+              ...entryJson(entry),
+              content:
+                entry.content.length > 280 ? `${entry.content.slice(0, 280)}…` : entry.content,
+            })),
+            nextCursor: page.nextCursor,
+          }),
+        );
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "harness_get",
+    {
+      title: "Get a harness entry",
+      description: "One global harness entry in full, with its version (name it when you update).",
+      inputSchema: { kind: kindSchema, id: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ kind, id }) => {
+      try {
+        const entry = await harness().getEntry({ kind, id, scope: "global" });
+        return entry
+          ? text(JSON.stringify(entryJson(entry)))
+          : toolError(`No global ${kind} ${id}.`);
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  const requireEditor = (): CallToolResult | null =>
+    canWriteGlobal(actor)
+      ? null
+      : toolError(
+          `forbidden:entry: your role in this workspace is ${actor.role}; only editors and admins may change global harness entries.`,
+        );
+
+  server.registerTool(
+    "harness_create",
+    {
+      title: "Create a harness entry",
+      description:
+        "Create a global harness entry (editors and admins): a prompt note, memory, skill (content = body, " +
+        "name and description required) or sub-agent (content = instructions, name, description, tools).",
+      inputSchema: { kind: kindSchema, id: z.string().optional(), ...entryFields },
+    },
+    async (input) => {
+      const refused = requireEditor();
+      if (refused) return refused;
+      try {
+        const store = harness();
+        const common = {
+          global: true as const,
+          id: input.id,
+          path: input.path,
+          pinned: input.pinned,
+          reason: input.reason,
+        };
+        const content = input.content ?? "";
+        const entry =
+          input.kind === "skill"
+            ? await store.createSkill({
+                ...common,
+                title: input.title,
+                name: input.name ?? "",
+                description: input.description ?? "",
+                body: content,
+              })
+            : input.kind === "subagent"
+              ? await store.createSubagent({
+                  ...common,
+                  title: input.title,
+                  name: input.name ?? "",
+                  description: input.description ?? "",
+                  instructions: content,
+                  tools: input.tools ?? [],
+                  model: input.model,
+                })
+              : await store.createEntry({
+                  ...common,
+                  kind: input.kind,
+                  title: input.title ?? "",
+                  content,
+                });
+        return text(JSON.stringify(entryJson(entry)));
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "harness_update",
+    {
+      title: "Update a harness entry",
+      description:
+        "Update a global harness entry (editors and admins). Name the version you read " +
+        "(expected_version); if someone changed it since, nothing is written and you get a conflict.",
+      inputSchema: {
+        kind: kindSchema,
+        id: z.string(),
+        expected_version: z.number().int().positive(),
+        ...entryFields,
+      },
+    },
+    async (input) => {
+      const refused = requireEditor();
+      if (refused) return refused;
+      try {
+        const store = harness();
+        const common = {
+          global: true as const,
+          id: input.id,
+          expectedVersion: input.expected_version,
+          path: input.path,
+          pinned: input.pinned,
+          reason: input.reason,
+          title: input.title,
+        };
+        const entry =
+          input.kind === "skill"
+            ? await store.updateSkill({
+                ...common,
+                name: input.name,
+                description: input.description,
+                body: input.content,
+              })
+            : input.kind === "subagent"
+              ? await store.updateSubagent({
+                  ...common,
+                  name: input.name,
+                  description: input.description,
+                  instructions: input.content,
+                  tools: input.tools,
+                  model: input.model,
+                })
+              : await store.updateEntry({ ...common, kind: input.kind, content: input.content });
+        return text(JSON.stringify(entryJson(entry)));
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "harness_delete",
+    {
+      title: "Delete a harness entry",
+      description:
+        "Delete a global harness entry (editors and admins); its history is kept and it can be restored " +
+        "in the app. Name the version you read (expected_version).",
+      inputSchema: {
+        kind: kindSchema,
+        id: z.string(),
+        expected_version: z.number().int().positive(),
+        reason: z.string().max(500).optional(),
+      },
+      annotations: { destructiveHint: true },
+    },
+    async (input) => {
+      const refused = requireEditor();
+      if (refused) return refused;
+      try {
+        const revision = await harness().deleteEntry({
+          kind: input.kind as EntryKind,
+          id: input.id,
+          expectedVersion: input.expected_version,
+          reason: input.reason,
+          global: true,
+        });
+        return text(
+          `Deleted global ${input.kind} ${input.id} (harness version ${revision.harnessVersion}).`,
+        );
+      } catch (error) {
+        return harnessErrorResult(error);
+      }
+    },
+  );
+
+  const requestRefinement = options.requestRefinement;
+  if (requestRefinement) {
+    server.registerTool(
+      "refine_request",
+      {
+        title: "Ask for a refinement",
+        description:
+          "Ask Cairn to refine the workspace's global harness from a short excerpt of your conversation " +
+          "(what was learned, corrected or decided). Queued like any other refinement; editors and admins only.",
+        inputSchema: {
+          excerpt: z
+            .string()
+            .min(1)
+            .max(20_000)
+            .describe("the conversation excerpt, as plain text"),
+          instructions: z.string().max(2000).optional().describe("what to focus on"),
+        },
+      },
+      async (input) => {
+        const refused = requireEditor();
+        if (refused) return refused;
+        try {
+          const result = await requestRefinement({ identity, ...input });
+          return text(`Refinement ${result.id}: ${result.status}. See /refinements in Cairn.`);
+        } catch (error) {
+          return harnessErrorResult(error);
+        }
+      },
+    );
+  }
+
+  // Resources: memory files and global harness entries, for clients that browse.
+  server.registerResource(
+    "memory-file",
+    new ResourceTemplate("cairn://files/{+path}", {
+      list: async () => {
+        const resources = [];
+        for (const dir of dirs.listVisibleDirs({ actor })) {
+          const { files } = await dirs.listFiles({ actor, harnessDir: dir.harnessDir });
+          for (const file of files) {
+            const absolute = `${dir.harnessDir}/${file.path}`;
+            resources.push({
+              uri: `cairn://files${encodeURI(absolute)}`,
+              name: absolute,
+              mimeType: file.isText ? "text/plain" : "application/octet-stream",
+              description: `${dir.label}${dir.writable ? "" : " (read-only)"}`,
+            });
+          }
+        }
+        return { resources };
+      },
+    }),
+    {
+      title: "Memory files",
+      description:
+        "Files of your persistent dirs (/persistent/user, /persistent/company, /persistent/docs).",
+    },
+    async (uri) => {
+      const absolute = decodeURI(uri.pathname ? `/${uri.host}${uri.pathname}` : "");
+      const withoutPrefix = absolute.startsWith("/files/") ? absolute.slice("/files".length) : "";
+      const dir = dirs
+        .listVisibleDirs({ actor })
+        .find((candidate) => withoutPrefix.startsWith(`${candidate.harnessDir}/`));
+      if (!dir) throw new Error(`No memory file at ${uri.href}.`);
+      const file = await dirs.readFile({
+        actor,
+        harnessDir: dir.harnessDir,
+        path: withoutPrefix.slice(dir.harnessDir.length + 1),
+      });
+      if (!file) throw new Error(`No memory file at ${uri.href}.`);
+      return {
+        contents: [
+          file.text === null
+            ? {
+                uri: uri.href,
+                mimeType: "application/octet-stream",
+                text: `(binary, ${file.size} bytes)`,
+              }
+            : { uri: uri.href, mimeType: "text/plain", text: file.text },
+        ],
+      };
+    },
+  );
+
+  server.registerResource(
+    "harness-entry",
+    new ResourceTemplate("cairn://harness/{kind}/{id}", {
+      list: async () => {
+        const resources = [];
+        let cursor: string | null = null;
+        const store = harness();
+        do {
+          const page = await store.listEntries({ scope: "global", cursor, limit: 500 });
+          for (const entry of page.items) {
+            resources.push({
+              uri: `cairn://harness/${entry.kind}/${entry.id}`,
+              name: `${entry.kind}/${entry.id}`,
+              title: entry.title,
+              mimeType: "text/markdown",
+            });
+          }
+          cursor = page.nextCursor;
+        } while (cursor && resources.length < 5000);
+        return { resources };
+      },
+    }),
+    { title: "Harness entries", description: "The workspace's global harness entries." },
+    async (uri, variables) => {
+      const kind = String(variables.kind);
+      const id = String(variables.id);
+      if (!(ENTRY_KINDS as readonly string[]).includes(kind)) {
+        throw new Error(`No harness entry at ${uri.href}.`);
+      }
+      const entry = await harness().getEntry({ kind: kind as EntryKind, id, scope: "global" });
+      if (!entry) throw new Error(`No harness entry at ${uri.href}.`);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: "text/markdown",
+            text: `# ${entry.title}\n\n${entry.content}\n\n<!-- ${entry.kind} ${entry.id} v${entry.version}, path ${entry.path} -->\n`,
+          },
+        ],
+      };
+    },
+  );
+
+  return server;
+}
+
+async function recentGlobalRefinements(db: Db, workspaceId: string): Promise<RecentRefinement[]> {
+  const rows = await db.refinement.findMany({
+    where: { workspaceId, scope: "global", status: { not: "imported" } },
+    orderBy: { createdAt: "desc" },
+    take: 3,
+    select: { id: true, summary: true, status: true, createdAt: true },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    summary: row.summary,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,333 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { encode } from "gpt-tokenizer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import {
+  ACCESS_TOKEN_PREFIX,
+  authenticateAccessToken,
+  createAccessToken,
+  hashAccessToken,
+  listAccessTokens,
+  revokeAccessToken,
+  type AccessTokenIdentity,
+} from "@/lib/access-tokens";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import type { HarnessStoragePort } from "@/lib/harness";
+import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
+import { harnessStorageFor, listDirCommits } from "@/lib/store-prisma";
+import { createCairnMcpServer } from "./create-cairn-mcp-server";
+import { handleMcpRequest } from "./handle-mcp-request";
+
+let database: TestDatabase;
+let dirs: PersistentDirsService;
+let harnessStorage: HarnessStoragePort;
+let workspaceId: string;
+const users: Record<"editor" | "member", string> = { editor: "", member: "" };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const { db, target } = database;
+  dirs = createPersistentDirsService({ db, target });
+  harnessStorage = harnessStorageFor({ db, target });
+  const workspace = await db.workspace.create({ data: { name: "Acme" } });
+  workspaceId = workspace.id;
+  for (const role of ["editor", "member"] as const) {
+    const user = await db.user.create({ data: { email: `${role}@acme.test`, name: role } });
+    await db.membership.create({ data: { userId: user.id, workspaceId, role } });
+    users[role] = user.id;
+  }
+});
+afterAll(async () => {
+  await database.cleanup();
+});
+
+async function connect(identity: AccessTokenIdentity) {
+  const server = createCairnMcpServer({ db: database.db, identity, dirs, harnessStorage });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "unit-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+async function identityFor(role: "editor" | "member", name = `${role} token`) {
+  const { token } = await createAccessToken(database.db, {
+    userId: users[role],
+    workspaceId,
+    name,
+  });
+  return { token, identity: await authenticateAccessToken(database.db, { token }) };
+}
+
+const textOf = (result: unknown) =>
+  (result as CallToolResult).content
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join("\n");
+
+describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
+  it("stores only the SHA-256 of a prefixed, high-entropy token and shows it once", async () => {
+    const { token, record } = await createAccessToken(database.db, {
+      userId: users.member,
+      workspaceId,
+      name: " laptop ",
+    });
+    expect(token).toMatch(/^cairn_pat_[A-Za-z0-9_-]{43}$/);
+    expect(record.name).toBe("laptop");
+    expect(record.prefix).toBe(token.slice(0, ACCESS_TOKEN_PREFIX.length + 4));
+    const row = await database.db.personalAccessToken.findUniqueOrThrow({
+      where: { id: record.id },
+    });
+    expect(row.tokenHash).toBe(hashAccessToken(token));
+    expect(JSON.stringify(row)).not.toContain(token);
+    const listed = await listAccessTokens(database.db, { userId: users.member, workspaceId });
+    expect(listed.map((item) => item.id)).toContain(record.id);
+    expect(Object.keys(listed[0]!)).not.toContain("tokenHash");
+  });
+
+  it("refuses missing, malformed, unknown, expired and revoked tokens", async () => {
+    const refuse = (token: string | null, now?: Date) =>
+      authenticateAccessToken(database.db, { token, now }).then(
+        () => "accepted",
+        (error: { code: string }) => error.code,
+      );
+    expect(await refuse(null)).toBe("missing");
+    expect(await refuse("hello")).toBe("malformed");
+    expect(await refuse(`cairn_pat_${"A".repeat(43)}`)).toBe("unknown");
+
+    const now = new Date("2026-12-01T10:00:00Z");
+    const { token, record } = await createAccessToken(database.db, {
+      userId: users.member,
+      workspaceId,
+      name: "short-lived",
+      expiresAt: new Date("2026-12-02T10:00:00Z"),
+      now,
+    });
+    expect(await refuse(token, now)).toBe("accepted");
+    expect(await refuse(token, new Date("2026-12-02T10:00:00Z"))).toBe("expired");
+
+    // Someone else cannot revoke it; its owner can, once.
+    expect(
+      await revokeAccessToken(database.db, { userId: users.editor, workspaceId, id: record.id }),
+    ).toBe(false);
+    expect(await refuse(token, now)).toBe("accepted");
+    expect(
+      await revokeAccessToken(database.db, { userId: users.member, workspaceId, id: record.id }),
+    ).toBe(true);
+    expect(
+      await revokeAccessToken(database.db, { userId: users.member, workspaceId, id: record.id }),
+    ).toBe(false);
+    expect(await refuse(token, now)).toBe("revoked");
+  });
+
+  it("reads the role from the membership on every call", async () => {
+    const outsider = await database.db.user.create({
+      data: { email: "temp@acme.test", name: "temp" },
+    });
+    await database.db.membership.create({
+      data: { userId: outsider.id, workspaceId, role: "editor" },
+    });
+    const { token } = await createAccessToken(database.db, {
+      userId: outsider.id,
+      workspaceId,
+      name: "t",
+    });
+    expect((await authenticateAccessToken(database.db, { token })).actor.role).toBe("editor");
+    await database.db.membership.update({
+      where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
+      data: { role: "member" },
+    });
+    expect((await authenticateAccessToken(database.db, { token })).actor.role).toBe("member");
+    await database.db.membership.delete({
+      where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
+    });
+    await expect(authenticateAccessToken(database.db, { token })).rejects.toMatchObject({
+      code: "no_membership",
+    });
+  });
+});
+
+describe(`MCP tools on ${testDatabaseProvider()}`, () => {
+  it("answers 401 with WWW-Authenticate for a bad token and records the client's name", async () => {
+    const options = { db: database.db, dirs, harnessStorage };
+    const missing = await handleMcpRequest(
+      new Request("http://localhost/api/mcp", { method: "POST", body: "{}" }),
+      options,
+    );
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="cairn"');
+    const wrong = await handleMcpRequest(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: { authorization: `Bearer cairn_pat_${"B".repeat(43)}` },
+        body: "{}",
+      }),
+      options,
+    );
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    const { token, identity } = await identityFor("member", "client-name");
+    const initialized = await handleMcpRequest(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "claude-code", version: "2.0.0" },
+          },
+        }),
+      }),
+      options,
+    );
+    expect(initialized.status).toBe(200);
+    const body = (await initialized.json()) as { result: { serverInfo: { name: string } } };
+    expect(body.result.serverInfo.name).toBe("cairn");
+    const row = await database.db.personalAccessToken.findUniqueOrThrow({
+      where: { id: identity.token.id },
+    });
+    expect(row.clientName).toBe("claude-code");
+  });
+
+  it("writes a memory file as its own commit, recorded as coming through MCP", async () => {
+    const { identity } = await identityFor("member", "laptop");
+    const client = await connect({
+      ...identity,
+      token: { ...identity.token, clientName: "unit-test" },
+    });
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
+      "harness_create",
+      "harness_delete",
+      "harness_get",
+      "harness_search",
+      "harness_update",
+      "harness_view",
+      "memory",
+    ]);
+    const created = await client.callTool({
+      name: "memory",
+      arguments: { command: "create", path: "/persistent/user/notes.md", file_text: "likes tea\n" },
+    });
+    expect(created.isError).toBeFalsy();
+    expect(textOf(created)).toContain("Saved /persistent/user");
+    const viewed = await client.callTool({
+      name: "memory",
+      arguments: { command: "view", path: "/persistent/user/notes.md" },
+    });
+    expect(textOf(viewed)).toContain("likes tea");
+
+    const history = await listDirCommits({ db: database.db, dirKey: `user:${users.member}` });
+    expect(history.commits[0]).toMatchObject({
+      source: "mcp",
+      via: "mcp:laptop (unit-test)",
+      actorId: users.member,
+      created: ["notes.md"],
+    });
+
+    const resources = await client.listResources();
+    const uri = resources.resources.find(
+      (resource) => resource.name === "/persistent/user/notes.md",
+    )?.uri;
+    expect(uri).toBe("cairn://files/persistent/user/notes.md");
+    const read = await client.readResource({ uri: uri! });
+    expect(read.contents[0]).toMatchObject({ text: "likes tea\n" });
+    await client.close();
+  });
+
+  it("refuses a member's company write with a clear tool error and allows an editor's", async () => {
+    const member = await connect((await identityFor("member")).identity);
+    const refused = await member.callTool({
+      name: "memory",
+      arguments: { command: "create", path: "/persistent/company/a.md", file_text: "x" },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/read-only/);
+    const harnessRefused = await member.callTool({
+      name: "harness_create",
+      arguments: { kind: "memory", title: "Deploys", content: "Friday freeze" },
+    });
+    expect(harnessRefused.isError).toBe(true);
+    expect(textOf(harnessRefused)).toMatch(/only editors and admins/);
+    await member.close();
+
+    const editor = await connect((await identityFor("editor", "ci")).identity);
+    const allowed = await editor.callTool({
+      name: "memory",
+      arguments: { command: "create", path: "/persistent/company/a.md", file_text: "x" },
+    });
+    expect(allowed.isError).toBeFalsy();
+    const entry = await editor.callTool({
+      name: "harness_create",
+      arguments: { kind: "memory", title: "Deploys", content: "No deploys on Friday." },
+    });
+    expect(entry.isError).toBeFalsy();
+    const { id, version } = JSON.parse(textOf(entry)) as { id: string; version: number };
+    const stale = await editor.callTool({
+      name: "harness_update",
+      arguments: { kind: "memory", id, expected_version: version + 1, content: "changed" },
+    });
+    expect(stale.isError).toBe(true);
+    expect(textOf(stale)).toMatch(/conflict/);
+    const updated = await editor.callTool({
+      name: "harness_update",
+      arguments: { kind: "memory", id, expected_version: version, content: "Deploys: Mon–Thu." },
+    });
+    expect(JSON.parse(textOf(updated))).toMatchObject({ version: version + 1 });
+    const revisions = await harnessStorage.listRevisions({
+      workspaceId,
+      entryKey: `global/-/memory/${id}`,
+    });
+    expect(revisions.items.at(-1)?.via).toBe("mcp:ci");
+    await editor.close();
+  });
+
+  it("keeps harness_view within the requested budget, capped by the workspace's", async () => {
+    const { identity } = await identityFor("editor");
+    const client = await connect(identity);
+    for (let index = 0; index < 30; index += 1) {
+      await client.callTool({
+        name: "harness_create",
+        arguments: {
+          kind: "memory",
+          title: `Release note ${index}`,
+          content: `Release step ${index}: ${"check the changelog and tag the build ".repeat(6)}`,
+        },
+      });
+    }
+    for (const budget of [120, 600]) {
+      const result = await client.callTool({
+        name: "harness_view",
+        arguments: { query: "release", token_budget: budget },
+      });
+      const [view, meta] = (result as CallToolResult).content as { text: string }[];
+      const info = JSON.parse(meta!.text) as { tokens: number; tokenBudget: number };
+      expect(info.tokenBudget).toBe(budget);
+      expect(encode(view!.text).length).toBe(info.tokens);
+      expect(info.tokens).toBeLessThanOrEqual(budget);
+      expect(view!.text).toContain("Release");
+    }
+    await database.db.workspaceSettings.create({ data: { workspaceId, tokenBudget: 500 } });
+    const capped = await client.callTool({
+      name: "harness_view",
+      arguments: { token_budget: 50_000 },
+    });
+    const info = JSON.parse(((capped as CallToolResult).content[1] as { text: string }).text) as {
+      tokens: number;
+      tokenBudget: number;
+    };
+    expect(info.tokenBudget).toBe(500);
+    expect(info.tokens).toBeLessThanOrEqual(500);
+    await client.close();
+  });
+});
