@@ -11,19 +11,20 @@ import { getDb } from "@/lib/db";
 import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
 import { refinementStore } from "@/lib/refinements";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { imageOriginsFromEnv, requestOrigin } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 
 export default async function ChatPage(props: {
   params: Promise<{ chatId: string }>;
-  searchParams: Promise<{ turn?: string }>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
   const { chatId } = await props.params;
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
-  const { turn: selected } = await props.searchParams;
+  const { turn: selected } = firstSearchValues(await props.searchParams);
   const [messages, model, turnId, refinements] = await Promise.all([
     loadChatMessages(getDb(), chat.id),
     getChatModel(),
