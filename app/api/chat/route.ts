@@ -40,6 +40,9 @@ export async function POST(request: Request) {
   });
   if (started.status === "not_found")
     return Response.json({ error: "No such chat." }, { status: 404 });
+  if (started.status === "forbidden") {
+    return Response.json({ error: started.message }, { status: 403 });
+  }
   if (started.status === "model_unavailable") {
     return Response.json(
       { error: started.model.message, help: started.model.help },
