@@ -34,6 +34,6 @@ let cached: { raw: string | undefined; origins: string[] } | null = null;
 /** `CAIRN_IMAGE_ORIGINS` parsed once per value (the proxy asks on every request). */
 export function imageOriginsFromEnv(): string[] {
   const raw = process.env.CAIRN_IMAGE_ORIGINS;
-  if (cached?.raw !== raw) cached = { raw, origins: parseImageOrigins(raw) };
+  if (cached === null || cached.raw !== raw) cached = { raw, origins: parseImageOrigins(raw) };
   return cached.origins;
 }
