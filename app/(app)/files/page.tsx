@@ -5,6 +5,7 @@ import { FileTree } from "@/components/files/file-tree";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
+import { DEFAULT_DIR_LIMITS } from "@/lib/harness";
 import { getPersistentDirs, type OpenedFile } from "@/lib/persistent-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
@@ -126,6 +127,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 dirKind={selected.kind}
                 file={opened}
                 dirCursor={listing.cursor}
+                maxFileBytes={DEFAULT_DIR_LIMITS.maxFileBytes}
               />
             ) : opened ? (
               <div className="space-y-1">
