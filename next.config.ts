@@ -13,8 +13,14 @@ const nextConfig: NextConfig = {
   ],
   poweredByHeader: false,
   typedRoutes: false,
-  // forbidden() answers 403 from pages and server actions.
-  experimental: { authInterrupts: true },
+  experimental: {
+    // forbidden() answers 403 from pages and server actions.
+    authInterrupts: true,
+    // A file save carries the new text and the text it started from, each at most 1 MiB (the
+    // dirs' per-file limit), JSON-escaped: 5 MB leaves room for both. The editor checks the
+    // size before sending, and reports a refused body instead of losing the text.
+    serverActions: { bodySizeLimit: "5mb" },
+  },
 };
 
 export default nextConfig;

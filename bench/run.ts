@@ -1,5 +1,6 @@
 // Runs the benchmarks and prints their figures: `npm run bench` (all) or
 // `npm run bench -- prompt-view harness-store` (some).
+import { benchDiff } from "./diff";
 import { benchHarnessStore } from "./harness-store";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<string>> = {
   "turn-overhead": benchTurnOverhead,
   refinement: benchRefinement,
   snapshot: benchSnapshot,
+  diff: benchDiff,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));

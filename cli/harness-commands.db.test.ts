@@ -201,6 +201,19 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     expect(second.err.join("\n")).toContain("holds no harness export");
   });
 
+  // Issue 14 finding 14: a malformed `entries` structure exited 0 reporting "0 created".
+  it("exits 1 naming the problem when harness_state.json's entries are malformed", async () => {
+    const dir = mkdtempSync(path.join(scratch, "malformed-"));
+    writeFileSync(
+      path.join(dir, "harness_state.json"),
+      JSON.stringify({ schema: 1, entries: [{ kind: "memory", title: "A", content: "x" }] }),
+    );
+    const run = capture();
+    expect(await importCommand(["--workspace", "Target", dir], run.io)).toBe(1);
+    expect(run.err.join("\n")).toMatch(/"entries" must be an object keyed by kind.*an array/);
+    expect(run.out.join("\n")).not.toContain("created");
+  });
+
   it.each([
     [exportCommand, ["--out", "x"], "--workspace is required"],
     [exportCommand, ["--workspace", "Source"], "--out is required"],

@@ -8,8 +8,8 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness/refine/types";
+import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
-import { Streamdown } from "streamdown";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
 
@@ -137,7 +137,7 @@ function MessageView({ message, chatId }: { message: UIMessage; chatId: string }
               className="prose prose-sm dark:prose-invert max-w-none"
               data-testid="assistant-text"
             >
-              <Streamdown>{part.text}</Streamdown>
+              <AssistantMarkdown>{part.text}</AssistantMarkdown>
             </div>
           );
         }

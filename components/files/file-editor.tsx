@@ -13,16 +13,26 @@ type Status =
   | { tone: "ok"; message: string }
   | { tone: "error"; message: string; kind: "conflict" | "failed" | "invalid" };
 
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 /**
  * Edits one text file of a writable dir, or creates a new one when `file` is null. Saves send
  * the cursor and content the editor started from, so the server can refuse a stale write
- * instead of overwriting someone else's change.
+ * instead of overwriting someone else's change. A file over `maxFileBytes` is refused here,
+ * before anything is sent, and a save that fails on the way (e.g. a body over the server's
+ * limit) is reported in the editor: the typed text is never lost to an error page.
  */
 export function FileEditor(props: {
   harnessDir: string;
   dirKind: string;
   file: { path: string; text: string | null; cursor: string | number } | null;
   dirCursor: string | number;
+  /** The dir's per-file limit in UTF-8 bytes (the server enforces it too). */
+  maxFileBytes: number;
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
@@ -35,15 +45,34 @@ export function FileEditor(props: {
   });
   const [status, setStatus] = useState<Status | null>(null);
 
-  const save = (content: string | null) =>
-    startTransition(async () => {
-      const result: SaveFileActionResult = await saveFileAction({
-        harnessDir: props.harnessDir,
-        path: path.trim(),
-        content,
-        baseCursor: base.cursor,
-        baseContent: base.content,
+  const save = (content: string | null) => {
+    const bytes = content === null ? 0 : new TextEncoder().encode(content).byteLength;
+    if (bytes > props.maxFileBytes) {
+      setStatus({
+        tone: "error",
+        kind: "invalid",
+        message: `This file is ${formatSize(bytes)}; the limit is ${formatSize(props.maxFileBytes)} per file. Nothing was saved — your text is still here.`,
       });
+      return;
+    }
+    startTransition(async () => {
+      let result: SaveFileActionResult;
+      try {
+        result = await saveFileAction({
+          harnessDir: props.harnessDir,
+          path: path.trim(),
+          content,
+          baseCursor: base.cursor,
+          baseContent: base.content,
+        });
+      } catch (error) {
+        setStatus({
+          tone: "error",
+          kind: "invalid",
+          message: `The save did not reach the server (${error instanceof Error ? error.message : String(error)}). Nothing was saved — your text is still here.`,
+        });
+        return;
+      }
       if (!result.ok) {
         setStatus({ tone: "error", message: result.error, kind: result.kind });
         return;
@@ -58,6 +87,7 @@ export function FileEditor(props: {
         router.push(`/files?dir=${props.dirKind}&path=${encodeURIComponent(path.trim())}`);
       } else router.refresh();
     });
+  };
 
   return (
     <form

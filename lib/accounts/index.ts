@@ -12,4 +12,5 @@ export {
   signUpWithInvite,
   workspaceNameSchema,
 } from "./accounts";
+export { currentActor } from "./current-actor";
 export { hashPassword, verifyPassword, MIN_PASSWORD_LENGTH } from "./password";

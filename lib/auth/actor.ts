@@ -8,7 +8,8 @@ import { auth, unstable_update } from "./auth";
 /**
  * The Actor for this request, from the auth session, or null when signed out. The role is
  * read from the membership row on every request (not trusted from the token), so a changed
- * role or a removed member takes effect at once.
+ * role or a removed member takes effect at once. The same query reads the user's session
+ * version: a token issued before a sign-out or a removal (`revokeSessions`) counts as signed out.
  */
 export const getActor = cache(async (): Promise<Actor | null> => {
   const session = await auth();
@@ -17,9 +18,10 @@ export const getActor = cache(async (): Promise<Actor | null> => {
   if (!userId || !workspaceId) return null;
   const membership = await getDb().membership.findUnique({
     where: { userId_workspaceId: { userId, workspaceId } },
-    select: { role: true },
+    select: { role: true, user: { select: { sessionVersion: true } } },
   });
   if (!membership || !isRole(membership.role)) return null;
+  if ((session.sessionVersion ?? 0) !== membership.user.sessionVersion) return null;
   return { userId, workspaceId, role: membership.role };
 });
 

@@ -28,6 +28,14 @@ export function clientAddressOf(headers: Headers): string {
   );
 }
 
+/**
+ * Invalidates every session token the user holds (sign-out, removal from a workspace): the next
+ * request with one is treated as signed out.
+ */
+export async function revokeSessions(db: Db, userId: string): Promise<void> {
+  await db.user.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
 /** The user's workspace for a new session: the oldest membership. */
 async function primaryMembership(db: Db, userId: string) {
   return db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
@@ -118,7 +126,13 @@ const config: NextAuthConfig = {
         }
         if (!userId) return null;
         const membership = await primaryMembership(db, userId);
+        const { sessionVersion } = await db.user.findUniqueOrThrow({
+          where: { id: userId },
+          select: { sessionVersion: true },
+        });
         token.userId = userId;
+        // The token is good only while the user's session version stays this one (see getActor).
+        token.sessionVersion = sessionVersion;
         token.workspaceId = membership?.workspaceId;
         token.role = membership && isRole(membership.role) ? membership.role : undefined;
       }
@@ -127,7 +141,17 @@ const config: NextAuthConfig = {
     session({ session, token }) {
       if (typeof token.userId === "string") session.user.id = token.userId;
       session.workspaceId = typeof token.workspaceId === "string" ? token.workspaceId : undefined;
+      session.sessionVersion = typeof token.sessionVersion === "number" ? token.sessionVersion : 0;
       return session;
+    },
+  },
+  events: {
+    // Sign-out revokes the token on the server too: a copy of the cookie kept elsewhere stops
+    // working, because getActor refuses a token whose version is not the user's current one.
+    // This signs the user out of every browser, which is what "sign out" should guarantee.
+    async signOut(message) {
+      const userId = "token" in message ? message.token?.userId : undefined;
+      if (typeof userId === "string") await revokeSessions(getDb(), userId);
     },
   },
 };

@@ -1,2 +1,10 @@
-export { auth, handlers, signIn, signOut, githubEnabled, clientAddressOf } from "./auth";
+export {
+  auth,
+  handlers,
+  signIn,
+  signOut,
+  githubEnabled,
+  clientAddressOf,
+  revokeSessions,
+} from "./auth";
 export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./actor";

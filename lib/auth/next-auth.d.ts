@@ -5,6 +5,8 @@ declare module "next-auth" {
   interface Session {
     /** The workspace this session acts in. The role is read from the database per request. */
     workspaceId?: string;
+    /** The user's session version when the token was issued; see `revokeSessions`. */
+    sessionVersion?: number;
   }
 }
 
@@ -13,5 +15,6 @@ declare module "next-auth/jwt" {
     userId?: string;
     workspaceId?: string;
     role?: string;
+    sessionVersion?: number;
   }
 }

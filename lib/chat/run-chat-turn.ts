@@ -8,7 +8,13 @@ import {
   type ModelNotReady,
 } from "@/lib/ai";
 import { getDb } from "@/lib/db";
-import { streamHarness, type Actor, type HarnessDefinition, type TurnResult } from "@/lib/harness";
+import {
+  canWriteGlobal,
+  streamHarness,
+  type Actor,
+  type HarnessDefinition,
+  type TurnResult,
+} from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { getPersistentDirs, type AppExtraBody, type AppSession } from "@/lib/persistent-dirs";
 import {
@@ -24,7 +30,16 @@ import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
 export type StartTurnResult =
   | { status: "started"; turnId: string; response: Response }
   | { status: "not_found" }
+  | { status: "forbidden"; message: string }
   | { status: "model_unavailable"; model: ModelNotReady };
+
+/** Why a member's `/refine --global` is refused. */
+export const GLOBAL_REFINE_FORBIDDEN =
+  "Only editors and admins can refine company knowledge; type /refine without --global to refine this chat.";
+
+function textOf(message: UIMessage): string {
+  return message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
 
 /** The share of the context window after which older messages are summarized. */
 function compactionThreshold(): number {
@@ -125,6 +140,11 @@ export async function startChatTurn(options: {
   const db = getDb();
   const chat = await getOwnChat(actor, chatId);
   if (!chat) return { status: "not_found" };
+  // `/refine --global` is refused up front for members, as the Refine button's action is: it
+  // is not stored, and no failed global refinement is recorded with the member's text.
+  if (parseRefineCommand(textOf(options.message))?.global && !canWriteGlobal(actor)) {
+    return { status: "forbidden", message: GLOBAL_REFINE_FORBIDDEN };
+  }
   const model = await getChatModel();
   if (model.status !== "ready") return { status: "model_unavailable", model };
 

@@ -1,9 +1,11 @@
 import path from "node:path";
 
+import { currentActor } from "@/lib/accounts";
 import { resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
 import {
   canWriteGlobal,
   definePersistentDirs,
+  HarnessForbiddenError,
   isRole,
   localDir,
   memory,
@@ -147,6 +149,25 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
     canWrite: () => true,
   };
 
+  // The company dir's store checks the role again, read from the database at commit time: a
+  // turn that started as an editor but whose editor was demoted (or removed) meanwhile is
+  // refused, and the commit is kept as a failed commit like any other refused one.
+  const company = databaseDir(companyDirKey);
+  const companyStore: typeof company.store = async (storeOptions) => {
+    const actor = actorOrThrow(storeOptions.extraBody);
+    const now = await currentActor(db, actor);
+    if (!now || !canWriteGlobal(now)) {
+      throw new HarnessForbiddenError({
+        surface: "dir",
+        message: now
+          ? `Company knowledge was not changed: your role is now ${now.role}, and only editors and admins may change it.`
+          : "Company knowledge was not changed: you are no longer a member of this workspace.",
+        details: { harnessDir: COMPANY_DIR, role: now?.role ?? null },
+      });
+    }
+    return company.store(storeOptions);
+  };
+
   const companyDir: AppDir = {
     kind: "company",
     harnessDir: COMPANY_DIR,
@@ -156,7 +177,8 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
     definition: {
       harnessDir: COMPANY_DIR,
       commit: "after-turn",
-      ...databaseDir(companyDirKey),
+      load: company.load,
+      store: companyStore,
       // From the server-side Actor only; a missing or odd Actor fails closed.
       canWrite: ({ extraBody }) => {
         const actor = actorOf(extraBody);

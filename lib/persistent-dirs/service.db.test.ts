@@ -20,6 +20,18 @@ const outsider: Actor = { userId: "u-outsider", workspaceId: "w2", role: "admin"
 
 beforeAll(async () => {
   database = await createTestDatabase();
+  // Company commits check the role again in the database, so the actors are real members.
+  for (const workspaceId of ["w1", "w2"]) {
+    await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
+  }
+  for (const actor of [editor, member, admin, outsider]) {
+    await database.db.user.create({
+      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
+    });
+    await database.db.membership.create({
+      data: { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role },
+    });
+  }
   docsFolder = await mkdtemp(path.join(tmpdir(), "cairn-docs-"));
   await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
   service = createPersistentDirsService({
@@ -285,6 +297,47 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
       resolution: "retried",
       canAct: false,
     });
+  });
+
+  // Issue 14 finding 7: an editor demoted mid-turn still committed to company knowledge.
+  it("refuses a turn's company commit when the editor was demoted during the turn, keeping it as a failed commit", async () => {
+    const demoted: Actor = { userId: "u-demoted", workspaceId: "w1", role: "editor" };
+    await database.db.user.create({
+      data: { id: demoted.userId, email: "demoted@example.com", name: "Demoted" },
+    });
+    const membership = await database.db.membership.create({
+      data: { userId: demoted.userId, workspaceId: "w1", role: "editor" },
+    });
+    const turn = await openTurnCheckout({
+      dirs: service.dirs,
+      extraBody: { actor: demoted },
+      session: { chatId: "c-demoted" },
+      commitLog: service.commitLog,
+    });
+    turn.checkout.writeFile({ path: `${COMPANY}/after-demotion.md`, content: "too late" });
+    turn.checkout.writeFile({ path: `${USER}/still-mine.md`, content: "kept" });
+    await database.db.membership.update({ where: { id: membership.id }, data: { role: "member" } });
+
+    const persistence = await turn.finishTurn({ status: "completed" });
+    expect(persistence.status).toBe("failed");
+    const failed = persistence.status === "failed" ? persistence.failedCommits : [];
+    expect(failed).toEqual([
+      expect.objectContaining({
+        harnessDir: COMPANY,
+        status: "failed",
+        commitId: expect.any(String),
+        error: { code: "forbidden:dir", message: expect.stringContaining("now member") },
+      }),
+    ]);
+    expect(
+      await service.readFile({ actor: editor, harnessDir: COMPANY, path: "after-demotion.md" }),
+    ).toBeNull();
+    // The personal memory dir does not depend on the role.
+    expect(
+      (await service.readFile({ actor: demoted, harnessDir: USER, path: "still-mine.md" }))?.text,
+    ).toBe("kept");
+    const failures = await service.listFailures({ actor: demoted, status: "open", limit: 10 });
+    expect(failures.failures.map((item) => item.harnessDir)).toContain(COMPANY);
   });
 
   it("serves a turn: company read-only for a member, memory writable; no Actor means read-only", async () => {

@@ -1,6 +1,7 @@
 import "server-only";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
+import { currentActor } from "@/lib/accounts";
 import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
 import { getDb } from "@/lib/db";
@@ -50,9 +51,17 @@ export async function runChatRefinement(options: {
     return null;
   }
   const db = getDb();
+  // The role is read again now, not taken from the turn that scheduled this: a refinement of
+  // an editor demoted since is refused for global entries (recorded as a failed refinement,
+  // `forbidden:refinement`), and one of a removed member does not run.
+  const actor = await currentActor(db, options.actor);
+  if (!actor) {
+    console.warn("cairn: refinement skipped: the member left the workspace");
+    return null;
+  }
   const [harness, settings, messages] = await Promise.all([
-    harnessFor(options.actor, options.chatId),
-    getWorkspaceSettings(db, options.actor.workspaceId),
+    harnessFor(actor, options.chatId),
+    getWorkspaceSettings(db, actor.workspaceId),
     loadChatMessages(db, options.chatId),
   ]);
   return runRefinement({
@@ -60,7 +69,7 @@ export async function runChatRefinement(options: {
     harness,
     store: refinementStore(),
     models: { review: model.model, plan: model.model },
-    actor: options.actor,
+    actor,
     chatId: options.chatId,
     conversation: messages
       .map((message) => ({ role: message.role, text: messageText(message) }))

@@ -5,16 +5,20 @@ import { FileTree } from "@/components/files/file-tree";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
+import { DEFAULT_DIR_LIMITS } from "@/lib/harness";
 import { getPersistentDirs, type OpenedFile } from "@/lib/persistent-dirs";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 
 export const dynamic = "force-dynamic";
 
-type SearchParams = Promise<{ dir?: string; path?: string; history?: string }>;
+type SearchParams = Promise<RawSearchParams>;
 
 export default async function FilesPage({ searchParams }: { searchParams: SearchParams }) {
   const actor = await requireActor();
-  const params = await searchParams;
+  const params: { dir?: string; path?: string; history?: string } = firstSearchValues(
+    await searchParams,
+  );
   const service = getPersistentDirs();
   const dirs = service.listVisibleDirs({ actor });
   const selected = dirs.find((dir) => dir.kind === params.dir) ?? dirs[0]!;
@@ -123,6 +127,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 dirKind={selected.kind}
                 file={opened}
                 dirCursor={listing.cursor}
+                maxFileBytes={DEFAULT_DIR_LIMITS.maxFileBytes}
               />
             ) : opened ? (
               <div className="space-y-1">

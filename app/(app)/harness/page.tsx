@@ -1,19 +1,21 @@
 import { Pin } from "lucide-react";
 import Link from "next/link";
 import { z } from "zod";
+import { BadQuery } from "@/components/bad-query";
 import { EmptyState } from "@/components/empty-state";
 import { entryHref } from "@/components/harness/entry-href";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/input";
 import { requireActor } from "@/lib/auth";
-import { ENTRY_KINDS } from "@/lib/harness";
+import { ENTRY_KINDS, HarnessError } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
+import { parseSearchParams, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
 
 const filtersSchema = z.object({
-  chat: z.string().optional(),
+  chat: z.string().max(100).optional(),
   kind: z.enum(ENTRY_KINDS).optional().catch(undefined),
   scope: z.enum(["local", "global"]).optional().catch(undefined),
   path: z.string().trim().max(200).optional(),
@@ -31,21 +33,31 @@ const kindLabels = {
 export default async function HarnessPage({
   searchParams,
 }: {
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
-  const filters = filtersSchema.parse(await searchParams);
+  const parsed = parseSearchParams(filtersSchema, await searchParams);
+  if (!parsed.ok) return <BadQuery message={parsed.message} resetHref="/harness" />;
+  const filters = parsed.data;
   const chats = await listChats(actor);
   const chat = filters.chat ? await getOwnChat(actor, filters.chat) : null;
   const harness = await harnessFor(actor, chat?.id ?? null);
-  const page = await harness.listEntries({
+  const query = {
     kind: filters.kind,
-    scope: chat ? filters.scope : "global",
+    scope: chat ? filters.scope : ("global" as const),
     pathPrefix: filters.path || undefined,
     text: filters.q || undefined,
-    cursor: filters.cursor || undefined,
     limit: 50,
-  });
+  };
+  // A mangled cursor (`validation:cursor`) shows the first page rather than an error.
+  const page = await harness
+    .listEntries({ ...query, cursor: filters.cursor || undefined })
+    .catch((error: unknown) => {
+      if (HarnessError.isInstance(error) && error.code === "validation:cursor") {
+        return harness.listEntries(query);
+      }
+      throw error;
+    });
   const nextQuery = new URLSearchParams(
     Object.entries({ ...filters, cursor: page.nextCursor ?? "" }).filter(
       (pair): pair is [string, string] => Boolean(pair[1]),

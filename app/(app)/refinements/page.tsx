@@ -11,6 +11,7 @@ import { requireActor } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { listChats } from "@/lib/harness-service";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { listVisibleRefinements } from "./list-visible-refinements";
 
 export const dynamic = "force-dynamic";
@@ -40,10 +41,10 @@ function readableCursor(cursor: string | undefined): string | undefined {
 export default async function RefinementsPage({
   searchParams,
 }: {
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
-  const filters = filtersSchema.parse(await searchParams);
+  const filters = filtersSchema.parse(firstSearchValues(await searchParams));
   const [chats, memberships] = await Promise.all([
     listChats(actor),
     getDb().membership.findMany({

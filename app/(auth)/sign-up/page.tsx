@@ -3,15 +3,16 @@ import { SignUpForm } from "@/components/auth/sign-up-form";
 import { Card, CardDescription, CardTitle } from "@/components/ui/card";
 import { AccountError, findUsableInvite } from "@/lib/accounts";
 import { getDb } from "@/lib/db";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
 
 export default async function SignUpPage({
   searchParams,
 }: {
-  searchParams: Promise<{ invite?: string }>;
+  searchParams: Promise<RawSearchParams>;
 }) {
-  const { invite: token } = await searchParams;
+  const { invite: token } = firstSearchValues(await searchParams);
   const db = getDb();
   if (token) {
     const invite = await findUsableInvite(db, token).catch((error: unknown) => {

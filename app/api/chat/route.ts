@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
 import { incomingMessageSchema, startChatTurn } from "@/lib/chat";
+import { refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
@@ -10,9 +11,12 @@ const bodySchema = z.object({ chatId: z.string().min(1).max(100), message: incom
 
 /**
  * POST a new user message to a chat; answers with the turn's UI message stream (SSE).
- * parse → actor → ownership (in startChatTurn) → run. The Actor comes from the session cookie only.
+ * origin → parse → actor → ownership (in startChatTurn) → run. The Actor comes from the session
+ * cookie only; requests from other origins and non-JSON bodies are refused first (403/415).
  */
 export async function POST(request: Request) {
+  const refused = refuseForeignRequest(request);
+  if (refused) return Response.json({ error: refused.error }, { status: refused.status });
   let body: unknown;
   try {
     body = await request.json();
@@ -36,6 +40,9 @@ export async function POST(request: Request) {
   });
   if (started.status === "not_found")
     return Response.json({ error: "No such chat." }, { status: 404 });
+  if (started.status === "forbidden") {
+    return Response.json({ error: started.message }, { status: 403 });
+  }
   if (started.status === "model_unavailable") {
     return Response.json(
       { error: started.model.message, help: started.model.help },

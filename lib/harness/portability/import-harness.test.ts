@@ -648,4 +648,27 @@ describe("importHarness: path safety and limits", () => {
     write(dir, "harness_state.json", JSON.stringify({ schema: 2, entries: {} }));
     await expect(importHarness({ harness: testHarness({}), dir })).rejects.toThrow(/only schema 1/);
   });
+
+  // Issue 14 finding 14: a malformed `entries` structure was read as "no entries" and the
+  // import reported "0 created".
+  it.each([
+    [{ schema: 1, entries: [] }, /"entries" must be an object keyed by kind .* it is an array/],
+    [{ schema: 1 }, /"entries" must be an object .* it is missing/],
+    [{ schema: 1, entries: "memory" }, /"entries" must be an object .* it is a string/],
+    [
+      { schema: 1, entries: { memory: [{ id: "a", title: "A", content: "x" }] } },
+      /"entries\.memory" must be an object keyed by entry id; it is an array/,
+    ],
+  ])("refuses a malformed entries structure: %j", async (state, message) => {
+    const dir = tmp();
+    write(dir, "harness_state.json", JSON.stringify(state));
+    const harness = testHarness({});
+    await expect(importHarness({ harness, dir })).rejects.toSatisfy(
+      (error) =>
+        HarnessError.isInstance(error) &&
+        error.code === "validation:import" &&
+        message.test(error.message),
+    );
+    expect((await harness.snapshot()).entries).toEqual([]);
+  });
 });

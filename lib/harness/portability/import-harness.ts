@@ -332,8 +332,17 @@ async function readStateFile(
     });
   }
 
+  // A malformed structure is refused rather than read as "no entries": an import that reports
+  // "0 created" for a file full of entries in the wrong shape loses them without a word.
+  const sections = asObject(document.entries);
+  if (!sections) {
+    throw new HarnessValidationError({
+      surface: "import",
+      message: `${HARNESS_STATE_FILE}: "entries" must be an object keyed by kind (${ENTRY_KINDS.join(", ")}); it is ${describeJson(document.entries)}`,
+      details: { file: HARNESS_STATE_FILE, field: "entries" },
+    });
+  }
   const entries: StateEntrySource[] = [];
-  const sections = asObject(document.entries) ?? {};
   for (const [kindName, section] of Object.entries(sections)) {
     if (!(ENTRY_KINDS as readonly string[]).includes(kindName)) {
       skipped.push({
@@ -343,7 +352,15 @@ async function readStateFile(
       continue;
     }
     const kind = kindName as EntryKind;
-    for (const [key, value] of Object.entries(asObject(section) ?? {})) {
+    const byId = asObject(section);
+    if (!byId) {
+      throw new HarnessValidationError({
+        surface: "import",
+        message: `${HARNESS_STATE_FILE}: "entries.${kind}" must be an object keyed by entry id; it is ${describeJson(section)}`,
+        details: { file: HARNESS_STATE_FILE, field: `entries.${kind}` },
+      });
+    }
+    for (const [key, value] of Object.entries(byId)) {
       const record = asObject(value);
       if (!record) {
         skipped.push({
@@ -369,6 +386,14 @@ async function readStateFile(
     events.push({ key: refinementRecordKey("event", event), kind: "event", record: event });
   }
   return { entries, events, malformedEvents };
+}
+
+/** "an array", "a string", "missing", … for messages about a JSON value of the wrong type. */
+function describeJson(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 async function listDirectory(

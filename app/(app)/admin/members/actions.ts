@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { createInvite } from "@/lib/accounts";
-import { requireRole } from "@/lib/auth";
+import { requireRole, revokeSessions } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 import { ROLES } from "@/lib/harness";
 
@@ -73,6 +73,8 @@ export async function removeMemberAction(input: {
     return { ok: false, error: "A workspace needs at least one admin." };
   }
   await db.membership.delete({ where: { id: membership.id } });
+  // The removed person's tokens stop working everywhere, not only in this workspace.
+  await revokeSessions(db, membership.userId);
   revalidatePath("/admin/members");
   return { ok: true };
 }

@@ -1,5 +1,7 @@
+import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
 import { getChatModel } from "@/lib/ai";
@@ -9,18 +11,20 @@ import { getDb } from "@/lib/db";
 import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
 import { refinementStore } from "@/lib/refinements";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
+import { imageOriginsFromEnv, requestOrigin } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 
 export default async function ChatPage(props: {
   params: Promise<{ chatId: string }>;
-  searchParams: Promise<{ turn?: string }>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
   const { chatId } = await props.params;
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
-  const { turn: selected } = await props.searchParams;
+  const { turn: selected } = firstSearchValues(await props.searchParams);
   const [messages, model, turnId, refinements] = await Promise.all([
     loadChatMessages(getDb(), chat.id),
     getChatModel(),
@@ -32,6 +36,7 @@ export default async function ChatPage(props: {
     }),
   ]);
   const turn = turnId ? await getTurnForActor(actor, turnId) : null;
+  const appOrigin = requestOrigin({ headers: await headers() });
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_320px]">
       <div className="space-y-4">
@@ -44,12 +49,14 @@ export default async function ChatPage(props: {
           </Link>
         </div>
         {model.status === "ready" ? (
-          <ChatView
-            chatId={chat.id}
-            initialMessages={messages}
-            refinements={refinements.items}
-            canRefineGlobally={canWriteGlobal(actor)}
-          />
+          <ImagePolicyProvider appOrigin={appOrigin} imageOrigins={imageOriginsFromEnv()}>
+            <ChatView
+              chatId={chat.id}
+              initialMessages={messages}
+              refinements={refinements.items}
+              canRefineGlobally={canWriteGlobal(actor)}
+            />
+          </ImagePolicyProvider>
         ) : (
           <div
             className="space-y-3 rounded-lg border border-amber-500/50 p-4 text-sm"

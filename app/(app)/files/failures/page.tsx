@@ -2,15 +2,16 @@ import Link from "next/link";
 import { FailureList } from "@/components/files/failure-list";
 import { requireActor } from "@/lib/auth";
 import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 
 export const dynamic = "force-dynamic";
 
-type SearchParams = Promise<{ status?: string; cursor?: string }>;
+type SearchParams = Promise<RawSearchParams>;
 
 export default async function CommitFailuresPage({ searchParams }: { searchParams: SearchParams }) {
   const actor = await requireActor();
-  const params = await searchParams;
+  const params: { status?: string; cursor?: string } = firstSearchValues(await searchParams);
   const status = params.status === "resolved" ? "resolved" : "open";
   let page;
   try {

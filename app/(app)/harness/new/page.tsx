@@ -2,16 +2,17 @@ import { EntryForm } from "@/components/harness/entry-form";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal } from "@/lib/harness";
 import { listChats } from "@/lib/harness-service";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
 
 export default async function NewEntryPage({
   searchParams,
 }: {
-  searchParams: Promise<{ chat?: string }>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
-  const { chat } = await searchParams;
+  const { chat } = firstSearchValues(await searchParams);
   const chats = await listChats(actor);
   return (
     <div className="max-w-3xl space-y-6">

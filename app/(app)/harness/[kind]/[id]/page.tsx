@@ -10,15 +10,16 @@ import { Select } from "@/components/ui/input";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
+import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
 
 const paramsSchema = z.object({ kind: z.enum(ENTRY_KINDS), id: z.string().min(1).max(80) });
 const querySchema = z.object({
   scope: z.enum(["local", "global"]).catch("local"),
-  chat: z.string().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  chat: z.string().max(100).optional().catch(undefined),
+  from: z.string().max(100).optional().catch(undefined),
+  to: z.string().max(100).optional().catch(undefined),
 });
 
 /** The whole state of an entry as text, so a diff shows every field that changed. */
@@ -62,14 +63,14 @@ function formValues(entry: Entry): Partial<EntryFormValues> {
 
 export default async function EntryPage(props: {
   params: Promise<{ kind: string; id: string }>;
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<RawSearchParams>;
 }) {
   const actor = await requireActor();
   const params = paramsSchema.safeParse(await props.params);
   if (!params.success) notFound();
   const { kind } = params.data;
   const id = decodeURIComponent(params.data.id);
-  const query = querySchema.parse(await props.searchParams);
+  const query = querySchema.parse(firstSearchValues(await props.searchParams));
   const chat = query.scope === "local" && query.chat ? await getOwnChat(actor, query.chat) : null;
   if (query.scope === "local" && !chat) notFound();
   const harness = await harnessFor(actor, chat?.id ?? null);

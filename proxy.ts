@@ -1,0 +1,19 @@
+import { NextResponse } from "next/server";
+import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
+
+/**
+ * Security headers on every response (pages, route handlers, static files): the CSP,
+ * X-Frame-Options, nosniff, Referrer-Policy. Set here rather than in next.config's headers()
+ * because those are fixed at build time and `CAIRN_IMAGE_ORIGINS` is read at run time.
+ * See docs/security.md and decision 0009.
+ */
+export function proxy() {
+  const response = NextResponse.next();
+  const headers = securityHeaders({
+    imageOrigins: imageOriginsFromEnv(),
+    development: process.env.NODE_ENV === "development",
+    githubSignIn: Boolean(process.env.AUTH_GITHUB_ID && process.env.AUTH_GITHUB_SECRET),
+  });
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
