@@ -1,5 +1,6 @@
 // Prisma CLI configuration for SQLite, with the JavaScript schema engine (no downloaded
 // binaries). See docs/decisions/0001-prisma-6-js-schema-engine.md.
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PrismaConfig } from "prisma";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
@@ -8,6 +9,8 @@ import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 const url = process.env.DATABASE_URL?.startsWith("file:")
   ? process.env.DATABASE_URL
   : `file:${path.resolve("data/prisma-cli.db")}`;
+// better-sqlite3 cannot create the file's folder; on a fresh clone `data/` does not exist yet.
+mkdirSync(path.dirname(url.slice("file:".length)), { recursive: true });
 // The schema's datasource reads DATABASE_URL; it must resolve or the CLI tries to download an engine.
 process.env.DATABASE_URL = url;
 
