@@ -233,6 +233,7 @@ export {
   createRefinementLock,
   decodeRefinementCursor,
   defaultRefinementLock,
+  heldRefinementLock,
   encodeRefinementCursor,
   filterLists,
   listRecentRefinements,

@@ -263,7 +263,7 @@ async function runLocked(
     scope,
     global: scope === "global",
     actor,
-    plannedAt: { entryVersions: context.entryVersions },
+    plannedAt: { entryVersions: context.entryVersions, harnessVersion: context.harnessVersion },
     dryRun: pendingApproval,
     now: options.now,
     abortSignal,
