@@ -79,7 +79,8 @@ export async function listRecentRefinements(options: {
     limit: options.limit ?? 20,
     abortSignal: options.abortSignal,
   });
-  return page.items;
+  // Requests still waiting or running (this one included) have no outcome to learn from.
+  return page.items.filter((item) => item.status !== "queued" && item.status !== "running");
 }
 
 /**
