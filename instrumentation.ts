@@ -6,6 +6,8 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.CAIRN_WORKERS === "off") return;
+  // `next build` loads this file in its workers too: no queue there.
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
   const { startJobWorkers } = await import("./lib/jobs/start-job-workers");
   await startJobWorkers();
 }

@@ -192,6 +192,8 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
           },
           worked ? 0 : interval,
         );
+        // Polling alone never keeps a process alive.
+        timer.unref?.();
         timers.add(timer);
       };
       for (let i = 0; i < Math.max(1, workOptions.concurrency ?? 1); i++) void loop();
