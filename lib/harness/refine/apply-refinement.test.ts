@@ -271,6 +271,14 @@ describe("applyRefinement", () => {
       );
     });
 
+    it("refuses a create whose exact title an entry already had at planning: update it instead", async () => {
+      const { local } = await setup();
+      const result = await applyLocal(local, [edit({ title: " deploys ", content: "Again." })]);
+      expect(result.edits[0]!.result).toBe("failed");
+      expect(result.edits[0]!.error?.code).toBe("refine:already_exists");
+      expect(result.edits[0]!.error?.details).toMatchObject({ existingId: "deploys" });
+    });
+
     it("still suffixes a create whose slug was already taken when the plan was made", async () => {
       const { local } = await setup();
       await local.createMemory({ id: "lunch", title: "Lunch", content: "Existing." });

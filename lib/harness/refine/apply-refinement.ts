@@ -517,7 +517,7 @@ async function checkEdit(input: {
     }
     if (plannedVersion !== null) return changedDuringPlanning();
     if (id === undefined) {
-      const twin = await findAppearedTwin({
+      const twin = await findTwin({
         harness,
         kind,
         scope,
@@ -525,16 +525,28 @@ async function checkEdit(input: {
         plannedVersions: input.plannedVersions,
         abortSignal: input.abortSignal,
       });
-      if (twin) {
+      if (twin?.appeared) {
         return fail(
           proposed,
           scope,
           refineError(
             "changed_during_planning",
-            `Entry ${scope}:${kind}:${twin.id} ("${twin.title}") appeared since planning; the create is not added again under another id`,
-            { appearedId: twin.id, appearedVersion: twin.version },
+            `Entry ${scope}:${kind}:${twin.entry.id} ("${twin.entry.title}") appeared since planning; the create is not added again under another id`,
+            { appearedId: twin.entry.id, appearedVersion: twin.entry.version },
           ),
-          { ...base, entryKey: entryKeyOf(twin) },
+          { ...base, entryKey: entryKeyOf(twin.entry) },
+        );
+      }
+      if (twin) {
+        return fail(
+          proposed,
+          scope,
+          refineError(
+            "already_exists",
+            `Entry ${scope}:${kind}:${twin.entry.id} already has the title "${twin.entry.title}"; update it instead`,
+            { existingId: twin.entry.id },
+          ),
+          { ...base, entryKey: entryKeyOf(twin.entry) },
         );
       }
     }
@@ -687,25 +699,28 @@ async function checkEdit(input: {
 }
 
 /**
- * For a create without an id: an entry of the same kind and scope that did not exist when the
- * plan was made and now has the id the title slugs to, or the same title (case and surrounding
- * spaces ignored). Such a create raced another writer (typically the same refinement on
- * another instance); the store would otherwise quietly add it again as `<slug>-2`.
+ * For a create without an id, the entry it would duplicate (same kind and scope):
+ * - `appeared`: an entry that did not exist when the plan was made and now has the id the
+ *   title slugs to, or the same title (case and surrounding spaces ignored). Such a create
+ *   raced another writer (typically the same refinement on another instance); the store would
+ *   otherwise quietly add it again as `<slug>-2`.
+ * - otherwise an entry that already had exactly that title at planning (a duplicate the
+ *   planner should have proposed as an update). A different title that only slugs the same
+ *   ("Lunch!" next to "Lunch") is not a twin: the store gives it `<slug>-2`.
  */
-async function findAppearedTwin(input: {
+async function findTwin(input: {
   harness: Harness;
   kind: EntryKind;
   scope: EntryScope;
   title: string;
   plannedVersions: Readonly<Record<string, number>>;
   abortSignal?: AbortSignal;
-}): Promise<Entry | null> {
+}): Promise<{ entry: Entry; appeared: boolean } | null> {
   const { harness, kind, scope, abortSignal } = input;
-  const appeared = (entry: Entry | null): entry is Entry =>
-    entry !== null && input.plannedVersions[entryKeyOf(entry)] === undefined;
+  const isNew = (entry: Entry) => input.plannedVersions[entryKeyOf(entry)] === undefined;
   const slug = slugifyTitle({ title: input.title, fallback: kind });
   const bySlug = await harness.getEntry({ kind, id: slug, scope, abortSignal });
-  if (appeared(bySlug)) return bySlug;
+  if (bySlug && isNew(bySlug)) return { entry: bySlug, appeared: true };
   const title = input.title.trim().toLowerCase();
   if (title === "") return null;
   const page = await harness.listEntries({
@@ -715,8 +730,8 @@ async function findAppearedTwin(input: {
     limit: 500,
     abortSignal,
   });
-  return (
-    page.items.find((entry) => appeared(entry) && entry.title.trim().toLowerCase() === title) ??
-    null
-  );
+  const same = page.items.filter((entry) => entry.title.trim().toLowerCase() === title);
+  const appeared = same.find(isNew);
+  if (appeared) return { entry: appeared, appeared: true };
+  return same[0] ? { entry: same[0], appeared: false } : null;
 }
