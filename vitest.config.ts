@@ -5,7 +5,8 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", ".next/**", "e2e/**", "data/**"],
+    // The multi-instance suite needs a build and runs on its own: `npm run test:multi`.
+    exclude: ["node_modules/**", ".next/**", "e2e/**", "data/**", "**/*.multi.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,
