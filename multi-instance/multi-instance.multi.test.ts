@@ -60,7 +60,8 @@ beforeAll(async () => {
   }
   modelServer = await startModelServer();
   // Sequentially: the first start migrates pg-boss's schema, the second finds it ready.
-  for (const port of PORTS) instances.push(await startInstance({ port, databaseUrl: database.url }));
+  for (const port of PORTS)
+    instances.push(await startInstance({ port, databaseUrl: database.url }));
   db = await connect(database.url);
 }, 300_000);
 
@@ -81,7 +82,12 @@ function showLogsOnFailure() {
 
 /** The refinements of a chat (or the workspace's global ones), oldest first. */
 async function refinementsOf(where: { chatId: string; scope: "local" | "global" }) {
-  const { rows } = await db.query<{ id: string; status: string; error: string | null; edits: string }>(
+  const { rows } = await db.query<{
+    id: string;
+    status: string;
+    error: string | null;
+    edits: string;
+  }>(
     `SELECT id, status, error, edits FROM "Refinement" WHERE "chatId" = $1 AND scope = $2 ORDER BY "createdAt"`,
     [where.chatId, where.scope],
   );
@@ -241,9 +247,12 @@ describe("concurrent turns across two instances (needs the auth helper's work)",
     );
     expect(answers.filter((answer) => answer.status >= 500)).toEqual([]);
     const marker = /crowded message #(\d+)/;
-    const text = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));
+    const text = (content: unknown) =>
+      typeof content === "string" ? content : JSON.stringify(content);
     const turns = (await model.requests()).filter((request) =>
-      request.messages.some((message) => message.role === "user" && marker.test(text(message.content))),
+      request.messages.some(
+        (message) => message.role === "user" && marker.test(text(message.content)),
+      ),
     );
     expect(turns.length).toBeGreaterThan(0);
     for (const request of turns) {
@@ -282,7 +291,9 @@ describe("a refinement requested just before its instance dies", () => {
     expect((await sendMessage(session, chatId, "/refine keep the survivor fact")).status).toBe(200);
     // The first instance is planning (its planner request arrived, the answer is streaming) …
     await waitFor("the first instance to start planning", async () =>
-      (await model.requests()).some((request) => JSON.stringify(request.messages).includes(PLANNER)),
+      (await model.requests()).some((request) =>
+        JSON.stringify(request.messages).includes(PLANNER),
+      ),
     );
     expect((await refinementsOf({ chatId, scope: "local" })).map((row) => row.status)).toEqual([
       "running",

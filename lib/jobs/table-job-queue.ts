@@ -98,11 +98,19 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
       SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
       FROM "Job" WHERE "name" = ${name} AND "state" = 'active' AND "lockedUntil" < ${now()}`;
     for (const row of rows) {
-      await failAttempt(row, JSON.stringify({ message: "The job's claim expired (its worker stopped or outran expireInSeconds)" }), null);
+      await failAttempt(
+        row,
+        JSON.stringify({
+          message: "The job's claim expired (its worker stopped or outran expireInSeconds)",
+        }),
+        null,
+      );
     }
   }
 
-  async function claim(name: string): Promise<{ id: string; payload: string; retryCount: number } | null> {
+  async function claim(
+    name: string,
+  ): Promise<{ id: string; payload: string; retryCount: number } | null> {
     const at = now();
     const rows = await db.$queryRaw<(ClaimedRow & { expireIn: number | bigint })[]>`
       UPDATE "Job" SET "state" = 'active', "lockedBy" = ${workerId}, "startedAt" = ${at},
@@ -169,8 +177,7 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
 
     async work<P>(name: string, handler: JobHandler<P>, workOptions: WorkOptions = {}) {
       const interval =
-        1000 *
-        Math.max(0.5, workOptions.pollIntervalSeconds ?? JOB_DEFAULTS.pollIntervalSeconds);
+        1000 * Math.max(0.5, workOptions.pollIntervalSeconds ?? JOB_DEFAULTS.pollIntervalSeconds);
       const loop = async (): Promise<void> => {
         if (stopped) return;
         let worked = false;
@@ -230,7 +237,11 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
         SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
         FROM "Job" WHERE "state" = 'active' AND "lockedBy" = ${workerId}`;
       for (const row of abandoned) {
-        await failAttempt(row, JSON.stringify({ message: "The worker stopped while the job ran" }), workerId);
+        await failAttempt(
+          row,
+          JSON.stringify({ message: "The worker stopped while the job ran" }),
+          workerId,
+        );
       }
     },
   };

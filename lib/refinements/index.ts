@@ -12,7 +12,6 @@ import {
   runRefinement,
   type Actor,
   type NewRefinement,
-  type Refinement,
   type RefinementLock,
   type RefinementStore,
 } from "@/lib/harness";
@@ -47,7 +46,9 @@ export function refinementStore() {
   return new PrismaRefinementStore(getDb());
 }
 
-const globalForLock = globalThis as unknown as { cairnRefinementLock?: { lock: RefinementLock; url: string } };
+const globalForLock = globalThis as unknown as {
+  cairnRefinementLock?: { lock: RefinementLock; url: string };
+};
 
 /**
  * The refinement lock every app path uses (run, approve, rollback, restore): held across all
@@ -76,7 +77,6 @@ export interface RefinementJobPayload {
   request: RefineRequest;
   turnsSinceLastReview?: number;
 }
-
 
 /** Retries of a refinement job whose attempt threw (a database outage, a dead instance). */
 const REFINEMENT_RETRY_LIMIT = 3;
@@ -225,11 +225,18 @@ function completingStore(store: RefinementStore): RefinementStore {
 export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<string> {
   const payload = job.payload;
   const store = refinementStore();
-  const found = await store.getRefinement({ workspaceId: payload.workspaceId, id: payload.refinementId });
+  const found = await store.getRefinement({
+    workspaceId: payload.workspaceId,
+    id: payload.refinementId,
+  });
   if (!found) return "missing";
   if (found.status !== "queued" && found.status !== "running") return "done";
   const scope = found.scope;
-  const key = refinementLockKey({ workspaceId: payload.workspaceId, scope, chatId: payload.chatId });
+  const key = refinementLockKey({
+    workspaceId: payload.workspaceId,
+    scope,
+    chatId: payload.chatId,
+  });
   const fail = async (code: string, message: string, expectedStatus: "queued" | "running") =>
     store.updateRefinement({
       workspaceId: payload.workspaceId,
@@ -240,7 +247,10 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
     });
 
   return refinementLock().runExclusive(key, async () => {
-    const current = await store.getRefinement({ workspaceId: payload.workspaceId, id: payload.refinementId });
+    const current = await store.getRefinement({
+      workspaceId: payload.workspaceId,
+      id: payload.refinementId,
+    });
     if (!current || (current.status !== "queued" && current.status !== "running")) return "done";
     await store.updateRefinement({
       workspaceId: payload.workspaceId,
@@ -251,7 +261,11 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
     });
     const actor = await actorOf(payload);
     if (!actor) {
-      await fail("forbidden:refinement", "The person who asked is no longer a member of this workspace", "running");
+      await fail(
+        "forbidden:refinement",
+        "The person who asked is no longer a member of this workspace",
+        "running",
+      );
       return "forbidden";
     }
     const model = await getRefineModel();

@@ -141,9 +141,12 @@ describe("lock row: a holder that died", () => {
     await holding.promise;
     await new Promise((r) => setTimeout(r, 700));
     let stolen = false;
-    const thief = createRowLock(other, { ttlMs: 300, maxPollMs: 20 }).runExclusive(key, async () => {
-      stolen = true;
-    });
+    const thief = createRowLock(other, { ttlMs: 300, maxPollMs: 20 }).runExclusive(
+      key,
+      async () => {
+        stolen = true;
+      },
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(stolen).toBe(false);
     release.resolve();
@@ -153,40 +156,37 @@ describe("lock row: a holder that died", () => {
   });
 });
 
-describe.runIf(process.env.CAIRN_TEST_DB === "postgres")(
-  "advisory lock (PostgreSQL)",
-  () => {
-    const url = () => database.target.url;
-    lockSuite("advisory lock", () => createAdvisoryLock({ url: url() }));
+describe.runIf(process.env.CAIRN_TEST_DB === "postgres")("advisory lock (PostgreSQL)", () => {
+  const url = () => database.target.url;
+  lockSuite("advisory lock", () => createAdvisoryLock({ url: url() }));
 
-    it("is the database lock chosen for PostgreSQL", () => {
-      expect(database.target.provider).toBe("postgresql");
-      expect(createDatabaseLock({ db: database.db, target: database.target })).toBeTruthy();
-    });
+  it("is the database lock chosen for PostgreSQL", () => {
+    expect(database.target.provider).toBe("postgresql");
+    expect(createDatabaseLock({ db: database.db, target: database.target })).toBeTruthy();
+  });
 
-    it("is released by the server when the holding connection dies", async () => {
-      const key = "test:advisory-dead";
-      const { default: pg } = await import("pg");
-      const holder = new pg.Client({ connectionString: url() });
-      holder.on("error", () => undefined);
-      await holder.connect();
-      await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", ["cairn:" + key]);
-      const pid = (await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
-        .pid;
-      let ran = false;
-      const waiter = createAdvisoryLock({ url: url() }).runExclusive(key, async () => {
-        ran = true;
-      });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(ran).toBe(false);
-      // The holding process dies: its backend goes away, and with it the lock.
-      const admin = new pg.Client({ connectionString: url() });
-      await admin.connect();
-      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-      await admin.end();
-      await waiter;
-      expect(ran).toBe(true);
-      await holder.end().catch(() => undefined);
+  it("is released by the server when the holding connection dies", async () => {
+    const key = "test:advisory-dead";
+    const { default: pg } = await import("pg");
+    const holder = new pg.Client({ connectionString: url() });
+    holder.on("error", () => undefined);
+    await holder.connect();
+    await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", ["cairn:" + key]);
+    const pid = (await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
+      .pid;
+    let ran = false;
+    const waiter = createAdvisoryLock({ url: url() }).runExclusive(key, async () => {
+      ran = true;
     });
-  },
-);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ran).toBe(false);
+    // The holding process dies: its backend goes away, and with it the lock.
+    const admin = new pg.Client({ connectionString: url() });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    await admin.end();
+    await waiter;
+    expect(ran).toBe(true);
+    await holder.end().catch(() => undefined);
+  });
+});

@@ -75,7 +75,7 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
       const signal = runOptions?.abortSignal;
       const lockKey = NAMESPACE + key;
       const owner = randomUUID();
-      for (let delay = minPollMs; !(await tryClaim(lockKey, owner)); ) {
+      for (let delay = minPollMs; !(await tryClaim(lockKey, owner));) {
         await sleep(delay / 2 + Math.random() * delay, signal);
         delay = Math.min(maxPollMs, delay * 2);
       }
