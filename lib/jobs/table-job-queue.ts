@@ -112,6 +112,11 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
     name: string,
   ): Promise<{ id: string; payload: string; retryCount: number } | null> {
     const at = now();
+    // A read first: an idle poll never takes SQLite's write lock.
+    const due = await db.$queryRaw<{ id: string }[]>`
+      SELECT "id" FROM "Job"
+      WHERE "name" = ${name} AND "state" IN ('created', 'retry') AND "startAfter" <= ${at} LIMIT 1`;
+    if (due.length === 0) return null;
     const rows = await db.$queryRaw<(ClaimedRow & { expireIn: number | bigint })[]>`
       UPDATE "Job" SET "state" = 'active', "lockedBy" = ${workerId}, "startedAt" = ${at},
         "lockedUntil" = ${at} + 1000 * "expireIn"
