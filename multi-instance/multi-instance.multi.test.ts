@@ -111,11 +111,11 @@ describe("refinements across two instances", () => {
   it("applies exactly one of two simultaneous /refine requests sent to both instances, local and global", async () => {
     showLogsOnFailure();
     await model.reset();
-    // The planner answers slowly (streamed in chunks), so both requests are in flight together.
+    // The planner answers after 1.5 s, so both requests are in flight together.
     await model.setScript([
       {
         whenSystemIncludes: PLANNER,
-        reply: { text: JSON.stringify(planFor("Refined fact X")), delayMs: 40 },
+        reply: { text: JSON.stringify(planFor("Refined fact X")), delayMs: 1_500 },
       },
     ]);
     const sessions = await Promise.all(bases.map((base) => signInOrThrow(base, editor)));
@@ -283,7 +283,8 @@ describe("a refinement requested just before its instance dies", () => {
     await model.setScript([
       {
         whenSystemIncludes: PLANNER,
-        reply: { text: JSON.stringify(planFor("Survivor fact")), delayMs: 150 },
+        // Long enough to kill the instance while it waits for the plan.
+        reply: { text: JSON.stringify(planFor("Survivor fact")), delayMs: 8_000 },
       },
     ]);
     const session: Session = await signInOrThrow(bases[0]!, editor);
