@@ -7,6 +7,7 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-better-sqlite3",
     "@prisma/adapter-pg",
     "pg",
+    "pg-boss",
     "bcryptjs",
     // A simulated bash whose optional runtimes load lazily: keep it out of the bundle.
     "just-bash",

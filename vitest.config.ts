@@ -5,7 +5,15 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", ".next/**", "e2e/**", "data/**", "integration/**"],
+    // Suites that need a build run on their own: `npm run test:integration`, `npm run test:multi`.
+    exclude: [
+      "node_modules/**",
+      ".next/**",
+      "e2e/**",
+      "data/**",
+      "integration/**",
+      "**/*.multi.test.ts",
+    ],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -172,8 +172,12 @@ export function ChatView({
   const [refinePending, startRefine] = useTransition();
   const [refineGlobal, setRefineGlobal] = useState(false);
 
-  // A refinement runs after the response: look for its outcome card until it is recorded.
-  const waiting = waitingFor !== null && refinements.length <= waitingFor.known;
+  // A refinement runs after the response, in the job queue: look for its card until it has an
+  // outcome (it shows as queued, then running, first).
+  const inFlight = refinements.some(
+    (refinement) => refinement.status === "queued" || refinement.status === "running",
+  );
+  const waiting = waitingFor !== null && (refinements.length <= waitingFor.known || inFlight);
   useEffect(() => {
     if (!waiting || !waitingFor) return;
     const timer = setInterval(() => {

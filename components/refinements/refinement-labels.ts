@@ -12,6 +12,8 @@ export const TRIGGER_LABELS: Record<RefinementTrigger, string> = {
 
 /** How a status reads in the history. */
 export const STATUS_LABELS: Record<RefinementStatus, string> = {
+  queued: "Queued",
+  running: "Running",
   applied: "Applied",
   partial: "Partly applied",
   no_changes: "No changes",
@@ -24,6 +26,8 @@ export const STATUS_LABELS: Record<RefinementStatus, string> = {
 
 /** Badge colours by status: green applied, amber needs attention, red failed. */
 export const STATUS_TONES: Record<RefinementStatus, string> = {
+  queued: "border-sky-500 text-sky-600",
+  running: "border-sky-500 text-sky-600",
   applied: "border-green-600 text-green-700 dark:text-green-400",
   partial: "border-amber-500 text-amber-600",
   no_changes: "",

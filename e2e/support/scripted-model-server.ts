@@ -58,7 +58,9 @@ export interface ScriptedToolCall {
  * - `{ streamError }`: starts streaming (`text` first, if any), then sends an error event
  *   (without streaming: a 500 with that error).
  *
- * `delayMs` pauses before each streamed chunk, so `{ text, delayMs }` streams slowly.
+ * `delayMs` pauses before each streamed chunk, so `{ text, delayMs }` streams slowly; without
+ * streaming (structured-output calls such as the refinement planner) it pauses once before the
+ * answer.
  */
 export type ScriptedReply =
   | { text: string; delayMs?: number }
@@ -184,9 +186,10 @@ export async function startScriptedModelServer(
       requests.push(body);
       const reply = chooseReply(body);
       const id = () => `call_${nextId++}`;
-      return body.stream
-        ? streamReply({ res, reply, request: body, modelId, id })
-        : answerReply({ res, reply, request: body, modelId, id });
+      if (body.stream) return streamReply({ res, reply, request: body, modelId, id });
+      // Without streaming, `delayMs` is one pause before the whole answer (a slow planner).
+      if ("delayMs" in reply && reply.delayMs) await sleep(reply.delayMs);
+      return answerReply({ res, reply, request: body, modelId, id });
     }
     sendJson(res, 404, { error: { message: `No route ${req.method} ${path}`, type: "not_found" } });
   };

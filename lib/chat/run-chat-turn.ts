@@ -21,6 +21,7 @@ import {
   createRefineTool,
   maybeAutoRefine,
   parseRefineCommand,
+  requestRefinement,
   scheduleRefinement,
 } from "@/lib/refinements";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
@@ -220,12 +221,31 @@ async function refineCommandTurn(options: {
     },
   });
   const scope = options.command.global ? "global" : "local";
+  // Stored in the durable queue before the answer starts: once the user sees the response, the
+  // request survives a restart of this instance, and a worker on any instance runs it.
+  const refinementId = await requestRefinement({
+    actor: options.actor,
+    chatId: options.chatId,
+    request: {
+      kind: "explicit",
+      instructions: options.command.instructions,
+      global: options.command.global,
+    },
+  }).catch((error: unknown) => {
+    console.error("cairn: requesting a refinement failed", error);
+    return null;
+  });
   const stream = createUIMessageStream({
     originalMessages: [options.message],
     execute: ({ writer }) => {
       writer.write({
         type: "data-refine",
-        data: { requested: true, scope, instructions: options.command.instructions ?? null },
+        data: {
+          requested: refinementId !== null,
+          refinementId,
+          scope,
+          instructions: options.command.instructions ?? null,
+        },
       });
       writer.write({
         type: "data-turn",
@@ -244,15 +264,6 @@ async function refineCommandTurn(options: {
       await db.turn.update({
         where: { id: turnRow.id },
         data: { assistantMessageId: responseMessage.id },
-      });
-      scheduleRefinement({
-        actor: options.actor,
-        chatId: options.chatId,
-        request: {
-          kind: "explicit",
-          instructions: options.command.instructions,
-          global: options.command.global,
-        },
       });
     },
   });

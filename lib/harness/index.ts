@@ -240,6 +240,7 @@ export {
   createRefinementLock,
   decodeRefinementCursor,
   defaultRefinementLock,
+  heldRefinementLock,
   encodeRefinementCursor,
   filterLists,
   listRecentRefinements,

@@ -1,12 +1,23 @@
 import "server-only";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
-import { currentActor } from "@/lib/accounts";
 import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
-import { getDb } from "@/lib/db";
-import { messageText, runRefinement, type Actor, type Refinement } from "@/lib/harness";
+import { getDb, resolveDatabaseTarget } from "@/lib/db";
+import {
+  heldRefinementLock,
+  isRole,
+  messageText,
+  refinementLockKey,
+  runRefinement,
+  type Actor,
+  type NewRefinement,
+  type RefinementLock,
+  type RefinementStore,
+} from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
+import { getJobQueue, jobExpirySeconds, type Job } from "@/lib/jobs";
+import { createDatabaseLock } from "@/lib/store-prisma/database-lock";
 import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 
@@ -35,56 +46,270 @@ export function refinementStore() {
   return new PrismaRefinementStore(getDb());
 }
 
+const globalForLock = globalThis as unknown as {
+  cairnRefinementLock?: { lock: RefinementLock; url: string };
+};
+
 /**
- * Runs one refinement for a chat now (call it after the response: it never delays the user's
- * stream). Records the outcome, failures included; returns null when no model is configured.
+ * The refinement lock every app path uses (run, approve, rollback, restore): held across all
+ * instances on the database — a PostgreSQL advisory lock, or a lock row on SQLite.
  */
-export async function runChatRefinement(options: {
+export function refinementLock(): RefinementLock {
+  const target = resolveDatabaseTarget();
+  if (globalForLock.cairnRefinementLock?.url !== target.url) {
+    globalForLock.cairnRefinementLock = {
+      lock: createDatabaseLock({ db: getDb(), target }),
+      url: target.url,
+    };
+  }
+  return globalForLock.cairnRefinementLock.lock;
+}
+
+/** The job queue's name for refinements. */
+export const REFINEMENT_JOB = "refinement";
+
+/** What a refinement job carries: who asked, where, and the row it completes. */
+export interface RefinementJobPayload {
+  refinementId: string;
+  workspaceId: string;
+  userId: string;
+  chatId: string;
+  request: RefineRequest;
+  turnsSinceLastReview?: number;
+}
+
+/** Retries of a refinement job whose attempt threw (a database outage, a dead instance). */
+const REFINEMENT_RETRY_LIMIT = 3;
+
+/**
+ * Requests a refinement: records it as `queued` (so it shows on /refinements at once) and
+ * stores a job for it in the durable queue; a worker on any instance runs it later. Returns
+ * the refinement's id, or null when no model is configured (nothing is recorded then). Fast:
+ * two inserts, no model call — safe to await before answering the user.
+ */
+export async function requestRefinement(options: {
   actor: Actor;
   chatId: string;
   request: RefineRequest;
   turnsSinceLastReview?: number;
-}): Promise<Refinement | null> {
+}): Promise<string | null> {
   const model = await getRefineModel();
   if (model.status !== "ready") {
     console.warn(`cairn: refinement skipped: ${model.message}`);
     return null;
   }
-  const db = getDb();
-  // The role is read again now, not taken from the turn that scheduled this: a refinement of
-  // an editor demoted since is refused for global entries (recorded as a failed refinement,
-  // `forbidden:refinement`), and one of a removed member does not run.
-  const actor = await currentActor(db, options.actor);
-  if (!actor) {
-    console.warn("cairn: refinement skipped: the member left the workspace");
-    return null;
+  const { actor, chatId, request } = options;
+  const store = refinementStore();
+  const id = globalThis.crypto.randomUUID();
+  const queued: NewRefinement = {
+    id,
+    workspaceId: actor.workspaceId,
+    chatId,
+    scope: request.global ? "global" : "local",
+    trigger: request.kind,
+    status: "queued",
+    review: null,
+    approval: null,
+    summary: "",
+    rationale: "",
+    expectedOutcome: "",
+    instructions: request.instructions?.trim() || null,
+    edits: [],
+    error: null,
+    harnessVersionBefore: null,
+    harnessVersionAfter: null,
+    model: null,
+    usage: null,
+    actorId: actor.userId,
+    rollbackOf: null,
+    outcome: null,
+    createdAt: new Date().toISOString(),
+  };
+  await store.createRefinement({ refinement: queued });
+  const payload: RefinementJobPayload = {
+    refinementId: id,
+    workspaceId: actor.workspaceId,
+    userId: actor.userId,
+    chatId,
+    request,
+    ...(options.turnsSinceLastReview !== undefined
+      ? { turnsSinceLastReview: options.turnsSinceLastReview }
+      : {}),
+  };
+  try {
+    await getJobQueue().enqueue(REFINEMENT_JOB, payload, {
+      singletonKey: id,
+      retryLimit: REFINEMENT_RETRY_LIMIT,
+      retryDelaySeconds: 10,
+      retryBackoff: true,
+      expireInSeconds: jobExpirySeconds(),
+    });
+  } catch (error) {
+    await store.updateRefinement({
+      workspaceId: actor.workspaceId,
+      id,
+      expectedStatus: "queued",
+      updatedAt: new Date().toISOString(),
+      patch: {
+        status: "failed",
+        summary: "Could not be queued",
+        error: {
+          code: "refine:queue",
+          message: `The job queue refused the request: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      },
+    });
+    throw error;
   }
-  const [harness, settings, messages] = await Promise.all([
-    harnessFor(actor, options.chatId),
-    getWorkspaceSettings(db, actor.workspaceId),
-    loadChatMessages(db, options.chatId),
-  ]);
-  return runRefinement({
-    trigger: options.request,
-    harness,
-    store: refinementStore(),
-    models: { review: model.model, plan: model.model },
-    actor,
-    chatId: options.chatId,
-    conversation: messages
-      .map((message) => ({ role: message.role, text: messageText(message) }))
-      .filter((message) => message.text.trim() !== ""),
-    now: new Date(),
-    turnsSinceLastReview: options.turnsSinceLastReview,
-    globalNeedsApproval: settings.globalRefineNeedsApproval,
+  return id;
+}
+
+/** The same as `requestRefinement`, for callers that must not wait or fail (after a turn). */
+export function scheduleRefinement(options: Parameters<typeof requestRefinement>[0]): void {
+  void requestRefinement(options).catch((error: unknown) =>
+    console.error("cairn: requesting a refinement failed", error),
+  );
+}
+
+/** The actor of a job, with the role read from the membership now (null: no longer a member). */
+async function actorOf(payload: RefinementJobPayload): Promise<Actor | null> {
+  const membership = await getDb().membership.findUnique({
+    where: { userId_workspaceId: { userId: payload.userId, workspaceId: payload.workspaceId } },
+    select: { role: true },
+  });
+  if (!membership || !isRole(membership.role)) return null;
+  return { userId: payload.userId, workspaceId: payload.workspaceId, role: membership.role };
+}
+
+/**
+ * A store that completes the queued row instead of adding one: `runRefinement` records its
+ * outcome with `createRefinement`, which here becomes an update of the `running` row.
+ */
+function completingStore(store: RefinementStore): RefinementStore {
+  return Object.assign(Object.create(store) as RefinementStore, {
+    async createRefinement(options: { refinement: NewRefinement; abortSignal?: AbortSignal }) {
+      const { refinement } = options;
+      return store.updateRefinement({
+        workspaceId: refinement.workspaceId,
+        id: refinement.id,
+        expectedStatus: "running",
+        updatedAt: new Date().toISOString(),
+        patch: {
+          status: refinement.status,
+          review: refinement.review,
+          approval: refinement.approval,
+          summary: refinement.summary,
+          rationale: refinement.rationale,
+          expectedOutcome: refinement.expectedOutcome,
+          instructions: refinement.instructions,
+          edits: refinement.edits,
+          error: refinement.error,
+          harnessVersionBefore: refinement.harnessVersionBefore,
+          harnessVersionAfter: refinement.harnessVersionAfter,
+          model: refinement.model,
+          usage: refinement.usage,
+        },
+        abortSignal: options.abortSignal,
+      });
+    },
   });
 }
 
-/** Fire and forget, with the failure logged (the refinement row records what went wrong). */
-export function scheduleRefinement(options: Parameters<typeof runChatRefinement>[0]): void {
-  void runChatRefinement(options).catch((error: unknown) =>
-    console.error("cairn: refinement failed", error),
-  );
+/**
+ * The worker's handler for one refinement job. Idempotent, which is what makes a job run once
+ * across instances even when the queue delivers it again (an attempt that outran its expiry,
+ * an instance killed mid-run): under the scope's database lock it re-reads the row, and only
+ * a `queued` or `running` row is run — a `running` row found while holding the lock belongs
+ * to an attempt that died (a live one would hold the lock). A row with an outcome is done.
+ */
+export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<string> {
+  const payload = job.payload;
+  const store = refinementStore();
+  const found = await store.getRefinement({
+    workspaceId: payload.workspaceId,
+    id: payload.refinementId,
+  });
+  if (!found) return "missing";
+  if (found.status !== "queued" && found.status !== "running") return "done";
+  const scope = found.scope;
+  const key = refinementLockKey({
+    workspaceId: payload.workspaceId,
+    scope,
+    chatId: payload.chatId,
+  });
+  const fail = async (code: string, message: string, expectedStatus: "queued" | "running") =>
+    store.updateRefinement({
+      workspaceId: payload.workspaceId,
+      id: payload.refinementId,
+      expectedStatus,
+      updatedAt: new Date().toISOString(),
+      patch: { status: "failed", summary: "Refinement failed", error: { code, message } },
+    });
+
+  return refinementLock().runExclusive(key, async () => {
+    const current = await store.getRefinement({
+      workspaceId: payload.workspaceId,
+      id: payload.refinementId,
+    });
+    if (!current || (current.status !== "queued" && current.status !== "running")) return "done";
+    await store.updateRefinement({
+      workspaceId: payload.workspaceId,
+      id: payload.refinementId,
+      expectedStatus: current.status,
+      updatedAt: new Date().toISOString(),
+      patch: { status: "running" },
+    });
+    const actor = await actorOf(payload);
+    if (!actor) {
+      await fail(
+        "forbidden:refinement",
+        "The person who asked is no longer a member of this workspace",
+        "running",
+      );
+      return "forbidden";
+    }
+    const model = await getRefineModel();
+    if (model.status !== "ready") {
+      await fail("refine:model", model.message, "running");
+      return "no-model";
+    }
+    try {
+      const db = getDb();
+      const [harness, settings, messages] = await Promise.all([
+        harnessFor(actor, payload.chatId),
+        getWorkspaceSettings(db, actor.workspaceId),
+        loadChatMessages(db, payload.chatId),
+      ]);
+      const result = await runRefinement({
+        trigger: payload.request,
+        harness,
+        store: completingStore(store),
+        models: { review: model.model, plan: model.model },
+        actor,
+        chatId: payload.chatId,
+        conversation: messages
+          .map((message) => ({ role: message.role, text: messageText(message) }))
+          .filter((message) => message.text.trim() !== ""),
+        now: new Date(),
+        turnsSinceLastReview: payload.turnsSinceLastReview,
+        globalNeedsApproval: settings.globalRefineNeedsApproval,
+        generateId: () => payload.refinementId,
+        // This task already holds the scope's lock.
+        lock: heldRefinementLock,
+      });
+      return result.status;
+    } catch (error) {
+      // Out of retries: say so on the row; otherwise the queue retries and the row stays running.
+      if (job.retryCount >= REFINEMENT_RETRY_LIMIT) {
+        await fail(
+          "refine:job",
+          `The refinement could not run: ${error instanceof Error ? error.message : String(error)}`,
+          "running",
+        ).catch(() => undefined);
+      }
+      throw error;
+    }
+  });
 }
 
 /**

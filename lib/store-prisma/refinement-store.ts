@@ -263,6 +263,12 @@ export class PrismaRefinementStore implements RefinementStore {
     if (patch.harnessVersionAfter !== undefined)
       data.harnessVersionAfter = patch.harnessVersionAfter;
     if (patch.outcome !== undefined) Object.assign(data, outcomeColumns(patch.outcome));
+    if (patch.summary !== undefined) data.summary = patch.summary;
+    if (patch.rationale !== undefined) data.rationale = patch.rationale;
+    if (patch.expectedOutcome !== undefined) data.expectedOutcome = patch.expectedOutcome;
+    if (patch.instructions !== undefined) data.instructions = patch.instructions;
+    if (patch.model !== undefined) data.model = patch.model;
+    if (patch.usage !== undefined) data.usage = patch.usage ? JSON.stringify(patch.usage) : null;
     return this.db.$transaction(async (tx) => {
       const current = await tx.refinement.findFirst({
         where: { id: options.id, workspaceId: options.workspaceId },
@@ -274,10 +280,11 @@ export class PrismaRefinementStore implements RefinementStore {
           details: { id: options.id },
         });
       }
-      if (patch.approval !== undefined) {
+      if (patch.approval !== undefined || patch.review !== undefined) {
+        const stored = decodeDecision(current.reviewDecision);
         data.reviewDecision = encodeDecision(
-          decodeDecision(current.reviewDecision).review,
-          patch.approval,
+          patch.review !== undefined ? patch.review : stored.review,
+          patch.approval !== undefined ? patch.approval : stored.approval,
         );
       }
       // The status condition in the write itself makes the compare-and-swap hold across

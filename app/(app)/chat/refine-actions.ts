@@ -5,7 +5,7 @@ import { z } from "zod";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
-import { scheduleRefinement } from "@/lib/refinements";
+import { requestRefinement } from "@/lib/refinements";
 
 export type RefineActionResult = { ok: true } | { ok: false; error: string };
 
@@ -25,14 +25,19 @@ export async function requestRefinementAction(
   if (parsed.data.global && !canWriteGlobal(actor)) forbidden();
   if (!(await getOwnChat(actor, parsed.data.chatId)))
     return { ok: false, error: "That chat does not exist or is not yours." };
-  scheduleRefinement({
-    actor,
-    chatId: parsed.data.chatId,
-    request: {
-      kind: "explicit",
-      global: parsed.data.global ?? false,
-      instructions: parsed.data.instructions || undefined,
-    },
-  });
+  try {
+    const id = await requestRefinement({
+      actor,
+      chatId: parsed.data.chatId,
+      request: {
+        kind: "explicit",
+        global: parsed.data.global ?? false,
+        instructions: parsed.data.instructions || undefined,
+      },
+    });
+    if (id === null) return { ok: false, error: "No refinement model is configured." };
+  } catch {
+    return { ok: false, error: "The refinement could not be queued; try again shortly." };
+  }
   return { ok: true };
 }

@@ -22,7 +22,7 @@ import {
   type RollbackConflict,
 } from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
-import { refinementStore } from "@/lib/refinements";
+import { refinementLock, refinementStore } from "@/lib/refinements";
 
 type Failure = { ok: false; code: string; error: string };
 
@@ -129,7 +129,13 @@ export async function rollbackRefinementAction(
   if (!refinement) return notFound;
   try {
     const harness = await harnessOf(actor, refinement);
-    const common = { id: refinement.id, actor, harness, store: refinementStore() };
+    const common = {
+      id: refinement.id,
+      actor,
+      harness,
+      store: refinementStore(),
+      lock: refinementLock(),
+    };
     if (!parsed.data.decide) {
       const dryRun = await rollbackRefinement({ ...common, dryRun: true, now: new Date() });
       if (dryRun.conflicts.length > 0) {
@@ -174,6 +180,7 @@ export async function approveRefinementAction(
       actor,
       harness: await harnessOf(actor, refinement),
       store: refinementStore(),
+      lock: refinementLock(),
       now: new Date(),
     });
     revalidate();
@@ -284,6 +291,7 @@ export async function restoreToVersionAction(
     const restored = await restoreHarnessToVersion({
       harness: await harnessFor(actor, null),
       store: refinementStore(),
+      lock: refinementLock(),
       version,
       actor,
       now: new Date(),

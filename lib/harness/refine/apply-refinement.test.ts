@@ -240,6 +240,77 @@ describe("applyRefinement", () => {
       expect(result.edits[0]!.error?.code).toBe("refine:changed_during_planning");
     });
 
+    it("fails a create without an id whose slug or title appeared since planning, instead of adding `-2`", async () => {
+      const { local } = await setup();
+      const planned = await versionsOf(local);
+      const plannedVersion = await local.getHarnessVersion();
+      // The same refinement, applied meanwhile by another instance.
+      await local.createMemory({ title: "Refined fact X", content: "From the other run." });
+      await local.createMemory({ id: "tea", title: "Tea rules", content: "Other run." });
+      const result = await applyRefinement({
+        harness: local,
+        plan: {
+          summary: "s",
+          edits: [
+            edit({ title: "Refined fact X", content: "From this run." }),
+            edit({ title: "  TEA RULES ", content: "Same title, other slug." }),
+            edit({ title: "Brand new", content: "Fine." }),
+          ],
+        },
+        scope: "local",
+        actor: member,
+        plannedAt: { entryVersions: planned, harnessVersion: plannedVersion },
+      });
+      expect(result.edits.map((item) => item.result)).toEqual(["failed", "failed", "applied"]);
+      expect(result.edits[0]!.error?.code).toBe("refine:changed_during_planning");
+      expect(result.edits[0]!.error?.message).toContain("refined-fact-x");
+      expect(result.edits[1]!.error?.details).toMatchObject({ appearedId: "tea" });
+      const memories = await local.listEntries({ kind: "memory", scope: "local" });
+      expect(memories.items.map((entry) => entry.id).sort()).toEqual(
+        ["brand-new", "deploys", "old", "refined-fact-x", "tea"].sort(),
+      );
+    });
+
+    it("refuses a create whose exact title an entry already had at planning: update it instead", async () => {
+      const { local } = await setup();
+      const result = await applyLocal(local, [edit({ title: " deploys ", content: "Again." })]);
+      expect(result.edits[0]!.result).toBe("failed");
+      expect(result.edits[0]!.error?.code).toBe("refine:already_exists");
+      expect(result.edits[0]!.error?.details).toMatchObject({ existingId: "deploys" });
+    });
+
+    it("still suffixes a create whose slug was already taken when the plan was made", async () => {
+      const { local } = await setup();
+      await local.createMemory({ id: "lunch", title: "Lunch", content: "Existing." });
+      const result = await applyLocal(local, [edit({ title: "Lunch!", content: "Other." })]);
+      expect(result.edits[0]!.result).toBe("applied");
+      expect(result.edits[0]!.after?.id).toBe("lunch-2");
+    });
+
+    it("expects the planning snapshot's harness version, so a write since planning re-validates", async () => {
+      const { local } = await setup();
+      const planned = await versionsOf(local);
+      const plannedVersion = await local.getHarnessVersion();
+      await local.createMemory({ id: "unrelated", title: "Unrelated", content: "x" });
+      const seen: (number | undefined)[] = [];
+      const spying: Harness = {
+        ...local,
+        applyEdits: async (input) => {
+          seen.push(input.expectedHarnessVersion);
+          return local.applyEdits(input);
+        },
+      };
+      const result = await applyRefinement({
+        harness: spying,
+        plan: { summary: "s", edits: [edit({ title: "Lunch", content: "Noon." })] },
+        scope: "local",
+        actor: member,
+        plannedAt: { entryVersions: planned, harnessVersion: plannedVersion },
+      });
+      expect(result.status).toBe("applied");
+      expect(seen).toEqual([plannedVersion, plannedVersion + 1]);
+    });
+
     it("re-validates when a concurrent write lands between validation and the write", async () => {
       const { local, harness } = await setup();
       const planned = await versionsOf(local);

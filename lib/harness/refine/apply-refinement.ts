@@ -43,8 +43,12 @@ export interface ApplyRefinementOptions {
   /** The explicit opt-in a `global` refinement needs (besides an editor or admin actor). */
   global?: boolean;
   actor: Actor;
-  /** What the planner saw: `entryKeyOf(entry)` → version. A key that is absent did not exist. */
-  plannedAt: { entryVersions: Readonly<Record<string, number>> };
+  /**
+   * What the planner saw: `entryKeyOf(entry)` → version (a key that is absent did not exist),
+   * and the harness version of that snapshot. The first write expects that harness version, so
+   * anything written since planning makes the batch re-validate against fresh state first.
+   */
+  plannedAt: { entryVersions: Readonly<Record<string, number>>; harnessVersion?: number };
   /** Validate only: valid edits are reported as `pending` with their proposed state; nothing is written. */
   dryRun?: boolean;
   /** For proposed (unwritten) states in a dry run. Default `new Date()`. */
@@ -165,9 +169,14 @@ export async function applyRefinement(
     MAX_CONFLICT_ATTEMPTS + Math.min(options.plan.edits.length, MAX_REFINEMENT_EDITS);
 
   for (let attempt = 0, conflicts = 0; attempt < maxAttempts; attempt++) {
-    const harnessVersionBefore = await harness.getHarnessVersion({
-      abortSignal: options.abortSignal,
-    });
+    const current = await harness.getHarnessVersion({ abortSignal: options.abortSignal });
+    // The first write expects the planning snapshot's version: a write since then (another
+    // instance's refinement, a turn's memory edit) refuses it, and the retry below validates
+    // against fresh state — where a create whose title or id appeared meanwhile fails.
+    const harnessVersionBefore =
+      attempt === 0 && options.plannedAt.harnessVersion !== undefined
+        ? Math.min(options.plannedAt.harnessVersion, current)
+        : current;
     const checked = await checkEdits(options, forced);
     const batch = checked.filter((item) => item.harnessEdit !== undefined);
     const finish = (edits: RecordedEdit[], harnessVersionAfter: number): ApplyRefinementResult => ({
@@ -507,6 +516,40 @@ async function checkEdit(input: {
           );
     }
     if (plannedVersion !== null) return changedDuringPlanning();
+    if (id === undefined) {
+      const twin = await findTwin({
+        harness,
+        kind,
+        scope,
+        title: proposed.title!,
+        plannedVersions: input.plannedVersions,
+        abortSignal: input.abortSignal,
+      });
+      if (twin?.appeared) {
+        return fail(
+          proposed,
+          scope,
+          refineError(
+            "changed_during_planning",
+            `Entry ${scope}:${kind}:${twin.entry.id} ("${twin.entry.title}") appeared since planning; the create is not added again under another id`,
+            { appearedId: twin.entry.id, appearedVersion: twin.entry.version },
+          ),
+          { ...base, entryKey: entryKeyOf(twin.entry) },
+        );
+      }
+      if (twin) {
+        return fail(
+          proposed,
+          scope,
+          refineError(
+            "already_exists",
+            `Entry ${scope}:${kind}:${twin.entry.id} already has the title "${twin.entry.title}"; update it instead`,
+            { existingId: twin.entry.id },
+          ),
+          { ...base, entryKey: entryKeyOf(twin.entry) },
+        );
+      }
+    }
     after = {
       kind,
       scope,
@@ -653,4 +696,42 @@ async function checkEdit(input: {
     kind,
     id,
   };
+}
+
+/**
+ * For a create without an id, the entry it would duplicate (same kind and scope):
+ * - `appeared`: an entry that did not exist when the plan was made and now has the id the
+ *   title slugs to, or the same title (case and surrounding spaces ignored). Such a create
+ *   raced another writer (typically the same refinement on another instance); the store would
+ *   otherwise quietly add it again as `<slug>-2`.
+ * - otherwise an entry that already had exactly that title at planning (a duplicate the
+ *   planner should have proposed as an update). A different title that only slugs the same
+ *   ("Lunch!" next to "Lunch") is not a twin: the store gives it `<slug>-2`.
+ */
+async function findTwin(input: {
+  harness: Harness;
+  kind: EntryKind;
+  scope: EntryScope;
+  title: string;
+  plannedVersions: Readonly<Record<string, number>>;
+  abortSignal?: AbortSignal;
+}): Promise<{ entry: Entry; appeared: boolean } | null> {
+  const { harness, kind, scope, abortSignal } = input;
+  const isNew = (entry: Entry) => input.plannedVersions[entryKeyOf(entry)] === undefined;
+  const slug = slugifyTitle({ title: input.title, fallback: kind });
+  const bySlug = await harness.getEntry({ kind, id: slug, scope, abortSignal });
+  if (bySlug && isNew(bySlug)) return { entry: bySlug, appeared: true };
+  const title = input.title.trim().toLowerCase();
+  if (title === "") return null;
+  const page = await harness.listEntries({
+    kind,
+    scope,
+    text: input.title.trim(),
+    limit: 500,
+    abortSignal,
+  });
+  const same = page.items.filter((entry) => entry.title.trim().toLowerCase() === title);
+  const appeared = same.find(isNew);
+  if (appeared) return { entry: appeared, appeared: true };
+  return same[0] ? { entry: same[0], appeared: false } : null;
 }

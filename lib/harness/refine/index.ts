@@ -62,6 +62,7 @@ export {
 export {
   createRefinementLock,
   defaultRefinementLock,
+  heldRefinementLock,
   refinementLockKey,
   type RefinementLock,
 } from "./refinement-lock";

@@ -300,6 +300,57 @@ export function runRefinementStoreConformance(name: string, make: MakeRefinement
       ).rejects.toBeInstanceOf(HarnessNotFoundError);
     });
 
+    it("completes a queued refinement in place: queued → running → the run's outcome", async () => {
+      const queued = await store.createRefinement({
+        refinement: draft({ status: "queued", summary: "", model: null, usage: null }),
+      });
+      await store.updateRefinement({
+        workspaceId,
+        id: queued.id,
+        expectedStatus: "queued",
+        updatedAt: at(600),
+        patch: { status: "running" },
+      });
+      const review = { shouldRefine: true, rationale: "worth it", instructions: "focus" };
+      const done = await store.updateRefinement({
+        workspaceId,
+        id: queued.id,
+        expectedStatus: "running",
+        updatedAt: at(601),
+        patch: {
+          status: "applied",
+          review,
+          summary: "Added a fact",
+          rationale: "because",
+          expectedOutcome: "better answers",
+          instructions: "focus",
+          model: "m-1",
+          usage: { plan: { modelId: "m-1", inputTokens: 3, outputTokens: 4 } },
+        },
+      });
+      expect(done).toMatchObject({
+        status: "applied",
+        review,
+        summary: "Added a fact",
+        rationale: "because",
+        expectedOutcome: "better answers",
+        instructions: "focus",
+        model: "m-1",
+        usage: { plan: { modelId: "m-1", inputTokens: 3, outputTokens: 4 } },
+        createdAt: queued.createdAt,
+      });
+      expect(await store.getRefinement({ workspaceId, id: queued.id })).toEqual(done);
+      await expect(
+        store.updateRefinement({
+          workspaceId,
+          id: queued.id,
+          expectedStatus: "queued",
+          updatedAt: at(602),
+          patch: { status: "running" },
+        }),
+      ).rejects.toBeInstanceOf(HarnessConflictError);
+    });
+
     it("answers when the review gate last ran, per chat and per workspace", async () => {
       expect(await store.getLastReviewAt({ workspaceId })).toBeNull();
       await store.createRefinement({ refinement: draft({ createdAt: at(10) }) });

@@ -36,6 +36,13 @@ export type RefinementPatch = Partial<
     | "harnessVersionAfter"
     | "approval"
     | "outcome"
+    | "review"
+    | "summary"
+    | "rationale"
+    | "expectedOutcome"
+    | "instructions"
+    | "model"
+    | "usage"
   >
 >;
 

@@ -79,7 +79,8 @@ export async function listRecentRefinements(options: {
     limit: options.limit ?? 20,
     abortSignal: options.abortSignal,
   });
-  return page.items;
+  // Requests still waiting or running (this one included) have no outcome to learn from.
+  return page.items.filter((item) => item.status !== "queued" && item.status !== "running");
 }
 
 /**
@@ -263,7 +264,7 @@ async function runLocked(
     scope,
     global: scope === "global",
     actor,
-    plannedAt: { entryVersions: context.entryVersions },
+    plannedAt: { entryVersions: context.entryVersions, harnessVersion: context.harnessVersion },
     dryRun: pendingApproval,
     now: options.now,
     abortSignal,

@@ -37,8 +37,12 @@ export type AutomaticTrigger = (typeof AUTOMATIC_TRIGGERS)[number];
  * - `rejected`: a pending proposal an editor or admin rejected.
  * - `imported`: read-only history imported from another harness; excluded from pipeline
  *   queries unless asked for.
+ * - `queued`: requested and waiting in the job queue (the host records it before the run).
+ * - `running`: a worker holds the scope's lock and is running it.
  */
 export const REFINEMENT_STATUSES = [
+  "queued",
+  "running",
   "applied",
   "partial",
   "no_changes",

@@ -1,0 +1,188 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "@/lib/db";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import type { JobInfo, JobQueue } from "./job-queue";
+import { createPgBossJobQueue } from "./pg-boss-job-queue";
+import { createTableJobQueue } from "./table-job-queue";
+
+// The job queue's contract, on the database the tests run on: the SQLite runner by default,
+// pg-boss with CAIRN_TEST_DB=postgres. Each "instance" is a queue with its own connections.
+
+let database: TestDatabase;
+const opened: { queue: JobQueue; db?: Db }[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+
+afterEach(async () => {
+  for (const { queue, db } of opened.splice(0)) {
+    await queue.stop({ timeoutMs: 0 }).catch(() => undefined);
+    await db?.$disconnect();
+  }
+});
+
+afterAll(async () => {
+  await database?.cleanup();
+});
+
+/** A queue as one app instance would open it. */
+function instance(): JobQueue {
+  if (testDatabaseProvider() === "postgresql") {
+    const queue = createPgBossJobQueue({ url: database.target.url, maintenanceIntervalSeconds: 1 });
+    opened.push({ queue });
+    return queue;
+  }
+  const db = createDb(database.target);
+  const queue = createTableJobQueue(db);
+  opened.push({ queue, db });
+  return queue;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>) {
+  const deadline = Date.now() + 25_000;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const settled = (queue: JobQueue, name: string, id: string) =>
+  waitFor<JobInfo>(`job ${id} to settle`, async () => {
+    const job = await queue.getJob(name, id);
+    return job && (job.state === "completed" || job.state === "failed") ? job : null;
+  });
+
+describe(`job queue (${testDatabaseProvider()})`, () => {
+  it("runs every job exactly once with two instances working the same queue", async () => {
+    const name = "test-once";
+    const producer = instance();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await producer.enqueue(name, { i }))!);
+    const runs = new Map<string, string[]>();
+    for (const label of ["a", "b"]) {
+      await instance().work<{ i: number }>(
+        name,
+        async (job) => {
+          runs.set(job.id, [...(runs.get(job.id) ?? []), label]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return { doubled: job.payload.i * 2 };
+        },
+        { pollIntervalSeconds: 0.5, concurrency: 2 },
+      );
+    }
+    for (const id of ids) expect((await settled(producer, name, id)).state).toBe("completed");
+    expect([...runs.keys()].sort()).toEqual([...ids].sort());
+    expect([...runs.values()].every((labels) => labels.length === 1)).toBe(true);
+    expect((await producer.getJob(name, ids[3]!))?.output).toEqual({ doubled: 6 });
+  });
+
+  it("retries a failing job with a growing delay, then completes it", async () => {
+    const name = "test-retry";
+    const queue = instance();
+    const attempts: { retryCount: number; at: number }[] = [];
+    const id = (await queue.enqueue(
+      name,
+      {},
+      { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: true },
+    ))!;
+    await queue.work(
+      name,
+      async (job) => {
+        attempts.push({ retryCount: job.retryCount, at: Date.now() });
+        if (attempts.length < 3) throw new Error(`attempt ${attempts.length} fails`);
+      },
+      { pollIntervalSeconds: 0.5 },
+    );
+    const job = await settled(queue, name, id);
+    expect(job.state).toBe("completed");
+    expect(attempts.map((attempt) => attempt.retryCount)).toEqual([0, 1, 2]);
+    const [first, second, third] = attempts.map((attempt) => attempt.at);
+    // Backoff: at least 1 s before the first retry, at least 2 s before the second.
+    expect(second! - first!).toBeGreaterThanOrEqual(900);
+    expect(third! - second!).toBeGreaterThanOrEqual(1_900);
+  });
+
+  it("marks a job failed once its retries are used up, with the last error", async () => {
+    const name = "test-fail";
+    const queue = instance();
+    const id = (await queue.enqueue(name, {}, { retryLimit: 1, retryDelaySeconds: 0 }))!;
+    let calls = 0;
+    await queue.work(
+      name,
+      async () => {
+        calls++;
+        throw new Error("always broken");
+      },
+      { pollIntervalSeconds: 0.5 },
+    );
+    const job = await settled(queue, name, id);
+    expect(job.state).toBe("failed");
+    expect(calls).toBe(2);
+    expect(JSON.stringify(job.output)).toContain("always broken");
+  });
+
+  it("keeps a job across a restart: enqueued by one instance that stops, run by the next", async () => {
+    const name = "test-restart";
+    const before = instance();
+    const id = (await before.enqueue(name, { note: "survive" }))!;
+    await before.stop();
+    const after = instance();
+    const seen: unknown[] = [];
+    await after.work(name, async (job) => void seen.push(job.payload), {
+      pollIntervalSeconds: 0.5,
+    });
+    expect((await settled(after, name, id)).state).toBe("completed");
+    expect(seen).toEqual([{ note: "survive" }]);
+  });
+
+  it("hands a job whose worker hung or died to another attempt once its claim expires", async () => {
+    const name = "test-expire";
+    const dead = instance();
+    const id = (await dead.enqueue(
+      name,
+      {},
+      { expireInSeconds: 1, retryDelaySeconds: 0, retryLimit: 3 },
+    ))!;
+    const attempts: { worker: string; retryCount: number }[] = [];
+    await dead.work(
+      name,
+      (job) => {
+        attempts.push({ worker: "dead", retryCount: job.retryCount });
+        // The first attempt never finishes: a process that froze or died. (pg-boss frees the
+        // worker slot after the expiry, so this instance may take a later attempt itself.)
+        return job.retryCount === 0 ? new Promise(() => undefined) : Promise.resolve();
+      },
+      { pollIntervalSeconds: 0.5 },
+    );
+    await waitFor("the first claim", async () => attempts.length > 0);
+    const alive = instance();
+    await alive.work(
+      name,
+      async (job) => void attempts.push({ worker: "alive", retryCount: job.retryCount }),
+      { pollIntervalSeconds: 0.5 },
+    );
+    const job = await settled(alive, name, id);
+    expect(job.state).toBe("completed");
+    expect(attempts[0]).toEqual({ worker: "dead", retryCount: 0 });
+    // Exactly one later attempt ran, and it completed the job.
+    expect(attempts.slice(1)).toHaveLength(1);
+    expect(attempts[1]!.retryCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it("accepts one waiting job per singleton key", async () => {
+    const name = "test-singleton";
+    const queue = instance();
+    const first = await queue.enqueue(name, { n: 1 }, { singletonKey: "chat-1" });
+    const second = await queue.enqueue(name, { n: 2 }, { singletonKey: "chat-1" });
+    const other = await queue.enqueue(name, { n: 3 }, { singletonKey: "chat-2" });
+    const unkeyed = [await queue.enqueue(name, { n: 4 }), await queue.enqueue(name, { n: 5 })];
+    expect(first).toBeTruthy();
+    expect(second).toBeNull();
+    expect(other).toBeTruthy();
+    expect(unkeyed.every(Boolean)).toBe(true);
+    expect((await queue.getJob(name, first!))?.state).toBe("created");
+  });
+});

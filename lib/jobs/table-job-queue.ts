@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/lib/db";
+import {
+  JOB_DEFAULTS,
+  retryDelayOf,
+  type EnqueueOptions,
+  type JobHandler,
+  type JobInfo,
+  type JobQueue,
+  type JobState,
+  type WorkOptions,
+} from "./job-queue";
+
+interface ClaimedRow {
+  id: string;
+  payload: string;
+  retryCount: number | bigint;
+}
+
+interface StateRow {
+  id: string;
+  name: string;
+  state: string;
+  retryCount: number | bigint;
+  retryLimit: number | bigint;
+  retryDelay: number | bigint;
+  retryBackoff: number | bigint | boolean;
+  output: string | null;
+}
+
+/** Completed and failed jobs are deleted after this long. */
+const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+function errorInfo(error: unknown): string {
+  return JSON.stringify(
+    error instanceof Error
+      ? { name: error.name, message: error.message }
+      : { message: String(error) },
+  );
+}
+
+function parseOutput(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The job queue on SQLite: the `Job` table, polled. Every state change is ONE conditional
+ * statement (SQLite runs each write statement alone, so two processes on one file never claim
+ * the same job): a claim is `UPDATE … SET state = 'active' WHERE id = (the oldest due job) AND
+ * state IN ('created', 'retry') RETURNING …`; completing and failing an attempt check the
+ * claim's owner. Expired claims (a worker that died) are turned into failed attempts by
+ * whichever worker polls next. Same semantics as pg-boss on PostgreSQL (see `JobQueue`).
+ */
+export function createTableJobQueue(db: Db, options: { now?: () => number } = {}): JobQueue {
+  const now = options.now ?? Date.now;
+  const workerId = randomUUID();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+  let polls = 0;
+
+  async function failAttempt(row: StateRow, error: string, owner: string | null): Promise<void> {
+    const retryCount = Number(row.retryCount);
+    const retry = retryCount < Number(row.retryLimit);
+    const at = now();
+    const startAfter =
+      at +
+      1000 *
+        retryDelayOf({
+          retryDelaySeconds: Number(row.retryDelay),
+          retryBackoff: Boolean(Number(row.retryBackoff)),
+          retryCount,
+        });
+    const state = retry ? "retry" : "failed";
+    if (owner === null) {
+      // An expired claim: only if it is still that claim.
+      await db.$executeRaw`
+        UPDATE "Job" SET "state" = ${state}, "retryCount" = ${retry ? retryCount + 1 : retryCount},
+          "startAfter" = ${startAfter}, "output" = ${error}, "lockedBy" = NULL, "lockedUntil" = NULL,
+          "completedAt" = ${retry ? null : at}
+        WHERE "id" = ${row.id} AND "state" = 'active' AND "lockedUntil" < ${at}`;
+    } else {
+      await db.$executeRaw`
+        UPDATE "Job" SET "state" = ${state}, "retryCount" = ${retry ? retryCount + 1 : retryCount},
+          "startAfter" = ${startAfter}, "output" = ${error}, "lockedBy" = NULL, "lockedUntil" = NULL,
+          "completedAt" = ${retry ? null : at}
+        WHERE "id" = ${row.id} AND "state" = 'active' AND "lockedBy" = ${owner}`;
+    }
+  }
+
+  async function expireClaims(name: string): Promise<void> {
+    const rows = await db.$queryRaw<StateRow[]>`
+      SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+      FROM "Job" WHERE "name" = ${name} AND "state" = 'active' AND "lockedUntil" < ${now()}`;
+    for (const row of rows) {
+      await failAttempt(
+        row,
+        JSON.stringify({
+          message: "The job's claim expired (its worker stopped or outran expireInSeconds)",
+        }),
+        null,
+      );
+    }
+  }
+
+  async function claim(
+    name: string,
+  ): Promise<{ id: string; payload: string; retryCount: number } | null> {
+    const at = now();
+    // A read first: an idle poll never takes SQLite's write lock.
+    const due = await db.$queryRaw<{ id: string }[]>`
+      SELECT "id" FROM "Job"
+      WHERE "name" = ${name} AND "state" IN ('created', 'retry') AND "startAfter" <= ${at} LIMIT 1`;
+    if (due.length === 0) return null;
+    const rows = await db.$queryRaw<(ClaimedRow & { expireIn: number | bigint })[]>`
+      UPDATE "Job" SET "state" = 'active', "lockedBy" = ${workerId}, "startedAt" = ${at},
+        "lockedUntil" = ${at} + 1000 * "expireIn"
+      WHERE "id" = (
+        SELECT "id" FROM "Job"
+        WHERE "name" = ${name} AND "state" IN ('created', 'retry') AND "startAfter" <= ${at}
+        ORDER BY "startAfter", "createdAt", "id" LIMIT 1
+      ) AND "state" IN ('created', 'retry')
+      RETURNING "id", "payload", "retryCount", "expireIn"`;
+    const row = rows[0];
+    return row ? { id: row.id, payload: row.payload, retryCount: Number(row.retryCount) } : null;
+  }
+
+  async function runOne<P>(name: string, handler: JobHandler<P>): Promise<boolean> {
+    const job = await claim(name);
+    if (!job) return false;
+    try {
+      const result = await handler({
+        id: job.id,
+        name,
+        payload: JSON.parse(job.payload) as P,
+        retryCount: job.retryCount,
+      });
+      const output = result === undefined ? null : JSON.stringify(result);
+      await db.$executeRaw`
+        UPDATE "Job" SET "state" = 'completed', "completedAt" = ${now()}, "output" = ${output},
+          "lockedBy" = NULL, "lockedUntil" = NULL
+        WHERE "id" = ${job.id} AND "state" = 'active' AND "lockedBy" = ${workerId}`;
+    } catch (error) {
+      const rows = await db.$queryRaw<StateRow[]>`
+        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "id" = ${job.id}`;
+      if (rows[0]) await failAttempt(rows[0], errorInfo(error), workerId);
+    }
+    return true;
+  }
+
+  async function cleanUp(): Promise<void> {
+    await db.$executeRaw`
+      DELETE FROM "Job" WHERE "state" IN ('completed', 'failed', 'cancelled')
+        AND "completedAt" < ${now() - RETENTION_MS}`;
+  }
+
+  return {
+    async enqueue<P>(name: string, payload: P, enqueueOptions: EnqueueOptions = {}) {
+      const id = randomUUID();
+      const at = now();
+      const key = enqueueOptions.singletonKey ?? null;
+      const inserted = await db.$executeRaw`
+        INSERT INTO "Job" ("id", "name", "payload", "state", "singletonKey", "retryLimit",
+          "retryCount", "retryDelay", "retryBackoff", "expireIn", "startAfter", "createdAt")
+        SELECT ${id}, ${name}, ${JSON.stringify(payload ?? null)}, 'created', ${key},
+          ${enqueueOptions.retryLimit ?? JOB_DEFAULTS.retryLimit}, 0,
+          ${enqueueOptions.retryDelaySeconds ?? JOB_DEFAULTS.retryDelaySeconds},
+          ${(enqueueOptions.retryBackoff ?? JOB_DEFAULTS.retryBackoff) ? 1 : 0},
+          ${enqueueOptions.expireInSeconds ?? JOB_DEFAULTS.expireInSeconds},
+          ${at + 1000 * (enqueueOptions.startAfterSeconds ?? 0)}, ${at}
+        WHERE NOT EXISTS (
+          SELECT 1 FROM "Job" WHERE "name" = ${name} AND "singletonKey" = ${key} AND "state" = 'created'
+        )`;
+      return inserted > 0 ? id : null;
+    },
+
+    async work<P>(name: string, handler: JobHandler<P>, workOptions: WorkOptions = {}) {
+      const interval =
+        1000 * Math.max(0.5, workOptions.pollIntervalSeconds ?? JOB_DEFAULTS.pollIntervalSeconds);
+      const loop = async (): Promise<void> => {
+        if (stopped) return;
+        let worked = false;
+        try {
+          if (polls++ % 500 === 0) await cleanUp();
+          await expireClaims(name);
+          const attempt = runOne(name, handler);
+          running.add(attempt);
+          worked = await attempt.finally(() => running.delete(attempt));
+        } catch (error) {
+          console.error(`cairn: job worker "${name}" failed to poll`, error);
+        }
+        if (stopped) return;
+        // After a job, look again at once: more may be waiting.
+        const timer = setTimeout(
+          () => {
+            timers.delete(timer);
+            void loop();
+          },
+          worked ? 0 : interval,
+        );
+        // Polling alone never keeps a process alive.
+        timer.unref?.();
+        timers.add(timer);
+      };
+      for (let i = 0; i < Math.max(1, workOptions.concurrency ?? 1); i++) void loop();
+    },
+
+    async getJob(name: string, id: string): Promise<JobInfo | null> {
+      const rows = await db.$queryRaw<StateRow[]>`
+        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "name" = ${name} AND "id" = ${id}`;
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        id: row.id,
+        name: row.name,
+        state: row.state as JobState,
+        retryCount: Number(row.retryCount),
+        output: parseOutput(row.output),
+      };
+    },
+
+    async stop(stopOptions = {}) {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const timeoutMs = stopOptions.timeoutMs ?? 10_000;
+      if (running.size > 0 && timeoutMs > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+        await Promise.race([Promise.allSettled([...running]), timeout]);
+        clearTimeout(timer);
+      }
+      // Jobs still running here are given up: failed attempts, retried by another worker.
+      const abandoned = await db.$queryRaw<StateRow[]>`
+        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "state" = 'active' AND "lockedBy" = ${workerId}`;
+      for (const row of abandoned) {
+        await failAttempt(
+          row,
+          JSON.stringify({ message: "The worker stopped while the job ran" }),
+          workerId,
+        );
+      }
+    },
+  };
+}

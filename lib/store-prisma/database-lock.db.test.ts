@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "@/lib/db";
+import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import type { RefinementLock } from "@/lib/harness";
+import { createAdvisoryLock, createDatabaseLock, createRowLock } from "./database-lock";
+
+let database: TestDatabase;
+/** A second client on the same database: another process, as far as the database can tell. */
+let other: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  other = createDb(database.target);
+});
+
+afterAll(async () => {
+  await other?.$disconnect();
+  await database?.cleanup();
+});
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Runs `rounds` tasks per lock on one key, all at once; returns the most that ever ran together. */
+async function contend(locks: RefinementLock[], key: string, rounds: number) {
+  let running = 0;
+  let most = 0;
+  const order: string[] = [];
+  await Promise.all(
+    locks.flatMap((lock, index) =>
+      Array.from({ length: rounds }, (_, round) =>
+        lock.runExclusive(key, async () => {
+          running++;
+          most = Math.max(most, running);
+          // Yield to the event loop and the database a few times while holding the lock.
+          for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 2));
+          order.push(`${index}:${round}`);
+          running--;
+        }),
+      ),
+    ),
+  );
+  return { most, order };
+}
+
+function lockSuite(name: string, make: (db: Db) => RefinementLock) {
+  describe(name, () => {
+    it("lets one task at a time hold a key across two clients of the database", async () => {
+      const result = await contend([make(database.db), make(other)], `test:one:${name}`, 6);
+      expect(result.most).toBe(1);
+      expect(result.order).toHaveLength(12);
+    });
+
+    it("lets different keys be held at the same time", async () => {
+      const first = make(database.db);
+      const second = make(other);
+      const holding = deferred();
+      const release = deferred();
+      const outer = first.runExclusive(`test:a:${name}`, async () => {
+        holding.resolve();
+        await release.promise;
+      });
+      await holding.promise;
+      const inner = await second.runExclusive(`test:b:${name}`, async () => "ran");
+      release.resolve();
+      await outer;
+      expect(inner).toBe("ran");
+    });
+
+    it("releases the key when the task throws", async () => {
+      const lock = make(database.db);
+      await expect(
+        lock.runExclusive(`test:throw:${name}`, async () => {
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
+      expect(await make(other).runExclusive(`test:throw:${name}`, async () => 1)).toBe(1);
+    });
+
+    it("rejects a waiter that is aborted, without running its task", async () => {
+      const key = `test:abort:${name}`;
+      const holding = deferred();
+      const release = deferred();
+      const holder = make(database.db).runExclusive(key, async () => {
+        holding.resolve();
+        await release.promise;
+      });
+      await holding.promise;
+      const controller = new AbortController();
+      let ran = false;
+      const waiter = make(other).runExclusive(
+        key,
+        async () => {
+          ran = true;
+        },
+        { abortSignal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error("gave up")), 50);
+      await expect(waiter).rejects.toThrow("gave up");
+      release.resolve();
+      await holder;
+      expect(ran).toBe(false);
+      expect(await make(other).runExclusive(key, async () => "free")).toBe("free");
+    });
+  });
+}
+
+lockSuite("lock row", (db) => createRowLock(db, { ttlMs: 5_000 }));
+
+describe("lock row: a holder that died", () => {
+  it("is taken over once the dead holder's claim expires, and not before", async () => {
+    const key = "test:dead-holder";
+    // A process that claimed the lock and died: its row stays, nobody renews it.
+    await database.db.$executeRaw`
+      INSERT INTO "ResourceLock" ("key", "owner", "expiresAt")
+      VALUES (${"cairn:" + key}, ${"dead"}, ${Date.now() + 400})`;
+    const lock = createRowLock(other, { ttlMs: 5_000, maxPollMs: 50 });
+    let ranAt = 0;
+    const started = Date.now();
+    await lock.runExclusive(key, async () => {
+      ranAt = Date.now();
+    });
+    expect(ranAt - started).toBeGreaterThanOrEqual(300);
+    const rows = await database.db.$queryRaw<{ n: number | bigint }[]>`
+      SELECT COUNT(*) AS n FROM "ResourceLock" WHERE "key" = ${"cairn:" + key}`;
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  it("is renewed while held, so a long task keeps it past the ttl", async () => {
+    const key = "test:renewed";
+    const lock = createRowLock(database.db, { ttlMs: 300, renewEveryMs: 50 });
+    const holding = deferred();
+    const release = deferred();
+    const holder = lock.runExclusive(key, async () => {
+      holding.resolve();
+      await release.promise;
+    });
+    await holding.promise;
+    await new Promise((r) => setTimeout(r, 700));
+    let stolen = false;
+    const thief = createRowLock(other, { ttlMs: 300, maxPollMs: 20 }).runExclusive(
+      key,
+      async () => {
+        stolen = true;
+      },
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(stolen).toBe(false);
+    release.resolve();
+    await holder;
+    await thief;
+    expect(stolen).toBe(true);
+  });
+});
+
+describe.runIf(process.env.CAIRN_TEST_DB === "postgres")("advisory lock (PostgreSQL)", () => {
+  const url = () => database.target.url;
+  lockSuite("advisory lock", () => createAdvisoryLock({ url: url() }));
+
+  it("is the database lock chosen for PostgreSQL", () => {
+    expect(database.target.provider).toBe("postgresql");
+    expect(createDatabaseLock({ db: database.db, target: database.target })).toBeTruthy();
+  });
+
+  it("is released by the server when the holding connection dies", async () => {
+    const key = "test:advisory-dead";
+    const { default: pg } = await import("pg");
+    const holder = new pg.Client({ connectionString: url() });
+    holder.on("error", () => undefined);
+    await holder.connect();
+    await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", ["cairn:" + key]);
+    const pid = (await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
+      .pid;
+    let ran = false;
+    const waiter = createAdvisoryLock({ url: url() }).runExclusive(key, async () => {
+      ran = true;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ran).toBe(false);
+    // The holding process dies: its backend goes away, and with it the lock.
+    const admin = new pg.Client({ connectionString: url() });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    await admin.end();
+    await waiter;
+    expect(ran).toBe(true);
+    await holder.end().catch(() => undefined);
+  });
+});

@@ -1,0 +1,323 @@
+/**
+ * Several instances on one PostgreSQL database (issue 11): two `next start` processes of one
+ * build, one fresh database, the scripted model server; everything driven over HTTP.
+ *
+ *     npx next build            # once
+ *     npm run test:multi
+ *
+ * The scenarios marked "needs the auth helper's work" (atomic sign-in limits, one turn at a
+ * time per chat, union merge of appends) fail until that branch is merged.
+ */
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import {
+  PLANNER,
+  PORTS,
+  cairn,
+  connect,
+  createChat,
+  createDatabase,
+  model,
+  sendMessage,
+  signIn,
+  signInOrThrow,
+  startInstance,
+  startModelServer,
+  waitFor,
+  type Proc,
+  type Session,
+} from "./support";
+
+const editor = { email: "erin@multi.example", password: "multi-editor-pass-1", name: "Erin" };
+const writer = { email: "wade@multi.example", password: "multi-writer-pass-2", name: "Wade" };
+const guarded = { email: "gus@multi.example", password: "multi-guarded-pass-3", name: "Gus" };
+const talker = { email: "tess@multi.example", password: "multi-talker-pass-4", name: "Tess" };
+
+let database: Awaited<ReturnType<typeof createDatabase>>;
+let modelServer: Proc;
+const instances: Proc[] = [];
+let db: pg.Client;
+const bases = PORTS.map((port) => `http://127.0.0.1:${port}`);
+
+beforeAll(async () => {
+  database = await createDatabase();
+  cairn(database.url, ["db", "migrate"]);
+  for (const person of [editor, writer, guarded, talker]) {
+    cairn(database.url, [
+      "user",
+      "create",
+      "--email",
+      person.email,
+      "--password",
+      person.password,
+      "--role",
+      "editor",
+      "--workspace",
+      "Multi Co",
+      "--name",
+      person.name,
+    ]);
+  }
+  modelServer = await startModelServer();
+  // Sequentially: the first start migrates pg-boss's schema, the second finds it ready.
+  for (const port of PORTS)
+    instances.push(await startInstance({ port, databaseUrl: database.url }));
+  db = await connect(database.url);
+}, 300_000);
+
+afterAll(async () => {
+  await db?.end();
+  for (const instance of instances) await instance.kill("SIGTERM");
+  await modelServer?.kill("SIGTERM");
+  await database?.drop();
+}, 60_000);
+
+function showLogsOnFailure() {
+  onTestFailed(() => {
+    for (const proc of [...instances, modelServer]) {
+      console.log(`--- ${proc.label} ---\n${proc.tail(60)}`);
+    }
+  });
+}
+
+/** The refinements of a chat (or the workspace's global ones), oldest first. */
+async function refinementsOf(where: { chatId: string; scope: "local" | "global" }) {
+  const { rows } = await db.query<{
+    id: string;
+    status: string;
+    error: string | null;
+    edits: string;
+  }>(
+    `SELECT id, status, error, edits FROM "Refinement" WHERE "chatId" = $1 AND scope = $2 ORDER BY "createdAt"`,
+    [where.chatId, where.scope],
+  );
+  return rows;
+}
+
+const FINAL = new Set(["applied", "partial", "no_changes", "declined", "failed", "rejected"]);
+
+function planFor(title: string) {
+  return {
+    summary: `Remember ${title}`,
+    rationale: "The user asked for it.",
+    expectedOutcome: `Answers use ${title}.`,
+    edits: [
+      { action: "create", kind: "memory", title, content: `${title} holds.`, reason: "Asked" },
+    ],
+  };
+}
+
+describe("refinements across two instances", () => {
+  it("applies exactly one of two simultaneous /refine requests sent to both instances, local and global", async () => {
+    showLogsOnFailure();
+    await model.reset();
+    // The planner answers after 1.5 s, so both requests are in flight together.
+    await model.setScript([
+      {
+        whenSystemIncludes: PLANNER,
+        reply: { text: JSON.stringify(planFor("Refined fact X")), delayMs: 1_500 },
+      },
+    ]);
+    const sessions = await Promise.all(bases.map((base) => signInOrThrow(base, editor)));
+    const chatId = await createChat(sessions[0]!, "Refine race");
+
+    for (const [scope, command] of [
+      ["local", "/refine remember fact x"],
+      ["global", "/refine --global remember fact x"],
+    ] as const) {
+      const answers = await Promise.all(
+        sessions.map((session) => sendMessage(session, chatId, command)),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      // Both requests were recorded (queued) before the answers came back.
+      expect(await refinementsOf({ chatId, scope })).toHaveLength(2);
+      const rows = await waitFor(`both ${scope} refinements to finish`, async () => {
+        const found = await refinementsOf({ chatId, scope });
+        return found.every((row) => FINAL.has(row.status)) ? found : null;
+      });
+      expect(rows.filter((row) => row.status === "applied")).toHaveLength(1);
+      const refused = rows.find((row) => row.status !== "applied")!;
+      expect(refused.status).toBe("failed");
+      expect(refused.edits).toMatch(/refine:(already_exists|changed_during_planning)/);
+      const { rows: entries } = await db.query<{ id: string }>(
+        `SELECT id FROM "HarnessEntry" WHERE title = 'Refined fact X' AND scope = $1`,
+        [scope],
+      );
+      expect(entries.map((entry) => entry.id)).toEqual(["refined-fact-x"]);
+    }
+
+    // The history page shows them (served by either instance).
+    const page = await fetch(`${bases[1]}/refinements?scope=global`, {
+      headers: { cookie: sessions[1]!.cookie },
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('data-status="applied"');
+  }, 180_000);
+});
+
+describe("sign-in limits across two instances (needs the auth helper's work)", () => {
+  it("checks at most 5 of 20 simultaneous wrong passwords, limits the rest, and refuses the right one while limited", async () => {
+    showLogsOnFailure();
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        signIn(bases[index % 2]!, { email: guarded.email, password: `wrong-${index}` }),
+      ),
+    );
+    const codes = attempts.map((attempt) => attempt.code);
+    expect(attempts.every((attempt) => !attempt.ok)).toBe(true);
+    expect(codes.filter((code) => code === "invalid_credentials").length).toBeLessThanOrEqual(5);
+    expect(codes.every((code) => code === "invalid_credentials" || code === "rate_limited")).toBe(
+      true,
+    );
+    const right = await signIn(bases[0]!, guarded);
+    expect(right.ok).toBe(false);
+    expect(right.code).toBe("rate_limited");
+  }, 120_000);
+});
+
+describe("concurrent turns across two instances (needs the auth helper's work)", () => {
+  it("keeps all of 40 lines appended at the end of one file by 40 chats at once: 0 conflicts", async () => {
+    showLogsOnFailure();
+    await model.reset();
+    const file = "/persistent/user/multi-log.md";
+    const rules: unknown[] = [
+      {
+        whenLastUserIncludes: "start the log",
+        reply: {
+          toolCalls: [
+            { name: "memory", arguments: { command: "create", path: file, file_text: "log\n" } },
+          ],
+        },
+      },
+    ];
+    for (let n = 1; n <= 40; n++) {
+      rules.push({
+        whenLastUserIncludes: `append line ${n} now`,
+        reply: {
+          toolCalls: [{ name: "bash", arguments: { command: `echo "line ${n}" >> ${file}` } }],
+        },
+      });
+    }
+    await model.setScript(rules);
+    const sessions = await Promise.all(bases.map((base) => signInOrThrow(base, writer)));
+    const seed = await createChat(sessions[0]!, "Log seed");
+    expect((await sendMessage(sessions[0]!, seed, "start the log")).status).toBe(200);
+    const chats = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        createChat(sessions[index % 2]!, `Appender ${index + 1}`),
+      ),
+    );
+    const answers = await Promise.all(
+      chats.map((chatId, index) =>
+        sendMessage(sessions[index % 2]!, chatId, `append line ${index + 1} now`),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    const content = await waitFor("the 40 appends to be committed or recorded", async () => {
+      const { rows } = await db.query<{ content: Buffer }>(
+        `SELECT content FROM "PersistentFile" WHERE path = 'multi-log.md'`,
+      );
+      const { rows: records } = await db.query<{ n: string }>(
+        `SELECT COUNT(*) AS n FROM "DirCommitRecord"`,
+      );
+      const text = rows[0]?.content.toString("utf8") ?? "";
+      const lines = text.split("\n").filter(Boolean).length - 1;
+      return lines + Number(records[0]!.n) >= 40 ? text : null;
+    });
+    const { rows: conflicts } = await db.query<{ n: string }>(
+      `SELECT COUNT(*) AS n FROM "DirCommitRecord" WHERE status = 'conflict'`,
+    );
+    expect(Number(conflicts[0]!.n)).toBe(0);
+    const lines = content.split("\n").filter(Boolean);
+    expect(lines).toHaveLength(41);
+    expect(lines.slice(1).sort()).toEqual(
+      Array.from({ length: 40 }, (_, index) => `line ${index + 1}`).sort(),
+    );
+  }, 240_000);
+
+  it("answers 10 simultaneous messages into one chat without a server error, each prompt holding only its own message", async () => {
+    showLogsOnFailure();
+    await model.reset();
+    const sessions = await Promise.all(bases.map((base) => signInOrThrow(base, talker)));
+    const chatId = await createChat(sessions[0]!, "Crowded chat");
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        sendMessage(sessions[index % 2]!, chatId, `crowded message #${index + 1}`),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status >= 500)).toEqual([]);
+    const marker = /crowded message #(\d+)/;
+    const text = (content: unknown) =>
+      typeof content === "string" ? content : JSON.stringify(content);
+    const turns = (await model.requests()).filter((request) =>
+      request.messages.some(
+        (message) => message.role === "user" && marker.test(text(message.content)),
+      ),
+    );
+    expect(turns.length).toBeGreaterThan(0);
+    for (const request of turns) {
+      const messages = request.messages.filter(
+        (message) => message.role === "user" || message.role === "assistant",
+      );
+      const last = messages.filter((message) => message.role === "user").at(-1)!;
+      expect(text(last.content)).toMatch(marker);
+      // Any other crowded message in the prompt belongs to a turn that had finished: it is
+      // followed by that turn's answer, never directly by another user message.
+      messages.forEach((message, index) => {
+        if (message.role !== "user" || message === last || !marker.test(text(message.content))) {
+          return;
+        }
+        expect(messages[index + 1]?.role).toBe("assistant");
+      });
+    }
+  }, 180_000);
+});
+
+describe("a refinement requested just before its instance dies", () => {
+  it("still runs, once, on the other instance", async () => {
+    showLogsOnFailure();
+    const [first, second] = instances as [Proc, Proc];
+    // Only the first instance may pick the job up: the second is down while it is requested.
+    await second.kill("SIGTERM");
+    await model.reset();
+    await model.setScript([
+      {
+        whenSystemIncludes: PLANNER,
+        // Long enough to kill the instance while it waits for the plan.
+        reply: { text: JSON.stringify(planFor("Survivor fact")), delayMs: 8_000 },
+      },
+    ]);
+    const session: Session = await signInOrThrow(bases[0]!, editor);
+    const chatId = await createChat(session, "Doomed instance");
+    expect((await sendMessage(session, chatId, "/refine keep the survivor fact")).status).toBe(200);
+    // The first instance is planning (its planner request arrived, the answer is streaming) …
+    await waitFor("the first instance to start planning", async () =>
+      (await model.requests()).some((request) =>
+        JSON.stringify(request.messages).includes(PLANNER),
+      ),
+    );
+    expect((await refinementsOf({ chatId, scope: "local" })).map((row) => row.status)).toEqual([
+      "running",
+    ]);
+    // … when it dies without any cleanup.
+    await first.kill("SIGKILL");
+    instances[1] = await startInstance({ port: PORTS[1], databaseUrl: database.url });
+    const rows = await waitFor(
+      "the refinement to finish on the other instance",
+      async () => {
+        const found = await refinementsOf({ chatId, scope: "local" });
+        return found.every((row) => FINAL.has(row.status)) ? found : null;
+      },
+      120_000,
+    );
+    expect(rows.map((row) => row.status)).toEqual(["applied"]);
+    const { rows: entries } = await db.query<{ id: string }>(
+      `SELECT id FROM "HarnessEntry" WHERE title = 'Survivor fact'`,
+    );
+    expect(entries.map((entry) => entry.id)).toEqual(["survivor-fact"]);
+    const plannings = (await model.requests()).filter((request) =>
+      JSON.stringify(request.messages).includes(PLANNER),
+    );
+    expect(plannings.length).toBeGreaterThanOrEqual(2);
+  }, 240_000);
+});
