@@ -12,6 +12,7 @@ import { RefinementCard } from "./refinement-card";
 import { Streamdown } from "streamdown";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
+import { describeChatError } from "./chat-error";
 
 interface TurnData {
   turnId?: string;
@@ -225,11 +226,7 @@ export function ChatView({
             Refining the harness…
           </p>
         ) : null}
-        {error ? (
-          <p className="text-destructive text-sm" data-testid="chat-error">
-            {error.message || "The turn failed."} Nothing was saved.
-          </p>
-        ) : null}
+        {error ? <ChatError error={error} /> : null}
       </div>
       <form
         className="border-border bg-background sticky bottom-0 flex gap-2 border-t pt-3"
@@ -299,5 +296,15 @@ export function ChatView({
         )}
       </form>
     </div>
+  );
+}
+
+function ChatError({ error }: { error: Error }) {
+  const { message, busy } = describeChatError(error);
+  return (
+    <p className="text-destructive text-sm" data-testid="chat-error" data-busy={busy || undefined}>
+      {message}
+      {busy ? "" : " Nothing was saved."}
+    </p>
   );
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
-import { incomingMessageSchema, startChatTurn } from "@/lib/chat";
+import { CHAT_BUSY_MESSAGE, incomingMessageSchema, startChatTurn } from "@/lib/chat";
 
 export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
@@ -36,6 +36,9 @@ export async function POST(request: Request) {
   });
   if (started.status === "not_found")
     return Response.json({ error: "No such chat." }, { status: 404 });
+  if (started.status === "busy") {
+    return Response.json({ error: CHAT_BUSY_MESSAGE, code: "conflict:chat" }, { status: 409 });
+  }
   if (started.status === "model_unavailable") {
     return Response.json(
       { error: started.model.message, help: started.model.help },
