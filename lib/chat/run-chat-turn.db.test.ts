@@ -2,6 +2,7 @@ import { simulateReadableStream, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
+import type * as AiModule from "@/lib/ai";
 import type { ModelReady } from "@/lib/ai";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
@@ -42,7 +43,7 @@ const model = new MockLanguageModelV4({
 });
 
 vi.mock("@/lib/ai", async (importOriginal) => {
-  const original = await importOriginal<typeof import("@/lib/ai")>();
+  const original = await importOriginal<typeof AiModule>();
   const notReady = { status: "unavailable", message: "No refine model in this test.", help: [] };
   return {
     ...original,
