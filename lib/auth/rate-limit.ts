@@ -184,8 +184,13 @@ export async function deleteBucket(db: Db, bucket: string): Promise<void> {
   await db.$executeRaw(sql`DELETE FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`);
 }
 
-/** Removes buckets nobody touched for longer than any rule looks back. */
+/**
+ * Removes buckets no rule looks at any more: window and backoff buckets quiet for a day (their
+ * windows and backoff runs are over), known-address markers older than 30 days.
+ */
 export async function pruneBuckets(db: Db, now: number): Promise<void> {
   await db.$executeRaw(sql`
-    DELETE FROM "RateLimitBucket" WHERE "updatedAt" < ${ms(now - KNOWN_ADDRESS_MS)}`);
+    DELETE FROM "RateLimitBucket"
+    WHERE ("updatedAt" < ${ms(now - BACKOFF_RESET_MS)} AND "bucket" NOT LIKE 'sign-in:known:%')
+       OR "updatedAt" < ${ms(now - KNOWN_ADDRESS_MS)}`);
 }

@@ -188,6 +188,25 @@ describe(`sign-in limits (${testDatabaseProvider()})`, () => {
     }
   });
 
+  it("prunes stale buckets on a successful sign-in but keeps known addresses for 30 days", async () => {
+    expect(await attempt({ password: "guess", address: "203.0.113.7" })).toMatchObject({
+      status: "invalid",
+    });
+    expect(await attempt({ password: "right-password", address: "192.0.2.5" })).toMatchObject({
+      status: "ok",
+    });
+    const later = T0 + 2 * 24 * 3600 * 1000;
+    expect(
+      await attempt({ password: "right-password", address: "192.0.2.6", now: later }),
+    ).toMatchObject({ status: "ok" });
+    const buckets = (await database.db.rateLimitBucket.findMany()).map((row) => row.bucket).sort();
+    expect(buckets).toEqual([
+      "sign-in:address:192.0.2.6",
+      "sign-in:known:owner@example.com|192.0.2.5",
+      "sign-in:known:owner@example.com|192.0.2.6",
+    ]);
+  });
+
   it("fails closed, without checking the password, when the limiter cannot write", async () => {
     const broken = new Proxy(database.db, {
       get(target, property, receiver) {
