@@ -5,7 +5,7 @@ import { DefaultChatTransport, type UIMessage } from "ai";
 import { Square, SendHorizontal } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness/refine/types";
 import { RefinementCard } from "./refinement-card";
@@ -184,7 +184,8 @@ export function ChatView({
     return () => clearInterval(timer);
   }, [waiting, waitingFor, router]);
   const awaitRefinement = () => setWaitingFor({ since: Date.now(), known: refinements.length });
-  const { messages, sendMessage, status, stop, error } = useChat({
+  const lastSent = useRef("");
+  const { messages, sendMessage, setMessages, status, stop, error } = useChat({
     id: chatId,
     messages: initialMessages,
     transport: new DefaultChatTransport({
@@ -193,6 +194,13 @@ export function ChatView({
         body: { chatId: id, message: all.at(-1) },
       }),
     }),
+    onError: (failure) => {
+      // 409: another turn is running in this chat and nothing was stored. Take the message back
+      // out of the list and put its text back in the box, so sending again is one click.
+      if (!describeChatError(failure).busy) return;
+      setMessages((current) => (current.at(-1)?.role === "user" ? current.slice(0, -1) : current));
+      setInput((typed) => typed || lastSent.current);
+    },
     onFinish: ({ message }) => {
       const asked = message.parts.some(
         (part) =>
@@ -234,6 +242,7 @@ export function ChatView({
           event.preventDefault();
           const text = input.trim();
           if (!text || busy) return;
+          lastSent.current = text;
           void sendMessage({ text });
           setInput("");
         }}

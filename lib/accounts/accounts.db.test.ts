@@ -165,4 +165,28 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     ).rejects.toMatchObject({ code: "invite_expired" });
     await expect(findUsableInvite(database.db, "made-up")).rejects.toBeInstanceOf(AccountError);
   });
+
+  it("refuses an invite sign-up with an existing email without saying the email exists", async () => {
+    const { user: admin, workspace } = await signUpFirstUser(database.db, {
+      email: "ada@example.com",
+      password: "long-password",
+      name: "Ada",
+      workspaceName: "Acme",
+    });
+    const { token } = await createInvite(database.db, {
+      workspaceId: workspace.id,
+      createdById: admin.id,
+      role: "member",
+    });
+    const refused = await signUpWithInvite(database.db, {
+      token,
+      email: "ada@example.com",
+      password: "other-password",
+      name: "Not Ada",
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "email_taken" });
+    expect((refused as Error).message).not.toMatch(/exist|account|sign in/i);
+    // The invite is still usable: nothing was consumed.
+    await expect(findUsableInvite(database.db, token)).resolves.toBeTruthy();
+  });
 });
