@@ -1,13 +1,21 @@
 /**
- * Runs once per server process at start (Next.js instrumentation): starts this instance's
- * background workers on the durable job queue. Every instance runs them; the queue hands each
- * job to one worker. `CAIRN_WORKERS=off` keeps an instance out (e.g. a web-only instance).
+ * Runs once per server process at start (Next.js instrumentation hook).
+ *
+ * - The sign-in limiter needs each request's socket address, which Next 16 does not hand to
+ *   route handlers or server actions: stamp it on every request (lib/auth/client-address.ts),
+ *   and check `CAIRN_TRUSTED_PROXIES` now so a typo stops the start instead of every sign-in.
+ * - Starts this instance's background workers on the durable job queue. Every instance runs
+ *   them; the queue hands each job to one worker. `CAIRN_WORKERS=off` keeps an instance out.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  if (process.env.CAIRN_WORKERS === "off") return;
-  // `next build` loads this file in its workers too: no queue there.
+  // `next build` loads this file in its workers too: no stamping or queue there.
   if (process.env.NEXT_PHASE === "phase-production-build") return;
+  const { installSocketAddressStamp, trustedProxiesFromEnv } =
+    await import("./lib/auth/client-address");
+  trustedProxiesFromEnv();
+  installSocketAddressStamp();
+  if (process.env.CAIRN_WORKERS === "off") return;
   const { startJobWorkers } = await import("./lib/jobs/start-job-workers");
   await startJobWorkers();
 }

@@ -12,11 +12,11 @@ import {
   signUpWithInvite,
   workspaceNameSchema,
 } from "@/lib/accounts";
-import { signIn, signOut } from "@/lib/auth";
+import { signIn, signInMessage, signOut } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 
 export type FormState =
-  { error?: string; fieldErrors?: Record<string, string[] | undefined> } | undefined;
+  { error?: string; code?: string; fieldErrors?: Record<string, string[] | undefined> } | undefined;
 
 const signInSchema = z.object({
   email: z.string().trim().min(1, "Enter your email"),
@@ -30,13 +30,9 @@ export async function signInAction(_previous: FormState, formData: FormData): Pr
     await signIn("credentials", { ...parsed.data, redirectTo: "/chat" });
   } catch (error) {
     if (error instanceof AuthError) {
-      if (
-        error.type === "CredentialsSignin" &&
-        (error as CredentialsSignin).code === "rate_limited"
-      ) {
-        return { error: "Too many failed sign-in attempts. Wait 15 minutes and try again." };
-      }
-      return { error: "Wrong email or password." };
+      const code =
+        error.type === "CredentialsSignin" ? (error as CredentialsSignin).code : "try_later";
+      return { error: signInMessage(code), code };
     }
     throw error;
   }
@@ -55,6 +51,10 @@ const inviteSignUpSchema = z.object({
   email: emailSchema,
   password: passwordSchema,
 });
+
+/** The one answer to a refused invite sign-up, whatever the reason. */
+const INVITE_SIGN_UP_FAILED =
+  "Sign-up with this invite did not work. Check the link and your details, ask the admin who invited you for a new link, or sign in if you already have an account.";
 
 /** Sign-up: the first account on an empty database, or anyone holding a valid invite. */
 export async function signUpAction(_previous: FormState, formData: FormData): Promise<FormState> {
@@ -75,7 +75,12 @@ export async function signUpAction(_previous: FormState, formData: FormData): Pr
       ({ email, password } = parsed.data);
     }
   } catch (error) {
-    if (error instanceof AccountError) return { error: error.message };
+    if (error instanceof AccountError) {
+      // With an invite, every refusal reads the same: "this email already has an account" would
+      // tell an invite holder which emails exist (the timing is the same too: the password is
+      // hashed before the email is tried).
+      return { error: raw.token ? INVITE_SIGN_UP_FAILED : error.message };
+    }
     throw error;
   }
   try {

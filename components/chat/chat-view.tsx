@@ -5,13 +5,14 @@ import { DefaultChatTransport, type UIMessage } from "ai";
 import { Square, SendHorizontal } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness/refine/types";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
+import { describeChatError } from "./chat-error";
 
 interface TurnData {
   turnId?: string;
@@ -187,7 +188,8 @@ export function ChatView({
     return () => clearInterval(timer);
   }, [waiting, waitingFor, router]);
   const awaitRefinement = () => setWaitingFor({ since: Date.now(), known: refinements.length });
-  const { messages, sendMessage, status, stop, error } = useChat({
+  const lastSent = useRef("");
+  const { messages, sendMessage, setMessages, status, stop, error } = useChat({
     id: chatId,
     messages: initialMessages,
     transport: new DefaultChatTransport({
@@ -196,6 +198,13 @@ export function ChatView({
         body: { chatId: id, message: all.at(-1) },
       }),
     }),
+    onError: (failure) => {
+      // 409: another turn is running in this chat and nothing was stored. Take the message back
+      // out of the list and put its text back in the box, so sending again is one click.
+      if (!describeChatError(failure).busy) return;
+      setMessages((current) => (current.at(-1)?.role === "user" ? current.slice(0, -1) : current));
+      setInput((typed) => typed || lastSent.current);
+    },
     onFinish: ({ message }) => {
       const asked = message.parts.some(
         (part) =>
@@ -229,11 +238,7 @@ export function ChatView({
             Refining the harness…
           </p>
         ) : null}
-        {error ? (
-          <p className="text-destructive text-sm" data-testid="chat-error">
-            {error.message || "The turn failed."} Nothing was saved.
-          </p>
-        ) : null}
+        {error ? <ChatError error={error} /> : null}
       </div>
       <form
         className="border-border bg-background sticky bottom-0 flex gap-2 border-t pt-3"
@@ -241,6 +246,7 @@ export function ChatView({
           event.preventDefault();
           const text = input.trim();
           if (!text || busy) return;
+          lastSent.current = text;
           void sendMessage({ text });
           setInput("");
         }}
@@ -303,5 +309,15 @@ export function ChatView({
         )}
       </form>
     </div>
+  );
+}
+
+function ChatError({ error }: { error: Error }) {
+  const { message, busy } = describeChatError(error);
+  return (
+    <p className="text-destructive text-sm" data-testid="chat-error" data-busy={busy || undefined}>
+      {message}
+      {busy ? "" : " Nothing was saved."}
+    </p>
   );
 }

@@ -190,7 +190,8 @@ export async function signUpWithInvite(
     if (isUniqueConstraintError(error)) {
       throw new AccountError(
         "email_taken",
-        "An account with this email already exists. Sign in instead.",
+        // Deliberately vague: shown to invite holders, it must not confirm that the email exists.
+        "Sign-up with this invite did not work.",
       );
     }
     throw error;

@@ -4,8 +4,8 @@ import GitHub from "next-auth/providers/github";
 import { z } from "zod";
 import { getDb, type Db } from "@/lib/db";
 import { isRole } from "@/lib/harness";
-import { verifyPassword } from "@/lib/accounts";
-import { clearHits, recordHit, retryAfterSeconds, signInRules } from "./rate-limit";
+import { clientAddressOf } from "./client-address";
+import { checkSignIn } from "./sign-in";
 
 /** Wrong email or password. One message for both, so sign-in does not reveal which emails exist. */
 class InvalidCredentials extends CredentialsSignin {
@@ -17,16 +17,18 @@ class RateLimited extends CredentialsSignin {
   code = "rate_limited";
 }
 
+/**
+ * The limiter could not count the attempt (the database is unreachable or busy), so the password
+ * was not checked: sign-in fails closed with "try again shortly", never as a server error.
+ */
+class SignInUnavailable extends CredentialsSignin {
+  code = "try_later";
+}
+
 const credentialsSchema = z.object({
   email: z.string().trim().toLowerCase().max(254),
   password: z.string().max(200),
 });
-
-export function clientAddressOf(headers: Headers): string {
-  return (
-    headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown"
-  );
-}
 
 /**
  * Invalidates every session token the user holds (sign-out, removal from a workspace): the next
@@ -53,20 +55,24 @@ const config: NextAuthConfig = {
       async authorize(raw, request) {
         const parsed = credentialsSchema.safeParse(raw);
         if (!parsed.success) throw new InvalidCredentials();
-        const { email, password } = parsed.data;
-        const db = getDb();
-        const rules = signInRules({ email, clientAddress: clientAddressOf(request.headers) });
-        if ((await retryAfterSeconds(db, rules)) > 0) throw new RateLimited();
-        const user = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
-        const valid = user?.passwordHash
-          ? await verifyPassword(password, user.passwordHash)
-          : false;
-        if (!user || !valid) {
-          await recordHit(db, rules);
-          throw new InvalidCredentials();
+        let result: Awaited<ReturnType<typeof checkSignIn>>;
+        try {
+          const address = clientAddressOf(request.headers);
+          result = await checkSignIn({ db: getDb(), ...parsed.data, address });
+        } catch (cause) {
+          result = { status: "unavailable", cause };
         }
-        await clearHits(db, rules[0]!.bucket);
-        return { id: user.id, email: user.email, name: user.name };
+        switch (result.status) {
+          case "ok":
+            return result.user;
+          case "limited":
+            throw new RateLimited();
+          case "unavailable":
+            console.error("cairn: the sign-in limiter failed; refusing sign-in", result.cause);
+            throw new SignInUnavailable();
+          default:
+            throw new InvalidCredentials();
+        }
       },
     }),
     ...(githubEnabled ? [GitHub] : []),

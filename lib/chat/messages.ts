@@ -52,9 +52,21 @@ export function messagesForModel(
   ];
 }
 
-/** Appends a message at the end of the chat; two writers racing for the same position retry. */
+/**
+ * Most times an append retries after losing the race for the next position. Each lost race
+ * means another append took that position, so N concurrent appenders all finish within N tries;
+ * the bound only stops a loop on a database that keeps failing the same way.
+ */
+const MAX_APPEND_ATTEMPTS = 200;
+
+/**
+ * Appends a message at the end of the chat. Two writers racing for the same position (the
+ * unique `(chatId, seq)`) make the loser retry at the next one, after a short random pause.
+ * Turns no longer race here (one turn at a time per chat, see turn-claim.ts), but an append
+ * must still never fail just because another one happened at the same moment.
+ */
 export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const last = await db.chatMessage.findFirst({
       where: { chatId },
       orderBy: { seq: "desc" },
@@ -72,7 +84,14 @@ export async function appendMessage(db: Db, chatId: string, message: UIMessage):
       });
       return;
     } catch (error) {
-      if (!isUniqueConstraintError(error) || attempt >= 4) throw error;
+      if (!isUniqueConstraintError(error) || attempt >= MAX_APPEND_ATTEMPTS) throw error;
+      // A duplicate message id is not a lost race: retrying would never succeed.
+      if (await db.chatMessage.findUnique({ where: { id: message.id }, select: { id: true } })) {
+        throw error;
+      }
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)),
+      );
     }
   }
 }

@@ -27,11 +27,14 @@ import {
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
+import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
 
 export type StartTurnResult =
   | { status: "started"; turnId: string; response: Response }
   | { status: "not_found" }
   | { status: "forbidden"; message: string }
+  /** Another turn is running in this chat (any tab, any instance): answer 409, nothing stored. */
+  | { status: "busy" }
   | { status: "model_unavailable"; model: ModelNotReady };
 
 /** Why a member's `/refine --global` is refused. */
@@ -149,6 +152,31 @@ export async function startChatTurn(options: {
   const model = await getChatModel();
   if (model.status !== "ready") return { status: "model_unavailable", model };
 
+  // One turn at a time per chat: claim it before storing anything, so a refused turn leaves no
+  // trace and a running turn's prompt never picks up another turn's message.
+  const turnId = randomUUID();
+  const claim = await holdChatClaim(db, { chatId, turnId });
+  if (!claim) return { status: "busy" };
+  try {
+    return await runClaimedTurn({ ...options, turnId, claim, model });
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
+
+/** The rest of `startChatTurn`, once the chat is claimed; the claim is released when the turn is recorded. */
+async function runClaimedTurn(options: {
+  actor: Actor;
+  chatId: string;
+  message: UIMessage;
+  abortSignal?: AbortSignal;
+  turnId: string;
+  claim: HeldChatClaim;
+  model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>;
+}): Promise<StartTurnResult> {
+  const { actor, chatId, turnId, claim, model } = options;
+  const db = getDb();
   const full = await db.chat.findUniqueOrThrow({
     where: { id: chatId },
     select: { compactionSummary: true, compactedThroughId: true },
@@ -163,11 +191,12 @@ export async function startChatTurn(options: {
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
   );
-  if (command) return refineCommandTurn({ actor, chatId, message, command });
+  if (command) return refineCommandTurn({ actor, chatId, message, command, turnId, claim });
 
   const refine = createRefineTool();
   const turnRow = await db.turn.create({
     data: {
+      id: turnId,
       chatId,
       userId: actor.userId,
       status: "running",
@@ -187,14 +216,20 @@ export async function startChatTurn(options: {
   });
   void turn.finished
     .then(async (result) => {
-      await recordTurn({ turnId: turnRow.id, chatId, result });
+      try {
+        await recordTurn({ turnId: turnRow.id, chatId, result });
+      } finally {
+        // The next turn may start once this one's messages are stored.
+        await claim.release();
+      }
       // Refinements run after the response, never during it.
       if (result.status !== "completed") return;
       const requested = refine.take();
       if (requested) scheduleRefinement({ actor, chatId, request: requested });
       else await maybeAutoRefine({ actor, chatId, compacted: Boolean(result.compaction) });
     })
-    .catch((error: unknown) => console.error("cairn: recording a turn failed", error));
+    .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
+    .finally(() => claim.release());
   return { status: "started", turnId: turnRow.id, response: turn.toUIMessageStreamResponse() };
 }
 
@@ -208,10 +243,13 @@ async function refineCommandTurn(options: {
   chatId: string;
   message: UIMessage;
   command: { instructions?: string; global: boolean };
+  turnId: string;
+  claim: HeldChatClaim;
 }): Promise<StartTurnResult> {
   const db = getDb();
   const turnRow = await db.turn.create({
     data: {
+      id: options.turnId,
       chatId: options.chatId,
       userId: options.actor.userId,
       status: "completed",
@@ -261,6 +299,7 @@ async function refineCommandTurn(options: {
       await appendMessage(db, options.chatId, responseMessage).catch((error: unknown) =>
         console.error(error),
       );
+      await options.claim.release();
       await db.turn.update({
         where: { id: turnRow.id },
         data: { assistantMessageId: responseMessage.id },

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { Button } from "@/components/ui/button";
 import { Card, CardDescription, CardTitle } from "@/components/ui/card";
-import { getActor, githubEnabled, signIn } from "@/lib/auth";
+import { getActor, githubEnabled, signIn, signInMessage } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
@@ -15,10 +15,12 @@ const errorMessages: Record<string, string> = {
 export default async function SignInPage({
   searchParams,
 }: {
-  searchParams: Promise<{ error?: string }>;
+  searchParams: Promise<{ error?: string | string[]; code?: string | string[] }>;
 }) {
   if (await getActor()) redirect("/chat");
-  const { error } = await searchParams;
+  const params = await searchParams;
+  const error = typeof params.error === "string" ? params.error : undefined;
+  const code = typeof params.code === "string" ? params.code : undefined;
   const empty = (await getDb().user.count()) === 0;
   return (
     <Card className="space-y-4">
@@ -32,7 +34,15 @@ export default async function SignInPage({
           — it becomes the workspace admin.
         </CardDescription>
       ) : null}
-      <SignInForm initialError={error ? (errorMessages[error] ?? "Sign-in failed.") : undefined} />
+      <SignInForm
+        initialError={
+          error === "CredentialsSignin"
+            ? signInMessage(code)
+            : error
+              ? (errorMessages[error] ?? "Sign-in failed.")
+              : undefined
+        }
+      />
       {githubEnabled ? (
         <form
           action={async () => {

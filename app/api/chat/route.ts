@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
-import { incomingMessageSchema, startChatTurn } from "@/lib/chat";
+import { CHAT_BUSY_MESSAGE, incomingMessageSchema, startChatTurn } from "@/lib/chat";
 import { refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
@@ -42,6 +42,9 @@ export async function POST(request: Request) {
     return Response.json({ error: "No such chat." }, { status: 404 });
   if (started.status === "forbidden") {
     return Response.json({ error: started.message }, { status: 403 });
+  }
+  if (started.status === "busy") {
+    return Response.json({ error: CHAT_BUSY_MESSAGE, code: "conflict:chat" }, { status: 409 });
   }
   if (started.status === "model_unavailable") {
     return Response.json(

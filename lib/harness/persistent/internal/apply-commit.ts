@@ -25,10 +25,16 @@ export function describeError(error: unknown): { code: string; message: string }
  * Applies `changes` (computed against `base` at `baseCursor`) with compare-and-swap. With
  * `snapshot`, the first store is tried directly at `baseCursor`; after that (or without it)
  * each attempt loads the current state and rebases the change set onto it, three-way merging
- * text. Content clashes stop at once as `conflict`; a backing that keeps moving gives
- * `conflict` after `maxAttempts` stores. Thrown errors become `failed`. Never half-applies:
- * each store is one atomic call.
+ * text. Content clashes stop at once as `conflict`. A lost compare-and-swap after which the
+ * dir had moved means another commit landed — progress, so that attempt is given back and the
+ * change is merged again after a short random pause (40 turns appending to one file all commit);
+ * `maxAttempts` bounds the stores lost without the dir moving, and `MAX_COMMIT_ROUNDS` the
+ * whole loop, after which the result is `conflict`. Thrown errors become `failed`. Never
+ * half-applies: each store is one atomic call.
  */
+/** The most stores one commit tries, however much the dir moves meanwhile. */
+export const MAX_COMMIT_ROUNDS = 200;
+
 export async function applyCommit<TExtraBody, TSession>(options: {
   dir: ResolvedPersistentDir<TExtraBody, TSession>;
   extraBody: TExtraBody;
@@ -55,9 +61,19 @@ export async function applyCommit<TExtraBody, TSession>(options: {
   let changes = options.changes;
   let merged = false;
   let lastMessage = "";
+  let attemptsLeft = Math.max(1, options.maxAttempts);
+  /** The cursor of the last store that lost its compare-and-swap. */
+  let lostAgainst: DirCursor | undefined;
   try {
-    for (let attempt = 0; attempt < Math.max(1, options.maxAttempts); attempt += 1) {
+    for (let round = 0; attemptsLeft > 0 && round < MAX_COMMIT_ROUNDS; round += 1) {
       if (snapshot === undefined) {
+        if (lostAgainst !== undefined) {
+          // Spread contenders out so each round lets some of them through.
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.random() * Math.min(50, round * 2)),
+          );
+          abortSignal?.throwIfAborted();
+        }
         const loaded = await dir.definition.load({ extraBody, session, abortSignal });
         // The current state may exceed limits the turn never saw (limits lowered since); still
         // merge into it, but the result must respect them.
@@ -86,11 +102,14 @@ export async function applyCommit<TExtraBody, TSession>(options: {
         if (isEmptyChangeSet(rebased.changes))
           return { status: "already-applied", cursor: current.cursor };
         merged = merged || current.cursor !== options.baseCursor;
+        // The dir moved since the store we lost: another commit landed, not a wasted attempt.
+        if (lostAgainst !== undefined && current.cursor !== lostAgainst) attemptsLeft += 1;
         cursor = current.cursor;
         snapshot = rebased.snapshot;
         changes = rebased.changes;
       }
       assertSnapshotWithinLimits(dir, snapshot);
+      attemptsLeft -= 1;
       const result = await store({
         extraBody,
         session,
@@ -116,6 +135,7 @@ export async function applyCommit<TExtraBody, TSession>(options: {
         });
       }
       lastMessage = result.message;
+      lostAgainst = cursor;
       snapshot = undefined;
     }
   } catch (error) {

@@ -19,20 +19,27 @@ export function isEmptyChangeSet(changes: ChangeSet): boolean {
   );
 }
 
-/** Three-way merge of text by lines. `null` when the sides clash. */
+/**
+ * Three-way merge of text by lines. `null` when the sides clash.
+ *
+ * `ours` is the change being committed, `theirs` what was committed before it. Where both sides
+ * only inserted lines at the same place (the base region between them is empty — two turns that
+ * each appended a note at the end, say), both insertions are kept, `theirs` first: the order in
+ * which they were committed. Identical insertions count once. Any region where a side changed or
+ * removed base lines that the other side also touched stays a conflict.
+ */
 export function mergeText(options: { base: string; ours: string; theirs: string }): string | null {
-  const regions = diff3Merge(
+  const lines: string[] = [];
+  for (const region of diff3Merge(
     options.ours.split("\n"),
     options.base.split("\n"),
     options.theirs.split("\n"),
-    {
-      excludeFalseConflicts: true,
-    },
-  );
-  const lines: string[] = [];
-  for (const region of regions) {
-    if (region.conflict) return null;
+    { excludeFalseConflicts: true },
+  )) {
     if (region.ok) lines.push(...region.ok);
+    else if (region.conflict?.o.length === 0)
+      lines.push(...region.conflict.b, ...region.conflict.a);
+    else if (region.conflict) return null;
   }
   return lines.join("\n");
 }

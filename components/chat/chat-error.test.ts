@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { describeChatError } from "./chat-error";
+
+describe("describeChatError", () => {
+  it("shows the server's message for a busy chat", () => {
+    const body = JSON.stringify({
+      error: "A reply is still being written.",
+      code: "conflict:chat",
+    });
+    expect(describeChatError(new Error(body))).toEqual({
+      message: "A reply is still being written.",
+      busy: true,
+    });
+  });
+
+  it("shows other JSON errors' text and plain messages as they are", () => {
+    expect(describeChatError(new Error('{"error":"No such chat."}'))).toEqual({
+      message: "No such chat.",
+      busy: false,
+    });
+    expect(describeChatError(new Error("network down"))).toEqual({
+      message: "network down",
+      busy: false,
+    });
+    expect(describeChatError(new Error(""))).toEqual({ message: "The turn failed.", busy: false });
+  });
+});

@@ -1,0 +1,108 @@
+import { sql, type Db } from "@/lib/db";
+
+/**
+ * One turn at a time per chat, across tabs and instances: a turn first claims its chat
+ * (`ChatTurnClaim`, one row per chat), and a second turn that finds the claim held is refused
+ * with 409 before it stores anything. The claim is a lease: renewed while the turn runs,
+ * deleted when it ends, and taken over once it has run out — so a process that died mid-turn
+ * locks its chat for at most `TURN_CLAIM_LEASE_MS`.
+ */
+
+/** How long a claim holds without renewal. */
+export const TURN_CLAIM_LEASE_MS = 2 * 60 * 1000;
+/** How often a running turn renews its claim. */
+export const TURN_CLAIM_RENEW_MS = 30 * 1000;
+/**
+ * The longest a turn keeps renewing (turns stream for at most 300 s): a turn whose end was never
+ * observed stops renewing then, and its claim runs out one lease later.
+ */
+export const TURN_CLAIM_MAX_HOLD_MS = 15 * 60 * 1000;
+
+/** The answer a refused turn gets (HTTP 409), shown as is in the chat. */
+export const CHAT_BUSY_MESSAGE =
+  "A reply is still being written in this chat (maybe in another tab). Wait for it to finish, then send your message again.";
+
+function epoch(value: number) {
+  return sql`CAST(${BigInt(Math.floor(value))} AS BIGINT)`;
+}
+
+/**
+ * Claims `chatId` for `turnId`: true when this turn now holds the chat. One conditional UPSERT —
+ * it inserts the claim, or takes over one whose lease has run out; a live claim is left alone
+ * and nothing is returned. Concurrent claims serialize on the row, so exactly one wins.
+ */
+export async function claimChat(
+  db: Db,
+  options: { chatId: string; turnId: string; now?: number; leaseMs?: number },
+): Promise<boolean> {
+  const now = options.now ?? Date.now();
+  const until = now + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
+  const rows = await db.$queryRaw<{ turnId: string }[]>(sql`
+    INSERT INTO "ChatTurnClaim" ("chatId", "turnId", "leaseUntil")
+    VALUES (${options.chatId}, ${options.turnId}, ${epoch(until)})
+    ON CONFLICT ("chatId") DO UPDATE SET
+      "turnId" = excluded."turnId", "leaseUntil" = excluded."leaseUntil"
+    WHERE "ChatTurnClaim"."leaseUntil" <= ${epoch(now)}
+    RETURNING "turnId"`);
+  return rows.length === 1 && rows[0]!.turnId === options.turnId;
+}
+
+/** Extends a held claim; false when the claim is no longer this turn's. */
+export async function renewChatClaim(
+  db: Db,
+  options: { chatId: string; turnId: string; now?: number; leaseMs?: number },
+): Promise<boolean> {
+  const until = (options.now ?? Date.now()) + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
+  const changed = await db.$executeRaw(sql`
+    UPDATE "ChatTurnClaim" SET "leaseUntil" = ${epoch(until)}
+    WHERE "chatId" = ${options.chatId} AND "turnId" = ${options.turnId}`);
+  return changed === 1;
+}
+
+/** Releases the claim if this turn still holds it. */
+export async function releaseChatClaim(
+  db: Db,
+  options: { chatId: string; turnId: string },
+): Promise<void> {
+  await db.$executeRaw(sql`
+    DELETE FROM "ChatTurnClaim"
+    WHERE "chatId" = ${options.chatId} AND "turnId" = ${options.turnId}`);
+}
+
+/** A held claim: renewed in the background until `release()`. */
+export interface HeldChatClaim {
+  /** Stops renewing and deletes the claim. Safe to call more than once; never throws. */
+  release(): Promise<void>;
+}
+
+/**
+ * Claims the chat and keeps renewing it every `TURN_CLAIM_RENEW_MS` until released (or for at
+ * most `TURN_CLAIM_MAX_HOLD_MS`). `null` when another turn holds the chat.
+ */
+export async function holdChatClaim(
+  db: Db,
+  options: { chatId: string; turnId: string },
+): Promise<HeldChatClaim | null> {
+  if (!(await claimChat(db, options))) return null;
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - started > TURN_CLAIM_MAX_HOLD_MS) {
+      clearInterval(timer);
+      return;
+    }
+    renewChatClaim(db, options).catch((error: unknown) =>
+      console.error("cairn: renewing a chat's turn claim failed", error),
+    );
+  }, TURN_CLAIM_RENEW_MS);
+  timer.unref();
+  let released: Promise<void> | undefined;
+  return {
+    release() {
+      clearInterval(timer);
+      released ??= releaseChatClaim(db, options).catch((error: unknown) =>
+        console.error("cairn: releasing a chat's turn claim failed; it expires on its own", error),
+      );
+      return released;
+    },
+  };
+}
