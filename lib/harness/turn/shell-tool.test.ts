@@ -86,7 +86,7 @@ describe("bash tool in a worker", () => {
     const result = await runShellCommand({
       checkout: files,
       command: "seq 1 100000",
-      limits: { maxOutputChars: 1000 },
+      limits: { maxOutputChars: 1000, timeoutMs: 60_000 },
     });
     expect(result).toContain("[… stdout truncated: 1,000 of 588,895 characters shown]");
     expect(result.length).toBeLessThan(1200);
@@ -98,8 +98,7 @@ describe("bash tool change sets", () => {
     const files = await checkout();
     const result = await runShellCommand({
       checkout: files,
-      command:
-        "echo changed > /persistent/user/notes.md; for i in $(seq 2001); do echo $i > /persistent/user/f$i.md; done",
+      command: "echo changed > /persistent/user/notes.md; cd /persistent/user && touch f{1..2001}.md",
       limits: { timeoutMs: 60_000 },
     });
     expect(result).toContain("none of this command's 2002 file changes were kept");
@@ -117,7 +116,7 @@ describe("bash tool change sets", () => {
     const files = await checkout();
     const result = await runShellCommand({
       checkout: files,
-      command: "for i in $(seq 500); do echo $i > /persistent/company/f$i.md; done",
+      command: "touch /persistent/company/f{1..500}.md",
       limits: { timeoutMs: 60_000 },
     });
     expect(result).toContain(`[… and ${500 - MAX_LISTED_REFUSALS} more refused]`);
