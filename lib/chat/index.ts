@@ -2,3 +2,13 @@ export { startChatTurn, type StartTurnResult } from "./run-chat-turn";
 export { incomingMessageSchema, loadChatMessages, MAX_USER_MESSAGE_CHARS } from "./messages";
 export { BASE_PROMPT } from "./base-prompt";
 export { getTurnForActor, latestTurnId, type TurnView } from "./turns";
+export {
+  createTurnSlots,
+  DEFAULT_MAX_TURNS_PER_USER,
+  maxTurnsPerUserFromEnv,
+  userTurnSlots,
+  withTurnSlot,
+  type TooManyTurns,
+  type TurnSlot,
+  type TurnSlots,
+} from "./turn-slots";

@@ -20,9 +20,16 @@ import {
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
+import { shellLimitsFromEnv } from "./shell-settings";
 
 export type StartTurnResult =
-  | { status: "started"; turnId: string; response: Response }
+  | {
+      status: "started";
+      turnId: string;
+      response: Response;
+      /** Settles when the turn has finished and been recorded (the browser may be long gone). */
+      finished: Promise<void>;
+    }
   | { status: "not_found" }
   | { status: "model_unavailable"; model: ModelNotReady };
 
@@ -52,6 +59,7 @@ async function appHarness(
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
     tools: () => extraTools,
     memoryTool: providerMemoryTool(model.provider),
+    shell: shellLimitsFromEnv(),
     recentRefinements: async () =>
       (
         await db.refinement.findMany({
@@ -164,7 +172,7 @@ export async function startChatTurn(options: {
     describeError: (error) => describeProviderError(error).message,
     turnData: { turnId: turnRow.id },
   });
-  void turn.finished
+  const finished = turn.finished
     .then(async (result) => {
       await recordTurn({ turnId: turnRow.id, chatId, result });
       // Refinements run after the response, never during it.
@@ -174,7 +182,12 @@ export async function startChatTurn(options: {
       else await maybeAutoRefine({ actor, chatId, compacted: Boolean(result.compaction) });
     })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error));
-  return { status: "started", turnId: turnRow.id, response: turn.toUIMessageStreamResponse() };
+  return {
+    status: "started",
+    turnId: turnRow.id,
+    response: turn.toUIMessageStreamResponse(),
+    finished,
+  };
 }
 
 /**
@@ -240,5 +253,7 @@ async function refineCommandTurn(options: {
     status: "started",
     turnId: turnRow.id,
     response: createUIMessageStreamResponse({ stream }),
+    // Model-less: nothing runs after the response that a slot should count.
+    finished: Promise.resolve(),
   };
 }

@@ -138,7 +138,10 @@ export function runShellSandbox(options: {
           `The command was stopped after ${limits.timeoutMs} ms (the time limit of one bash call).`,
         );
       } else if (message.type === "result") {
-        finish({ ...(message as unknown as Omit<ShellRunCompleted, "status">), status: "completed" });
+        finish({
+          ...(message as unknown as Omit<ShellRunCompleted, "status">),
+          status: "completed",
+        });
       } else if (message.type === "failed") {
         finish({ status: "failed", message: String(message.message) });
       }

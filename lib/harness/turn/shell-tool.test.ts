@@ -98,7 +98,8 @@ describe("bash tool change sets", () => {
     const files = await checkout();
     const result = await runShellCommand({
       checkout: files,
-      command: "echo changed > /persistent/user/notes.md; cd /persistent/user && touch f{1..2001}.md",
+      command:
+        "echo changed > /persistent/user/notes.md; cd /persistent/user && touch f{1..2001}.md",
       limits: { timeoutMs: 60_000 },
     });
     expect(result).toContain("none of this command's 2002 file changes were kept");
@@ -107,9 +108,9 @@ describe("bash tool change sets", () => {
       "/persistent/user/notes.md",
     ]);
     expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
-    expect(files.diff().every((dir) => dir.changes.created.length + dir.changes.updated.length === 0)).toBe(
-      true,
-    );
+    expect(
+      files.diff().every((dir) => dir.changes.created.length + dir.changes.updated.length === 0),
+    ).toBe(true);
   });
 
   it("lists at most a bounded number of refused changes (finding 11)", async () => {

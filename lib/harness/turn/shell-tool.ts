@@ -29,7 +29,8 @@ function clipped(name: string, text: string, fullLength: number): string {
 
 function listed(lines: string[], what: string): string {
   const shown = lines.slice(0, MAX_LISTED_REFUSALS);
-  if (lines.length > shown.length) shown.push(`[… and ${lines.length - shown.length} more ${what}]`);
+  if (lines.length > shown.length)
+    shown.push(`[… and ${lines.length - shown.length} more ${what}]`);
   return shown.join("\n");
 }
 
