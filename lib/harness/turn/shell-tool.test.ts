@@ -1,7 +1,7 @@
 // These tests run real worker threads (lib/harness/turn/shell-worker.mjs) with small limits.
 import { describe, expect, it } from "vitest";
 import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../persistent";
-import { MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
+import { createShellTool, MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
 
 async function checkout(): Promise<Checkout> {
   return loadCheckout({
@@ -134,5 +134,20 @@ describe("bash tool change sets", () => {
     expect(result).toContain("exit code 0");
     expect(result).toContain("/persistent/user/loop: symbolic links are not kept");
     expect(files.readFile({ path: "/persistent/user/b.md" })).toBe("hi\n");
+  });
+});
+
+describe("bash tool calls of one turn", () => {
+  it("run one after another: a second call sees the first call's changes", async () => {
+    const files = await checkout();
+    const bash = createShellTool({ checkout: files, limits: { timeoutMs: 60_000 } });
+    const call = (command: string, toolCallId: string) =>
+      bash.execute!({ command }, { toolCallId, messages: [] }) as Promise<string>;
+    const [first, second] = await Promise.all([
+      call("echo first > /persistent/user/order.md", "a"),
+      call("cat /persistent/user/order.md", "b"),
+    ]);
+    expect(first).toContain("exit code 0");
+    expect(second).toContain("stdout:\nfirst");
   });
 });

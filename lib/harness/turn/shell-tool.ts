@@ -130,14 +130,29 @@ export async function runShellCommand(options: {
   return parts.join("\n");
 }
 
-/** The `bash` tool over a turn's checkout, bounded by `limits`. */
+/**
+ * The `bash` tool over a turn's checkout, bounded by `limits`. Calls of one tool (one turn) run
+ * one after another, even when the model asks for several at once: each sees the changes of the
+ * one before, and a turn occupies at most one worker. Time spent waiting does not count.
+ */
 export function createShellTool(options: { checkout: Checkout; limits?: ShellLimits }): Tool {
+  let previous: Promise<unknown> = Promise.resolve();
   return tool({
     description: SHELL_TOOL_DESCRIPTION,
     inputSchema: z.object({
       command: z.string().min(1).max(10_000).describe("The bash command line to run."),
     }),
-    execute: async ({ command }, { abortSignal }) =>
-      runShellCommand({ checkout: options.checkout, command, limits: options.limits, abortSignal }),
+    execute: ({ command }, { abortSignal }) => {
+      const run = previous.then(() =>
+        runShellCommand({
+          checkout: options.checkout,
+          command,
+          limits: options.limits,
+          abortSignal,
+        }),
+      );
+      previous = run.catch(() => undefined);
+      return run;
+    },
   });
 }
