@@ -4,6 +4,7 @@ import { benchHarnessStore } from "./harness-store";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
+import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
 import { benchTurnOverhead } from "./turn-overhead";
 
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<string>> = {
   "turn-overhead": benchTurnOverhead,
   refinement: benchRefinement,
   snapshot: benchSnapshot,
+  "shell-start": benchShellStart,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
