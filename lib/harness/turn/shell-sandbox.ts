@@ -71,8 +71,51 @@ function defaultWorkerUrl(): URL {
   return new URL("./shell-worker.mjs", import.meta.url);
 }
 
+type ResolvedShellLimits = ReturnType<typeof resolveShellLimits>;
+
+function spawnWorker(url: URL | string, limits: ResolvedShellLimits): Worker {
+  return new Worker(url, {
+    resourceLimits: {
+      maxOldGenerationSizeMb: limits.memoryMb,
+      maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(limits.memoryMb / 8))),
+      stackSizeMb: 4,
+    },
+  });
+}
+
 /**
- * Runs `command` in just-bash inside a fresh worker thread over a copy of `files`, and returns
+ * One unused worker kept warm (just-bash loaded), so a call does not wait for the import. It is
+ * used for one call and then terminated like any other; a new spare starts at once. It does not
+ * keep the process alive, and a spare that fails is dropped (the next call starts its own).
+ */
+let spare: { worker: Worker; key: string; drop: () => void } | null = null;
+
+function takeWorker(limits: ResolvedShellLimits): Worker {
+  const url = limits.workerUrl ?? defaultWorkerUrl();
+  const key = `${String(url)}|${limits.memoryMb}`;
+  let worker: Worker;
+  if (spare && spare.key === key) {
+    worker = spare.worker;
+    spare.worker.off("error", spare.drop).off("exit", spare.drop);
+    spare = null;
+    worker.ref();
+  } else {
+    if (spare) void spare.worker.terminate();
+    spare = null;
+    worker = spawnWorker(url, limits);
+  }
+  const next = spawnWorker(url, limits);
+  next.unref();
+  const drop = () => {
+    if (spare?.worker === next) spare = null;
+  };
+  next.on("error", drop).on("exit", drop);
+  spare = { worker: next, key, drop };
+  return worker;
+}
+
+/**
+ * Runs `command` in just-bash inside a worker thread of its own (never reused) over a copy of `files`, and returns
  * what changed under `/persistent`. The worker is terminated — whatever it is doing, a tight
  * synchronous loop included — when the wall-clock limit passes, when its heap passes the cap,
  * or when `abortSignal` fires; the event loop of the caller is never blocked by the command.
@@ -93,26 +136,7 @@ export function runShellSandbox(options: {
   return new Promise<ShellRunResult>((resolve) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const worker = new Worker(limits.workerUrl ?? defaultWorkerUrl(), {
-      workerData: {
-        command: options.command,
-        files: options.files,
-        dirs: options.dirs,
-        maxOutputChars: limits.maxOutputChars,
-        // just-bash's own limits are a first line; the worker's termination is the hard one.
-        executionLimits: {
-          maxExecutionTimeMs: limits.timeoutMs,
-          maxOutputSize: Math.max(limits.maxOutputChars * 4, 1024 * 1024),
-          maxStringLength: 64 * 1024 * 1024,
-          maxFileSystemBytes: Math.max(8 * 1024 * 1024, (limits.memoryMb * 1024 * 1024) / 2),
-        },
-      },
-      resourceLimits: {
-        maxOldGenerationSizeMb: limits.memoryMb,
-        maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(limits.memoryMb / 8))),
-        stackSizeMb: 4,
-      },
-    });
+    const worker = takeWorker(limits);
 
     const finish = (result: ShellRunResult) => {
       if (settled) return;
@@ -130,6 +154,19 @@ export function runShellSandbox(options: {
       timer = setTimeout(() => finish({ status: "timeout", message }), ms);
     };
     stopAfter(STARTUP_TIMEOUT_MS, "The shell did not start in time.");
+    worker.postMessage({
+      command: options.command,
+      files: options.files,
+      dirs: options.dirs,
+      maxOutputChars: limits.maxOutputChars,
+      // just-bash's own limits are a first line; the worker's termination is the hard one.
+      executionLimits: {
+        maxExecutionTimeMs: limits.timeoutMs,
+        maxOutputSize: Math.max(limits.maxOutputChars * 4, 1024 * 1024),
+        maxStringLength: 64 * 1024 * 1024,
+        maxFileSystemBytes: Math.max(8 * 1024 * 1024, (limits.memoryMb * 1024 * 1024) / 2),
+      },
+    });
 
     worker.on("message", (message: { type: string } & Record<string, unknown>) => {
       if (message.type === "started") {

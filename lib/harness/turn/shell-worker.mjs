@@ -2,14 +2,15 @@
 // posts back what changed. Plain JavaScript on purpose: Node loads it as it is, under vitest and
 // under `next start`, with no build step (see docs/decisions/0008-shell-in-a-worker.md).
 //
-// Protocol. workerData: { command, files: [path, string | Uint8Array][], dirs: string[],
-// maxOutputChars, executionLimits }. Messages to the parent, in order:
+// Protocol. The worker loads just-bash as soon as it starts (the parent keeps one spare worker
+// warm this way), then takes exactly one job message: { command, files: [path, string |
+// Uint8Array][], dirs: string[], maxOutputChars, executionLimits }. Messages to the parent:
 //   { type: "started" }                 — just-bash is loaded; the parent starts the clock
 //   { type: "result", exitCode, stdout, stderr, stdoutChars, stderrChars,
 //     writes: [path, Uint8Array][], deletes: string[], skipped: { path, reason }[] }
 //   { type: "failed", message }          — the command could not run (an exception)
 // The parent enforces the wall-clock and memory limits by terminating this thread.
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 
 const ROOT = "/persistent";
 const encoder = new TextEncoder();
@@ -42,9 +43,8 @@ function clip(text, limit) {
   return text.length > limit ? text.slice(0, limit) : text;
 }
 
-async function run() {
-  const { command, files, dirs, maxOutputChars, executionLimits } = workerData;
-  const { Bash } = await import("just-bash");
+async function run(Bash, job) {
+  const { command, files, dirs, maxOutputChars, executionLimits } = job;
   const initial = {};
   for (const [path, content] of files) initial[path] = content;
   const bash = new Bash({
@@ -82,9 +82,14 @@ async function run() {
   });
 }
 
-run().catch((error) => {
+const failed = (error) =>
   parentPort.postMessage({
     type: "failed",
     message: error instanceof Error ? error.message : String(error),
   });
-});
+
+// A job posted before the import finished waits in the port's queue until this listener exists.
+import("just-bash").then(
+  ({ Bash }) => parentPort.once("message", (job) => run(Bash, job).catch(failed)),
+  failed,
+);
