@@ -142,7 +142,7 @@ describe("bash tool calls of one turn", () => {
     const files = await checkout();
     const bash = createShellTool({ checkout: files, limits: { timeoutMs: 60_000 } });
     const call = (command: string, toolCallId: string) =>
-      bash.execute!({ command }, { toolCallId, messages: [] }) as Promise<string>;
+      bash.execute!({ command }, { toolCallId, messages: [], context: {} }) as Promise<string>;
     const [first, second] = await Promise.all([
       call("echo first > /persistent/user/order.md", "a"),
       call("cat /persistent/user/order.md", "b"),
