@@ -1,12 +1,17 @@
 // What one `bash` call costs to start, three ways (for decision 0008): in the server's own
 // process (before issue 14), in a fresh worker thread (what Cairn does), and in a fresh child
-// process. Each runs `echo hi` over an empty /persistent/user. `npm run bench -- shell-start`.
+// process. Each runs `echo hi` over an empty /persistent/user, after an untimed pause (a model's
+// round trip between two calls, during which the spare worker warms up).
+// `npm run bench -- shell-start`.
 import { execFile } from "node:child_process";
 import { Bash } from "just-bash";
 import { runShellSandbox } from "@/lib/harness";
 import { loadLine, ms, table, timeIt } from "./stats";
 
-const RUNS = Number(process.env.BENCH_SHELL_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_SHELL_RUNS ?? 10);
+/** Untimed pause before each call, as a model's round trip between two calls would give. */
+const PAUSE_MS = Number(process.env.BENCH_SHELL_PAUSE_MS ?? 2_000);
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 const CHILD_SCRIPT = `
 import { Bash } from "just-bash";
@@ -52,8 +57,12 @@ export async function benchShellStart(): Promise<string> {
     ["worker thread (Cairn)", inWorker],
     ["child process", inChildProcess],
   ] as const) {
-    const timing = await timeIt(run, { iterations: RUNS, warmup: 2 });
+    const timing = await timeIt(run, {
+      iterations: RUNS,
+      warmup: 2,
+      before: () => sleep(PAUSE_MS),
+    });
     rows.push({ way, runs: RUNS, p50: ms(timing.p50), p95: ms(timing.p95), min: ms(timing.min) });
   }
-  return `shell start — one \`echo hi\` call, ${loadLine()}\n\n${table(rows)}`;
+  return `shell start — one \`echo hi\` call after a ${PAUSE_MS} ms pause, ${loadLine()}\n\n${table(rows)}`;
 }
