@@ -5,6 +5,7 @@ import { benchHarnessStore } from "./harness-store";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
+import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
 import { benchTurnOverhead } from "./turn-overhead";
 
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<string>> = {
   refinement: benchRefinement,
   snapshot: benchSnapshot,
   diff: benchDiff,
+  "shell-start": benchShellStart,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));

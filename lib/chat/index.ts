@@ -11,3 +11,13 @@ export {
   TURN_CLAIM_LEASE_MS,
   type HeldChatClaim,
 } from "./turn-claim";
+export {
+  createTurnSlots,
+  DEFAULT_MAX_TURNS_PER_USER,
+  maxTurnsPerUserFromEnv,
+  userTurnSlots,
+  withTurnSlot,
+  type TooManyTurns,
+  type TurnSlot,
+  type TurnSlots,
+} from "./turn-slots";

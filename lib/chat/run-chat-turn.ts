@@ -28,9 +28,16 @@ import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
 import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
+import { shellLimitsFromEnv } from "./shell-settings";
 
 export type StartTurnResult =
-  | { status: "started"; turnId: string; response: Response }
+  | {
+      status: "started";
+      turnId: string;
+      response: Response;
+      /** Settles when the turn has finished and been recorded (the browser may be long gone). */
+      finished: Promise<void>;
+    }
   | { status: "not_found" }
   | { status: "forbidden"; message: string }
   /** Another turn is running in this chat (any tab, any instance): answer 409, nothing stored. */
@@ -71,6 +78,7 @@ async function appHarness(
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
     tools: () => extraTools,
     memoryTool: providerMemoryTool(model.provider),
+    shell: shellLimitsFromEnv(),
     recentRefinements: async () =>
       (
         await db.refinement.findMany({
@@ -214,7 +222,7 @@ async function runClaimedTurn(options: {
     describeError: (error) => describeProviderError(error).message,
     turnData: { turnId: turnRow.id },
   });
-  void turn.finished
+  const finished = turn.finished
     .then(async (result) => {
       try {
         await recordTurn({ turnId: turnRow.id, chatId, result });
@@ -230,7 +238,12 @@ async function runClaimedTurn(options: {
     })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
     .finally(() => claim.release());
-  return { status: "started", turnId: turnRow.id, response: turn.toUIMessageStreamResponse() };
+  return {
+    status: "started",
+    turnId: turnRow.id,
+    response: turn.toUIMessageStreamResponse(),
+    finished,
+  };
 }
 
 /**
@@ -310,5 +323,7 @@ async function refineCommandTurn(options: {
     status: "started",
     turnId: turnRow.id,
     response: createUIMessageStreamResponse({ stream }),
+    // Model-less: nothing runs after the response that a slot should count.
+    finished: Promise.resolve(),
   };
 }

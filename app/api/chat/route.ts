@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
-import { CHAT_BUSY_MESSAGE, incomingMessageSchema, startChatTurn } from "@/lib/chat";
+import { CHAT_BUSY_MESSAGE, incomingMessageSchema, startChatTurn, withTurnSlot } from "@/lib/chat";
 import { refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
@@ -32,12 +32,21 @@ export async function POST(request: Request) {
   }
   const actor = await getActor();
   if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
-  const started = await startChatTurn({
-    actor,
-    chatId: parsed.data.chatId,
-    message: parsed.data.message,
-    abortSignal: request.signal,
+  const started = await withTurnSlot({
+    userId: actor.userId,
+    start: () =>
+      startChatTurn({
+        actor,
+        chatId: parsed.data.chatId,
+        message: parsed.data.message,
+        abortSignal: request.signal,
+      }),
   });
+  if (started.status === "too_many_turns")
+    return Response.json(
+      { error: started.message },
+      { status: 429, headers: { "Retry-After": "5" } },
+    );
   if (started.status === "not_found")
     return Response.json({ error: "No such chat." }, { status: 404 });
   if (started.status === "forbidden") {

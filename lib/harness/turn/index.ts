@@ -1,4 +1,14 @@
-export { streamHarness, type StreamHarnessOptions } from "./stream-harness";
+export {
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  streamHarness,
+  type StreamHarnessOptions,
+} from "./stream-harness";
+export {
+  DEFAULT_SHELL_LIMITS,
+  runShellSandbox,
+  type ShellLimits,
+  type ShellRunResult,
+} from "./shell-sandbox";
 export { buildInstructions } from "./instructions";
 export { compactConversation, estimateConversationTokens, messageText } from "./compaction";
 export {

@@ -1,34 +1,17 @@
 import { tool, type Tool } from "ai";
-import { Bash, type IFileSystem } from "just-bash";
 import { z } from "zod";
 import { HarnessError } from "../errors";
-import { PERSISTENT_ROOT, type Checkout, type FileContent } from "../persistent";
+import type { Checkout, FileContent } from "../persistent";
+import { resolveShellLimits, runShellSandbox, type ShellLimits } from "./shell-sandbox";
 
 export const SHELL_TOOL_DESCRIPTION =
   "Run a command in a sandboxed bash (simulated; no network, no host access) whose file system holds your persistent directories under /persistent. " +
   "Use ls, cat, grep, find, sed, head, wc and the like to inspect or edit them. File changes are applied to your checkout when the command ends " +
-  "and saved after your turn; changes under read-only directories are refused.";
+  "and saved after your turn; a command's changes are kept whole or not at all, and changes under read-only directories are refused. " +
+  "Each call has a time and memory limit.";
 
-const MAX_OUTPUT_CHARS = 20_000;
-
-async function walk(
-  fs: IFileSystem,
-  directory: string,
-  into: Map<string, Uint8Array>,
-): Promise<void> {
-  if (!(await fs.exists(directory))) return;
-  for (const name of await fs.readdir(directory)) {
-    const path = `${directory}/${name}`;
-    const stat = await fs.stat(path);
-    if (stat.isDirectory) await walk(fs, path, into);
-    else if (stat.isFile) into.set(path, await fs.readFileBuffer(path));
-  }
-}
-
-function sameContent(a: FileContent, b: Uint8Array): boolean {
-  const left = typeof a === "string" ? new TextEncoder().encode(a) : a;
-  return left.byteLength === b.byteLength && left.every((byte, index) => byte === b[index]);
-}
+/** How many refused changes a result lists before it only counts the rest. */
+export const MAX_LISTED_REFUSALS = 20;
 
 function decode(bytes: Uint8Array): FileContent {
   try {
@@ -38,71 +21,138 @@ function decode(bytes: Uint8Array): FileContent {
   }
 }
 
-function clip(text: string): string {
-  return text.length > MAX_OUTPUT_CHARS
-    ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[… output truncated]`
-    : text;
+function clipped(name: string, text: string, fullLength: number): string {
+  return fullLength > text.length
+    ? `${name}:\n${text}\n[… ${name} truncated: ${text.length.toLocaleString("en-US")} of ${fullLength.toLocaleString("en-US")} characters shown]`
+    : `${name}:\n${text}`;
+}
+
+function listed(lines: string[], what: string): string {
+  const shown = lines.slice(0, MAX_LISTED_REFUSALS);
+  if (lines.length > shown.length)
+    shown.push(`[… and ${lines.length - shown.length} more ${what}]`);
+  return shown.join("\n");
 }
 
 /**
- * Runs `command` in just-bash over a copy of the checkout, then applies the file changes it
- * made back to the checkout — through the checkout's own checks, so a write under a read-only
- * dir or a hostile path is refused and reported, and nothing outside `/persistent` persists.
+ * Applies a command's change set to the checkout whole or not at all: deletes first (so a
+ * rename never trips the file-count limit half way), then writes, each through the checkout's
+ * own checks. When any change is refused, the ones already applied are undone in reverse order
+ * and every refusal is returned; otherwise the list is empty.
  */
-export async function runShellCommand(
+function applyAllOrNothing(
   checkout: Checkout,
-  command: string,
-  abortSignal?: AbortSignal,
-): Promise<string> {
-  const files: Record<string, FileContent> = {};
-  for (const info of checkout.listFiles())
-    files[info.path] = checkout.readFileOrThrow({ path: info.path });
-  const bash = new Bash({
-    files,
-    cwd: PERSISTENT_ROOT,
-    network: undefined,
-    python: false,
-    javascript: false,
-  });
-  for (const dir of checkout.listDirs()) await bash.fs.mkdir(dir.harnessDir, { recursive: true });
-  const result = await bash.exec(command, { signal: abortSignal });
-
-  const after = new Map<string, Uint8Array>();
-  await walk(bash.fs, PERSISTENT_ROOT, after);
+  changes: { writes: [string, Uint8Array][]; deletes: string[] },
+): string[] {
   const refused: string[] = [];
-  const apply = (action: () => void, path: string) => {
+  const undo: (() => void)[] = [];
+  const attempt = (path: string, action: () => void, revert: () => void) => {
     try {
       action();
+      undo.push(revert);
     } catch (error) {
       if (!HarnessError.isInstance(error)) throw error;
       refused.push(`${path}: ${error.message}`);
     }
   };
-  for (const [path, bytes] of after) {
-    const before = files[path];
-    if (before === undefined || !sameContent(before, bytes)) {
-      apply(() => checkout.writeFile({ path, content: decode(bytes) }), path);
+  for (const path of changes.deletes) {
+    const previous = checkout.readFile({ path });
+    attempt(
+      path,
+      () => checkout.deleteFile({ path }),
+      () => previous !== null && checkout.writeFile({ path, content: previous }),
+    );
+  }
+  for (const [path, bytes] of changes.writes) {
+    // A path outside every dir makes readFile throw: let writeFile report it as refused.
+    let previous: FileContent | null = null;
+    try {
+      previous = checkout.readFile({ path });
+    } catch {
+      previous = null;
     }
+    attempt(
+      path,
+      () => checkout.writeFile({ path, content: decode(bytes) }),
+      () =>
+        previous === null
+          ? checkout.deleteFile({ path })
+          : checkout.writeFile({ path, content: previous }),
+    );
   }
-  for (const path of Object.keys(files)) {
-    if (!after.has(path)) apply(() => checkout.deleteFile({ path }), path);
-  }
+  if (refused.length > 0) for (const revert of undo.reverse()) revert();
+  return refused;
+}
 
-  const parts = [`exit code ${result.exitCode}`];
-  if (result.stdout) parts.push(`stdout:\n${clip(result.stdout)}`);
-  if (result.stderr) parts.push(`stderr:\n${clip(result.stderr)}`);
-  if (refused.length)
-    parts.push(`Error: these changes were refused and not kept:\n${refused.join("\n")}`);
+/**
+ * Runs `command` in just-bash in a worker thread over a copy of the checkout (see
+ * `runShellSandbox` for the time, memory and output limits), then applies the file changes it
+ * made back to the checkout — whole or not at all, through the checkout's own checks, so a write
+ * under a read-only dir, a hostile path or a limit refuses the command's changes and says why.
+ * Nothing outside `/persistent` persists. Returns the text the model sees.
+ */
+export async function runShellCommand(options: {
+  checkout: Checkout;
+  command: string;
+  limits?: ShellLimits;
+  abortSignal?: AbortSignal;
+}): Promise<string> {
+  const { checkout } = options;
+  const limits = resolveShellLimits(options.limits);
+  const run = await runShellSandbox({
+    command: options.command,
+    files: checkout
+      .listFiles()
+      .map((info) => [info.path, checkout.readFileOrThrow({ path: info.path })]),
+    dirs: checkout.listDirs().map((dir) => dir.harnessDir),
+    limits,
+    abortSignal: options.abortSignal,
+  });
+  if (run.status !== "completed") return `Error: ${run.message} No file changes were kept.`;
+
+  const parts = [`exit code ${run.exitCode}`];
+  if (run.stdout) parts.push(clipped("stdout", run.stdout, run.stdoutChars));
+  if (run.stderr) parts.push(clipped("stderr", run.stderr, run.stderrChars));
+  if (run.skipped.length)
+    parts.push(
+      `Not kept:\n${listed(
+        run.skipped.map((entry) => `${entry.path}: ${entry.reason}`),
+        "not kept",
+      )}`,
+    );
+  const total = run.writes.length + run.deletes.length;
+  const refused = applyAllOrNothing(checkout, run);
+  if (refused.length) {
+    parts.push(
+      `Error: none of this command's ${total} file change${total === 1 ? " was" : "s were"} kept, because ${refused.length} ${refused.length === 1 ? "was" : "were"} refused:\n${listed(refused, "refused")}`,
+    );
+  }
   return parts.join("\n");
 }
 
-export function createShellTool(options: { checkout: Checkout }): Tool {
+/**
+ * The `bash` tool over a turn's checkout, bounded by `limits`. Calls of one tool (one turn) run
+ * one after another, even when the model asks for several at once: each sees the changes of the
+ * one before, and a turn occupies at most one worker. Time spent waiting does not count.
+ */
+export function createShellTool(options: { checkout: Checkout; limits?: ShellLimits }): Tool {
+  let previous: Promise<unknown> = Promise.resolve();
   return tool({
     description: SHELL_TOOL_DESCRIPTION,
     inputSchema: z.object({
       command: z.string().min(1).max(10_000).describe("The bash command line to run."),
     }),
-    execute: async ({ command }, { abortSignal }) =>
-      runShellCommand(options.checkout, command, abortSignal),
+    execute: ({ command }, { abortSignal }) => {
+      const run = previous.then(() =>
+        runShellCommand({
+          checkout: options.checkout,
+          command,
+          limits: options.limits,
+          abortSignal,
+        }),
+      );
+      previous = run.catch(() => undefined);
+      return run;
+    },
   });
 }

@@ -273,7 +273,7 @@ export function streamHarness<TExtraBody, TSession>(
         const tools: ToolSet = {};
         if (checkout) {
           tools.memory = createMemoryTool({ checkout, providerTool: definition.memoryTool });
-          tools.bash = createShellTool({ checkout });
+          tools.bash = createShellTool({ checkout, limits: definition.shell });
         }
         if (store) {
           Object.assign(tools, createHarnessTools({ harness: store }));
@@ -287,7 +287,12 @@ export function streamHarness<TExtraBody, TSession>(
           });
         }
         Object.assign(tools, definition.tools?.({ ...context, harness: store }) ?? {});
-        const traced = traceTools(tools, emit, at);
+        const traced = traceTools(
+          tools,
+          emit,
+          at,
+          definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+        );
 
         let streamError: unknown = null;
         let step = 0;
@@ -379,11 +384,49 @@ export function streamHarness<TExtraBody, TSession>(
   };
 }
 
-/** Wraps every tool's `execute` to record its call, result and duration in the trace. */
+/** Characters of one tool result kept by default (`HarnessDefinition.maxToolOutputChars`). */
+export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 50_000;
+
+/**
+ * Bounds one tool result: a string longer than `limit` is cut with a marker; any other value
+ * whose JSON is longer is replaced by its cut JSON text. Small results pass through unchanged.
+ */
+export function capToolOutput(output: unknown, limit: number): unknown {
+  const marker = (shown: number, total: number) =>
+    `\n[… tool output truncated: ${shown.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} characters shown]`;
+  if (typeof output === "string") {
+    return output.length > limit
+      ? `${output.slice(0, limit)}${marker(limit, output.length)}`
+      : output;
+  }
+  if (output === undefined || output === null || typeof output !== "object") return output;
+  let json: string;
+  try {
+    json = JSON.stringify(output);
+  } catch {
+    return output;
+  }
+  return json.length > limit ? `${json.slice(0, limit)}${marker(limit, json.length)}` : output;
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  return (
+    signal?.aborted === true ||
+    (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
+  );
+}
+
+/**
+ * Wraps every tool's `execute` to bound its result (`maxOutputChars`), record the call, result
+ * and duration in the trace, and turn an exception into a result that names the failed tool —
+ * so one tool's bug reads as that tool's failure, not as the model provider's, and the model
+ * can go on. An abort (the stop button) is rethrown: the turn ends as aborted.
+ */
 function traceTools(
   tools: ToolSet,
   emit: (event: TurnTraceEvent) => void,
   at: () => string,
+  maxOutputChars: number,
 ): ToolSet {
   const traced: ToolSet = {};
   for (const [toolName, definition] of Object.entries(tools)) {
@@ -406,30 +449,38 @@ function traceTools(
           input,
         });
         const startedAt = Date.now();
+        let output: unknown;
         try {
-          const output: unknown = await execute(input as never, executionOptions);
-          emit({
-            type: "tool.result",
-            at: at(),
-            toolCallId: executionOptions.toolCallId,
-            toolName,
-            output,
-            isError: typeof output === "string" && output.startsWith("Error:"),
-            durationMs: Date.now() - startedAt,
-          });
-          return output;
+          output = capToolOutput(await execute(input as never, executionOptions), maxOutputChars);
         } catch (error) {
-          emit({
-            type: "tool.result",
-            at: at(),
-            toolCallId: executionOptions.toolCallId,
-            toolName,
-            output: error instanceof Error ? error.message : String(error),
-            isError: true,
-            durationMs: Date.now() - startedAt,
-          });
-          throw error;
+          if (isAbort(error, executionOptions.abortSignal)) {
+            emit({
+              type: "tool.result",
+              at: at(),
+              toolCallId: executionOptions.toolCallId,
+              toolName,
+              output: "The tool call was stopped.",
+              isError: true,
+              durationMs: Date.now() - startedAt,
+            });
+            throw error;
+          }
+          const detail = error instanceof Error ? error.message : String(error);
+          output = capToolOutput(
+            `Error: The ${toolName} tool failed: ${detail || "unknown error"}`,
+            Math.min(maxOutputChars, 2_000),
+          );
         }
+        emit({
+          type: "tool.result",
+          at: at(),
+          toolCallId: executionOptions.toolCallId,
+          toolName,
+          output,
+          isError: typeof output === "string" && output.startsWith("Error:"),
+          durationMs: Date.now() - startedAt,
+        });
+        return output;
       },
     } as typeof definition;
   }

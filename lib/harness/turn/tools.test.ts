@@ -187,10 +187,10 @@ describe("directory listings", () => {
 describe("shell tool", () => {
   it("runs commands over the checkout and applies writable changes", async () => {
     const files = await checkout();
-    const output = await runShellCommand(
-      files,
-      "grep -r Fridays /persistent && echo hello > /persistent/user/hello.md",
-    );
+    const output = await runShellCommand({
+      checkout: files,
+      command: "grep -r Fridays /persistent && echo hello > /persistent/user/hello.md",
+    });
     expect(output).toContain("exit code 0");
     expect(output).toContain("/persistent/company/handbook.md:Deploy on Fridays");
     expect(files.readFile({ path: "/persistent/user/hello.md" })).toBe("hello\n");
@@ -198,13 +198,16 @@ describe("shell tool", () => {
 
   it("refuses changes under a read-only dir and outside /persistent leaves no trace", async () => {
     const files = await checkout();
-    const output = await runShellCommand(
-      files,
-      "rm /persistent/company/handbook.md; echo x > /tmp/x; sed -i s/one/ONE/ /persistent/user/notes.md",
-    );
+    const output = await runShellCommand({
+      checkout: files,
+      command:
+        "rm /persistent/company/handbook.md; echo x > /tmp/x; sed -i s/one/ONE/ /persistent/user/notes.md",
+    });
     expect(output).toMatch(/refused[\s\S]*handbook\.md/);
     expect(files.readFile({ path: "/persistent/company/handbook.md" })).toBe("Deploy on Fridays");
-    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("ONE\ntwo\nthree");
+    // Whole or not at all: the allowed edit in the same command is not kept either.
+    expect(output).toContain("none of this command's 2 file changes were kept");
+    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
     expect(files.listFiles().map((file) => file.path)).not.toContain("/tmp/x");
   });
 });

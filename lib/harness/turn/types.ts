@@ -9,6 +9,7 @@ import type {
 } from "../persistent";
 import type { Harness, RecentRefinement } from "../store";
 import type { MemoryToolInput } from "./memory-tool";
+import type { ShellLimits } from "./shell-sandbox";
 
 /** What the host hands every hook: its per-turn data and the chat. */
 export interface TurnContext<TExtraBody, TSession> {
@@ -74,6 +75,13 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   /** More tools (e.g. `refine`). They see the same context. */
   tools?(context: TurnContext<TExtraBody, TSession> & { harness: Harness | null }): ToolSet;
   compaction?: CompactionOptions;
+  /** Time, memory and output limits of each `bash` call. Defaults: `DEFAULT_SHELL_LIMITS`. */
+  shell?: ShellLimits;
+  /**
+   * Characters of one tool result kept before it reaches the model, the trace and the stored
+   * message; the rest is cut with a marker. Default `DEFAULT_MAX_TOOL_OUTPUT_CHARS` (50,000).
+   */
+  maxToolOutputChars?: number;
   /** Model steps per turn (tool round trips included). Default 12. */
   maxSteps?: number;
   maxOutputTokens?: number;

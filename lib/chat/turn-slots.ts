@@ -1,0 +1,95 @@
+/** The default of `CAIRN_MAX_TURNS_PER_USER`. */
+export const DEFAULT_MAX_TURNS_PER_USER = 2;
+
+/** A held place for one running turn; `release` is idempotent. */
+export interface TurnSlot {
+  release(): void;
+}
+
+/** Counts the turns each user has running in this process and refuses more than `maxPerUser`. */
+export interface TurnSlots {
+  readonly maxPerUser: number;
+  /** A slot for `userId`, or `null` when they already have `maxPerUser` turns running. */
+  tryAcquire(userId: string): TurnSlot | null;
+  /** How many turns `userId` has running. */
+  running(userId: string): number;
+}
+
+export function createTurnSlots(options: { maxPerUser: number }): TurnSlots {
+  const counts = new Map<string, number>();
+  return {
+    maxPerUser: options.maxPerUser,
+    tryAcquire(userId) {
+      const current = counts.get(userId) ?? 0;
+      if (current >= options.maxPerUser) return null;
+      counts.set(userId, current + 1);
+      let released = false;
+      return {
+        release() {
+          if (released) return;
+          released = true;
+          const left = (counts.get(userId) ?? 1) - 1;
+          if (left <= 0) counts.delete(userId);
+          else counts.set(userId, left);
+        },
+      };
+    },
+    running: (userId) => counts.get(userId) ?? 0,
+  };
+}
+
+/** `CAIRN_MAX_TURNS_PER_USER` as a positive integer; anything else means the default. */
+export function maxTurnsPerUserFromEnv(env: Record<string, string | undefined> = process.env) {
+  const value = Number(env.CAIRN_MAX_TURNS_PER_USER);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_TURNS_PER_USER;
+}
+
+const globalSlots = globalThis as typeof globalThis & { cairnTurnSlots?: TurnSlots };
+
+/**
+ * The process's turn slots (one instance even when modules reload in development). Per
+ * process: with several instances, each counts its own turns.
+ */
+export function userTurnSlots(): TurnSlots {
+  globalSlots.cairnTurnSlots ??= createTurnSlots({ maxPerUser: maxTurnsPerUserFromEnv() });
+  return globalSlots.cairnTurnSlots;
+}
+
+/** What `withTurnSlot` answers when the user already has their limit of turns running. */
+export interface TooManyTurns {
+  status: "too_many_turns";
+  /** For the person: how many turns may run and what to do. */
+  message: string;
+}
+
+/**
+ * Runs `start` only when `userId` has a free slot, and holds the slot until the started turn's
+ * `finished` settles (a turn that did not start releases it at once; so does a throw).
+ */
+export async function withTurnSlot<
+  TResult extends { status: string; finished?: Promise<unknown> },
+>(options: {
+  userId: string;
+  start: () => Promise<TResult>;
+  slots?: TurnSlots;
+}): Promise<TResult | TooManyTurns> {
+  const slots = options.slots ?? userTurnSlots();
+  const slot = slots.tryAcquire(options.userId);
+  if (!slot) {
+    const limit = slots.maxPerUser;
+    return {
+      status: "too_many_turns",
+      message: `You already have ${limit} turn${limit === 1 ? "" : "s"} running. Wait for one to finish or stop it, then send again.`,
+    };
+  }
+  let result: TResult;
+  try {
+    result = await options.start();
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
+  if (result.finished) void result.finished.finally(() => slot.release()).catch(() => {});
+  else slot.release();
+  return result;
+}

@@ -1,0 +1,153 @@
+// These tests run real worker threads (lib/harness/turn/shell-worker.mjs) with small limits.
+import { describe, expect, it } from "vitest";
+import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../persistent";
+import { createShellTool, MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
+
+async function checkout(): Promise<Checkout> {
+  return loadCheckout({
+    dirs: [
+      {
+        harnessDir: "/persistent/user",
+        ...createInMemoryDirBacking({ files: { "notes.md": "one\ntwo\nthree" } }),
+      },
+      {
+        harnessDir: "/persistent/company",
+        commit: "read-only",
+        ...createInMemoryDirBacking({ files: { "handbook.md": "Deploy on Fridays" } }),
+      },
+    ],
+    extraBody: {},
+    session: {},
+  });
+}
+
+/** The issue's reproduction: ~10^10 awk iterations, far beyond any time limit. */
+const RUNAWAY_LOOP = "awk 'BEGIN{for(i=0;i<100000;i++)for(j=0;j<100000;j++)s+=j;print s}'";
+
+/** Counts main-thread timer callbacks while `work` runs: the event loop must keep turning. */
+async function whileCounting<T>(work: () => Promise<T>): Promise<{ result: T; ticks: number }> {
+  let ticks = 0;
+  const interval = setInterval(() => (ticks += 1), 10);
+  try {
+    return { result: await work(), ticks };
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+describe("bash tool in a worker", () => {
+  it("stops a runaway loop at the time limit while the caller's event loop keeps turning", async () => {
+    const files = await checkout();
+    const { result, ticks } = await whileCounting(() =>
+      runShellCommand({
+        checkout: files,
+        command: `echo partial > /persistent/user/partial.md; ${RUNAWAY_LOOP}`,
+        limits: { timeoutMs: 400 },
+      }),
+    );
+    expect(result).toMatch(/^Error: The command was stopped after 400 ms/);
+    expect(result).toContain("No file changes were kept.");
+    expect(files.readFile({ path: "/persistent/user/partial.md" })).toBeNull();
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it("stops a runaway loop when the turn is aborted (the stop button)", async () => {
+    const files = await checkout();
+    const controller = new AbortController();
+    const { result, ticks } = await whileCounting(() => {
+      const running = runShellCommand({
+        checkout: files,
+        command: `echo x > /persistent/user/x.md; ${RUNAWAY_LOOP}`,
+        limits: { timeoutMs: 600_000 },
+        abortSignal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), 300);
+      return running;
+    });
+    expect(result).toBe("Error: The command was stopped. No file changes were kept.");
+    expect(files.readFile({ path: "/persistent/user/x.md" })).toBeNull();
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it("stops a 60 MB string copy blow-up at the worker's memory cap", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      // 16 × 2^22 = 64 Mi characters, then two copies.
+      command:
+        'x=aaaaaaaaaaaaaaaa; for i in $(seq 22); do x=$x$x; done; y="$x"; z="$x"; echo ${#x}${#y}${#z}',
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    expect(result).toMatch(/^Error: The command was stopped: it used more than 64 MiB of memory/);
+  });
+
+  it("cuts stdout at the output cap and says so", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "seq 1 100000",
+      limits: { maxOutputChars: 1000, timeoutMs: 60_000 },
+    });
+    expect(result).toContain("[… stdout truncated: 1,000 of 588,895 characters shown]");
+    expect(result.length).toBeLessThan(1200);
+  });
+});
+
+describe("bash tool change sets", () => {
+  it("refuses a whole command that would pass the 2,000-file limit, keeping none of it", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command:
+        "echo changed > /persistent/user/notes.md; cd /persistent/user && touch f{1..2001}.md",
+      limits: { timeoutMs: 60_000 },
+    });
+    expect(result).toContain("none of this command's 2002 file changes were kept");
+    expect(result).toContain("the limit is 2000 files per dir");
+    expect(files.listFiles({ path: "/persistent/user" }).map((file) => file.path)).toEqual([
+      "/persistent/user/notes.md",
+    ]);
+    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
+    expect(
+      files.diff().every((dir) => dir.changes.created.length + dir.changes.updated.length === 0),
+    ).toBe(true);
+  });
+
+  it("lists at most a bounded number of refused changes (finding 11)", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "touch /persistent/company/f{1..500}.md",
+      limits: { timeoutMs: 60_000 },
+    });
+    expect(result).toContain(`[… and ${500 - MAX_LISTED_REFUSALS} more refused]`);
+    expect(result.match(/^\/persistent\/company\/f\d+\.md: /gm)?.length).toBe(MAX_LISTED_REFUSALS);
+    expect(result.length).toBeLessThan(10_000);
+  });
+
+  it("reports a symbolic link loop as not kept and keeps the rest (finding 17)", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "ln -s /persistent/user /persistent/user/loop; echo hi > /persistent/user/b.md",
+    });
+    expect(result).toContain("exit code 0");
+    expect(result).toContain("/persistent/user/loop: symbolic links are not kept");
+    expect(files.readFile({ path: "/persistent/user/b.md" })).toBe("hi\n");
+  });
+});
+
+describe("bash tool calls of one turn", () => {
+  it("run one after another: a second call sees the first call's changes", async () => {
+    const files = await checkout();
+    const bash = createShellTool({ checkout: files, limits: { timeoutMs: 60_000 } });
+    const call = (command: string, toolCallId: string) =>
+      bash.execute!({ command }, { toolCallId, messages: [], context: {} }) as Promise<string>;
+    const [first, second] = await Promise.all([
+      call("echo first > /persistent/user/order.md", "a"),
+      call("cat /persistent/user/order.md", "b"),
+    ]);
+    expect(first).toContain("exit code 0");
+    expect(second).toContain("stdout:\nfirst");
+  });
+});
