@@ -42,6 +42,8 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   describeError?: (error: unknown) => string;
   /** Extra fields for the final `data-turn` part (e.g. the host's turn id). */
   turnData?: Record<string, unknown>;
+  /** The host's id of this turn: keys the journal and the turn's commit records. */
+  turnId?: string;
 }
 
 function lastUserText(messages: readonly UIMessage[]): string {
@@ -55,6 +57,8 @@ function summarizeForUi(
   error?: string,
 ): TurnStatusData {
   const commits = persistence.status === "not-configured" ? [] : persistence.commits;
+  const failed = persistence.status === "failed" ? persistence.failedCommits : [];
+  const pending = failed.filter((commit) => commit.retrying === true).length;
   return {
     status,
     ...(error ? { error } : {}),
@@ -63,7 +67,8 @@ function summarizeForUi(
       savedFiles: commits
         .filter((commit) => commit.status === "succeeded")
         .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
-      failedCommits: persistence.status === "failed" ? persistence.failedCommits.length : 0,
+      failedCommits: failed.length - pending,
+      pendingCommits: pending,
     },
   };
 }
@@ -132,6 +137,10 @@ export function streamHarness<TExtraBody, TSession>(
             clock: { now },
             onTrace: emit,
             abortSignal: options.abortSignal,
+            turnId: options.turnId,
+            journal: options.turnId === undefined ? undefined : definition.journal,
+            spool: definition.spool,
+            retryPolicy: definition.retryPolicy,
           });
         }
         const checkout = turnCheckout?.checkout ?? null;
@@ -204,7 +213,11 @@ export function streamHarness<TExtraBody, TSession>(
           });
         }
         Object.assign(tools, definition.tools?.({ ...context, harness: store }) ?? {});
-        const traced = traceTools(tools, emit, at);
+        const traced = traceTools(
+          turnCheckout ? journalTools(tools, turnCheckout) : tools,
+          emit,
+          at,
+        );
 
         let streamError: unknown = null;
         let step = 0;
@@ -291,6 +304,39 @@ export function streamHarness<TExtraBody, TSession>(
       createUIMessageStreamResponse({ stream: forHost, ...init }),
     finished,
   };
+}
+
+/**
+ * Wraps every tool's `execute` so the turn's changes are journaled before the result reaches
+ * the model: what a tool reports as written survives a crash. When nothing would keep the
+ * change, the tool's result says so instead of claiming success.
+ */
+function journalTools(tools: ToolSet, turn: TurnCheckout): ToolSet {
+  const wrapped: ToolSet = {};
+  for (const [toolName, definition] of Object.entries(tools)) {
+    const execute = definition.execute;
+    if (!execute) {
+      wrapped[toolName] = definition;
+      continue;
+    }
+    wrapped[toolName] = {
+      ...definition,
+      execute: async (
+        input: unknown,
+        executionOptions: Parameters<NonNullable<typeof execute>>[1],
+      ) => {
+        const output: unknown = await execute(input as never, executionOptions);
+        try {
+          await turn.checkpoint();
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return `Error: ${message} Tell the user this change may be lost if the server stops before the turn ends.`;
+        }
+        return output;
+      },
+    } as typeof definition;
+  }
+  return wrapped;
 }
 
 /** Wraps every tool's `execute` to record its call, result and duration in the trace. */

@@ -1,6 +1,9 @@
 import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
+  CommitSpool,
+  RetryPolicy,
+  TurnJournal,
   PersistenceResult,
   PersistentDir,
   PersistentDirTraceEvent,
@@ -38,6 +41,15 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   persistentDirs?: readonly PersistentDir<TExtraBody, TSession>[];
   /** Required when there are persistent dirs: where failed commits are kept. */
   commitLog?: CommitLog;
+  /**
+   * Where each write is journaled as it happens (after every tool call), so a crash loses
+   * nothing a tool reported as written. Used when the turn has a `turnId`.
+   */
+  journal?: TurnJournal;
+  /** The durable local fallback when the database does not answer (see `openTurnCheckout`). */
+  spool?: CommitSpool;
+  /** Failed (not conflicting) commits are retried automatically under this policy. */
+  retryPolicy?: RetryPolicy;
   /** The harness store as this turn sees it (this chat's merged view, this actor's permissions). */
   store?(context: TurnContext<TExtraBody, TSession>): Harness | Promise<Harness>;
   /** Token budget of the harness view. Default 4,000. */
@@ -142,6 +154,9 @@ export interface TurnStatusData {
   persistence: {
     status: PersistenceResult["status"];
     savedFiles: number;
+    /** Commits that need a person (conflicts, failures not retried automatically). */
     failedCommits: number;
+    /** Commits not saved yet but kept and retried automatically (the host tracks them). */
+    pendingCommits: number;
   };
 }
