@@ -177,6 +177,11 @@ export interface ListCommitsForOwnersOptions {
   owners: readonly string[];
   harnessDir?: string;
   status?: CommitRecordStatus | "open";
+  /**
+   * `exclude`: leave out failed records an automatic retry is scheduled for (nobody needs to act
+   * yet); `only`: just those. Default: no filter.
+   */
+  automaticRetry?: "exclude" | "only";
   limit?: number;
   cursor?: string;
   abortSignal?: AbortSignal;
@@ -336,8 +341,13 @@ export function createPrismaCommitLog(options: {
       return list(owner === undefined ? [] : [{ owner }], rest);
     },
 
-    async listCommitsForOwners({ owners, ...rest }) {
-      return list([{ owner: { in: [...owners] } }], rest);
+    async listCommitsForOwners({ owners, automaticRetry, ...rest }) {
+      const filter: RecordWhere[] = [{ owner: { in: [...owners] } }];
+      if (automaticRetry === "exclude")
+        filter.push({ OR: [{ status: { not: "failed" } }, { nextAttemptAt: null }] });
+      if (automaticRetry === "only")
+        filter.push({ status: "failed", nextAttemptAt: { not: null } });
+      return list(filter, rest);
     },
 
     async updateCommit({ id, patch, abortSignal }) {
