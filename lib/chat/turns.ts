@@ -53,3 +53,31 @@ export async function latestTurnId(chatId: string): Promise<string | null> {
   });
   return row?.id ?? null;
 }
+
+/**
+ * A chat's interrupted turns (their process died mid-turn), keyed by the user message that
+ * started each, with how many change sets of theirs wait on Commit failures.
+ */
+export async function listInterruptedTurns(
+  chatId: string,
+): Promise<Record<string, { turnId: string; keptChanges: number }>> {
+  const db = getDb();
+  const turns = await db.turn.findMany({
+    where: { chatId, status: "interrupted", userMessageId: { not: null } },
+    select: { id: true, userMessageId: true },
+    take: 200,
+  });
+  if (turns.length === 0) return {};
+  const kept = await db.dirCommitRecord.groupBy({
+    by: ["turnId"],
+    where: { turnId: { in: turns.map((turn) => turn.id) } },
+    _count: { _all: true },
+  });
+  const counts = new Map(kept.map((row) => [row.turnId, row._count._all]));
+  return Object.fromEntries(
+    turns.map((turn) => [
+      turn.userMessageId!,
+      { turnId: turn.id, keptChanges: counts.get(turn.id) ?? 0 },
+    ]),
+  );
+}

@@ -214,7 +214,7 @@ describe(`Prisma commit log on ${testDatabaseProvider()}`, () => {
       commit: newRecord({ nextAttemptAt: new Date(due.getTime() + 60_000) }),
     });
     const claim = () =>
-      log.claimDueCommits({ now: due, leaseUntil: new Date(due.getTime() + 30_000), limit: 10 });
+      log.claimDueCommits!({ now: due, leaseUntil: new Date(due.getTime() + 30_000), limit: 10 });
     const [first, second] = await Promise.all([claim(), claim()]);
     const claimed = [...first, ...second].map((record) => record.id).sort();
     expect(claimed).toEqual([...ids].sort());
