@@ -269,6 +269,7 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 interface Outcome {
   index: number;
   kind: FaultKind;
+  answered: boolean;
   turnStatus: string;
   committed: number;
   listed: number;
@@ -442,7 +443,8 @@ async function main() {
       app = startApp();
       await waitForHealth(app);
     }
-    await turn;
+    // Completed: the answer ended and the turn's status part reached the client.
+    const answered = (await turn).includes('"type":"data-turn"');
 
     // Recovery: the turn is closed, the spool is empty, and its change is committed or listed.
     const path_ = `crash-${index}.md`;
@@ -507,6 +509,7 @@ async function main() {
     outcomes.push({
       index,
       kind,
+      answered,
       turnStatus: final.turnStatus,
       committed: final.committed,
       listed: final.listed,
@@ -514,7 +517,7 @@ async function main() {
       running: final.running,
     });
     console.error(
-      `fault ${String(index).padStart(3)} ${kind.padEnd(22)} turn ${final.turnStatus.padEnd(11)} → ${result}`,
+      `fault ${String(index).padStart(3)} ${kind.padEnd(22)} ${answered ? "answered" : "cut off "} turn ${final.turnStatus.padEnd(11)} → ${result}`,
     );
   }
   const seconds = (Date.now() - started) / 1000;
@@ -522,8 +525,8 @@ async function main() {
   await model.close();
   stopPg();
 
-  const completed = outcomes.filter((outcome) => outcome.turnStatus === "completed");
-  const interrupted = outcomes.filter((outcome) => outcome.turnStatus === "interrupted");
+  const completed = outcomes.filter((outcome) => outcome.answered);
+  const interrupted = outcomes.filter((outcome) => !outcome.answered);
   const lost = outcomes.filter((outcome) => outcome.result === "lost").length;
   const duplicated = outcomes.filter((outcome) => outcome.result === "duplicated").length;
   const running = outcomes.at(-1)?.running ?? 0;

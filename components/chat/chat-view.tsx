@@ -132,7 +132,7 @@ function MessageView({
   message: UIMessage;
   chatId: string;
   /** Set on a user message whose turn was interrupted. */
-  interrupted?: { keptChanges: number };
+  interrupted?: { keptChanges: number; savedChanges?: number };
 }) {
   return (
     <div
@@ -162,7 +162,12 @@ function MessageView({
           );
         return null;
       })}
-      {interrupted ? <InterruptedTurnNotice keptChanges={interrupted.keptChanges} /> : null}
+      {interrupted ? (
+        <InterruptedTurnNotice
+          keptChanges={interrupted.keptChanges}
+          savedChanges={interrupted.savedChanges}
+        />
+      ) : null}
     </div>
   );
 }
@@ -182,7 +187,7 @@ export function ChatView({
   refinements: Refinement[];
   canRefineGlobally: boolean;
   /** User message id → its interrupted turn's kept change sets. */
-  interruptedTurns?: Record<string, { keptChanges: number }>;
+  interruptedTurns?: Record<string, { keptChanges: number; savedChanges?: number }>;
 }) {
   const router = useRouter();
   const [input, setInput] = useState("");

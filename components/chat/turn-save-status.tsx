@@ -52,7 +52,19 @@ export function PendingSaveStatus({ turnId, pending }: { turnId: string; pending
 }
 
 /** The notice where an interrupted turn's answer would be. */
-export function InterruptedTurnNotice({ keptChanges }: { keptChanges: number }) {
+export function InterruptedTurnNotice({
+  keptChanges,
+  savedChanges = 0,
+}: {
+  keptChanges: number;
+  savedChanges?: number;
+}) {
+  if (keptChanges === 0 && savedChanges > 0)
+    return (
+      <p className="text-muted-foreground text-xs" data-testid="turn-interrupted">
+        The server stopped after this turn; its answer was lost, but its memory changes were saved.
+      </p>
+    );
   return (
     <p className="text-destructive text-xs" data-testid="turn-interrupted">
       {keptChanges > 0 ? (

@@ -60,7 +60,7 @@ export async function latestTurnId(chatId: string): Promise<string | null> {
  */
 export async function listInterruptedTurns(
   chatId: string,
-): Promise<Record<string, { turnId: string; keptChanges: number }>> {
+): Promise<Record<string, { turnId: string; keptChanges: number; savedChanges: number }>> {
   const db = getDb();
   const turns = await db.turn.findMany({
     where: { chatId, status: "interrupted", userMessageId: { not: null } },
@@ -68,16 +68,21 @@ export async function listInterruptedTurns(
     take: 200,
   });
   if (turns.length === 0) return {};
-  const kept = await db.dirCommitRecord.groupBy({
-    by: ["turnId"],
+  const records = await db.dirCommitRecord.groupBy({
+    by: ["turnId", "status"],
     where: { turnId: { in: turns.map((turn) => turn.id) } },
     _count: { _all: true },
   });
-  const counts = new Map(kept.map((row) => [row.turnId, row._count._all]));
+  const count = (turnId: string, open: boolean) =>
+    records
+      .filter((row) => row.turnId === turnId && (row.status !== "resolved") === open)
+      .reduce((sum, row) => sum + row._count._all, 0);
+  // A turn can finish its answer and still lose its process before recording it: its spooled
+  // commit is then applied by the retry, and the chat says so rather than "nothing was saved".
   return Object.fromEntries(
     turns.map((turn) => [
       turn.userMessageId!,
-      { turnId: turn.id, keptChanges: counts.get(turn.id) ?? 0 },
+      { turnId: turn.id, keptChanges: count(turn.id, true), savedChanges: count(turn.id, false) },
     ]),
   );
 }
