@@ -195,4 +195,22 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       1,
     );
   });
+
+  it("discards an interrupted record for its owner only, applying nothing", async () => {
+    const dead = await startTurn("t-discard", new Date(clockNow - 1));
+    await dead.files.write(`${USER}/discard.md`, "not wanted");
+    clockNow += 1;
+    await durability.runOnce();
+    const id = turnCommitId({ turnId: "t-discard", harnessDir: USER });
+    const stranger: Actor = { userId: "u2", workspaceId: "w2", role: "admin" };
+    await expect(service.discardFailure({ actor: stranger, id })).rejects.toMatchObject({
+      code: "not_found:commit",
+    });
+    await service.discardFailure({ actor, id });
+    expect(await service.commitLog.getCommit({ id })).toMatchObject({
+      status: "resolved",
+      resolution: "discarded",
+    });
+    expect(await service.readFile({ actor, harnessDir: USER, path: "discard.md" })).toBeNull();
+  });
 });
