@@ -4,17 +4,26 @@
  * - The sign-in limiter needs each request's socket address, which Next 16 does not hand to
  *   route handlers or server actions: stamp it on every request (lib/auth/client-address.ts),
  *   and check `CAIRN_TRUSTED_PROXIES` now so a typo stops the start instead of every sign-in.
+ * - The durability loop begins at once, so changes spooled while the database was away are
+ *   imported and turns a dead process left running are closed as interrupted before anyone asks
+ *   (docs/persistent-dirs.md, "Nothing lost").
  * - Starts this instance's background workers on the durable job queue. Every instance runs
  *   them; the queue hands each job to one worker. `CAIRN_WORKERS=off` keeps an instance out.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  // `next build` loads this file in its workers too: no stamping or queue there.
+  // `next build` loads this file in its workers too: nothing to start there.
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   const { installSocketAddressStamp, trustedProxiesFromEnv } =
     await import("./lib/auth/client-address");
   trustedProxiesFromEnv();
   installSocketAddressStamp();
+  const { getDurability } = await import("@/lib/persistent-dirs");
+  try {
+    getDurability();
+  } catch (error) {
+    console.error("cairn: durability did not start; it starts with the first chat turn", error);
+  }
   if (process.env.CAIRN_WORKERS === "off") return;
   const { startJobWorkers } = await import("./lib/jobs/start-job-workers");
   await startJobWorkers();

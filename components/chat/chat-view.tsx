@@ -10,6 +10,7 @@ import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness/refine/types";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
+import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
@@ -22,6 +23,8 @@ interface TurnData {
     status: "not-configured" | "succeeded" | "failed";
     savedFiles: number;
     failedCommits: number;
+    /** Kept on the server and retried automatically (absent in turns recorded before). */
+    pendingCommits?: number;
   };
 }
 
@@ -103,12 +106,14 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   else if (persistence.failedCommits > 0)
     text = (
       <span className="text-destructive">
-        Saving memory failed —{" "}
+        Saving memory failed — its changes are kept on{" "}
         <Link className="underline" href="/files/failures">
-          retry
+          Commit failures
         </Link>
       </span>
     );
+  else if ((persistence.pendingCommits ?? 0) > 0 && data.turnId)
+    text = <PendingSaveStatus turnId={data.turnId} pending={persistence.pendingCommits ?? 0} />;
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
   else text = "No memory changes";
@@ -120,7 +125,16 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   );
 }
 
-function MessageView({ message, chatId }: { message: UIMessage; chatId: string }) {
+function MessageView({
+  message,
+  chatId,
+  interrupted,
+}: {
+  message: UIMessage;
+  chatId: string;
+  /** Set on a user message whose turn was interrupted. */
+  interrupted?: { keptChanges: number; savedChanges?: number };
+}) {
   return (
     <div
       className={cn("space-y-2", message.role === "user" && "ml-auto max-w-[80%]")}
@@ -149,6 +163,12 @@ function MessageView({ message, chatId }: { message: UIMessage; chatId: string }
           );
         return null;
       })}
+      {interrupted ? (
+        <InterruptedTurnNotice
+          keptChanges={interrupted.keptChanges}
+          savedChanges={interrupted.savedChanges}
+        />
+      ) : null}
     </div>
   );
 }
@@ -161,11 +181,14 @@ export function ChatView({
   initialMessages,
   refinements,
   canRefineGlobally,
+  interruptedTurns = {},
 }: {
   chatId: string;
   initialMessages: UIMessage[];
   refinements: Refinement[];
   canRefineGlobally: boolean;
+  /** User message id → its interrupted turn's kept change sets. */
+  interruptedTurns?: Record<string, { keptChanges: number; savedChanges?: number }>;
 }) {
   const router = useRouter();
   const [input, setInput] = useState("");
@@ -223,7 +246,12 @@ export function ChatView({
           <p className="text-muted-foreground text-sm">Say something. I remember across chats.</p>
         ) : null}
         {messages.map((message) => (
-          <MessageView key={message.id} message={message} chatId={chatId} />
+          <MessageView
+            key={message.id}
+            message={message}
+            chatId={chatId}
+            interrupted={interruptedTurns[message.id]}
+          />
         ))}
         {status === "submitted" ? <p className="text-muted-foreground text-sm">Thinking…</p> : null}
         {refinements.length > 0 ? (

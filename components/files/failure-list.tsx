@@ -1,7 +1,9 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useState, useTransition } from "react";
 import {
+  discardCommitAction,
   resolveConflictAction,
   retryCommitAction,
   type CommitActionResult,
@@ -131,8 +133,19 @@ function FailureCard(props: {
             disabled={pending}
             onClick={() => run(() => retryCommitAction({ id: failure.id }))}
           >
-            Retry
+            {failure.status === "interrupted" ? "Apply" : "Retry"}
           </Button>
+          {failure.status === "interrupted" ? (
+            <Button
+              size="sm"
+              variant="outline"
+              data-testid="discard-commit"
+              disabled={pending}
+              onClick={() => run(() => discardCommitAction({ id: failure.id }))}
+            >
+              Discard
+            </Button>
+          ) : null}
           {failure.status === "conflict" ? (
             <>
               <Button
@@ -182,11 +195,37 @@ function FailureCard(props: {
   );
 }
 
-/** The failed and conflicting commits the actor can see, with retry and resolution. */
-export function FailureList(props: { failures: FailureView[]; status: "open" | "resolved" }) {
+/** How often the list re-reads the server while open: automatic retries change it meanwhile. */
+const REFRESH_MS = 5_000;
+
+/**
+ * The failed, conflicting and interrupted commits the actor can see, with retry, apply, discard
+ * and resolution. Re-reads the server every few seconds while visible, so a record an automatic
+ * retry (or another person) settled never stays on screen with a stale status.
+ */
+export function FailureList(props: {
+  failures: FailureView[];
+  status: "open" | "resolved";
+  /** Failed commits being retried automatically (not listed: nobody needs to act yet). */
+  retrying?: number;
+}) {
   const [result, setResult] = useState<CommitActionResult | null>(null);
+  const router = useRouter();
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") router.refresh();
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [router]);
   return (
     <div className="space-y-3">
+      {props.retrying ? (
+        <p className="text-muted-foreground text-sm" data-testid="failures-retrying">
+          {props.retrying} change{props.retrying === 1 ? " is" : "s are"} not saved yet and{" "}
+          {props.retrying === 1 ? "is" : "are"} being retried automatically;{" "}
+          {props.retrying === 1 ? "it appears" : "they appear"} here only if the retries run out.
+        </p>
+      ) : null}
       {result ? (
         result.ok ? (
           <FormMessage tone="info" message={result.message} />

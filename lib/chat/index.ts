@@ -1,7 +1,7 @@
 export { startChatTurn, type StartTurnResult } from "./run-chat-turn";
 export { incomingMessageSchema, loadChatMessages, MAX_USER_MESSAGE_CHARS } from "./messages";
 export { BASE_PROMPT } from "./base-prompt";
-export { getTurnForActor, latestTurnId, type TurnView } from "./turns";
+export { getTurnForActor, latestTurnId, listInterruptedTurns, type TurnView } from "./turns";
 export {
   CHAT_BUSY_MESSAGE,
   claimChat,

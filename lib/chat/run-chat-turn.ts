@@ -16,7 +16,13 @@ import {
   type TurnResult,
 } from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
-import { getPersistentDirs, type AppExtraBody, type AppSession } from "@/lib/persistent-dirs";
+import {
+  getDurability,
+  getPersistentDirs,
+  type AppExtraBody,
+  type AppSession,
+  type Durability,
+} from "@/lib/persistent-dirs";
 import {
   createRefineTool,
   maybeAutoRefine,
@@ -67,12 +73,16 @@ async function appHarness(
 ) {
   const db = getDb();
   const dirs = getPersistentDirs();
+  const durability = getDurability();
   const settings = await getWorkspaceSettings(db, actor.workspaceId);
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model.model,
     instructions: BASE_PROMPT,
     persistentDirs: dirs.dirs,
     commitLog: dirs.commitLog,
+    journal: durability.journal,
+    spool: durability.spool,
+    retryPolicy: durability.retryPolicy,
     store: () => harnessFor(actor, chatId),
     tokenBudget: settings.tokenBudget,
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
@@ -107,11 +117,18 @@ async function recordTurn(options: { turnId: string; chatId: string; result: Tur
   const { result, chatId, turnId } = options;
   const assistant = result.responseMessage;
   const hasContent = assistant && assistant.parts.some((part) => part.type !== "step-start");
-  if (assistant && hasContent) await appendMessage(db, chatId, assistant);
+  // Idempotent: a retry after a partial success must not add the message twice.
+  if (
+    assistant &&
+    hasContent &&
+    !(await db.chatMessage.findUnique({ where: { id: assistant.id }, select: { id: true } }))
+  )
+    await appendMessage(db, chatId, assistant);
   await db.turn.update({
     where: { id: turnId },
     data: {
       status: result.status,
+      leaseExpiresAt: null,
       error: result.error?.message ?? null,
       assistantMessageId: hasContent ? assistant.id : null,
       persistence: JSON.stringify(result.persistence),
@@ -133,6 +150,47 @@ async function recordTurn(options: { turnId: string; chatId: string; result: Tur
     });
   } else {
     await db.chat.update({ where: { id: chatId }, data: { updatedAt: new Date() } });
+  }
+}
+
+/**
+ * Keeps a running turn's lease fresh while its process lives, so no instance closes it as
+ * interrupted; a dead process stops refreshing and the lease expires. Returns the stop function.
+ */
+function keepLease(turnId: string, durability: Durability): () => void {
+  const db = getDb();
+  const refresh = () =>
+    db.turn
+      .updateMany({
+        where: { id: turnId, status: "running" },
+        data: { leaseExpiresAt: new Date(Date.now() + durability.turnLeaseMs) },
+      })
+      .catch(() => undefined); // the database is away: the lease may lapse; recovery copes
+  const timer = setInterval(() => void refresh(), Math.max(250, durability.turnLeaseMs / 3));
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Records the finished turn, retrying while the database is away (the lease stays fresh so the
+ * turn is not taken for dead). After ~10 minutes it gives up: the lease lapses and recovery
+ * closes the turn as interrupted, its changes kept by the journal, spool or commit log.
+ */
+async function recordTurnDurably(options: {
+  turnId: string;
+  chatId: string;
+  result: TurnResult;
+}): Promise<void> {
+  const deadline = Date.now() + 10 * 60_000;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await recordTurn(options);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      if (attempt === 0) console.error("cairn: recording a turn failed; retrying", error);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, 500 * 2 ** attempt)));
+    }
   }
 }
 
@@ -210,8 +268,10 @@ async function runClaimedTurn(options: {
       status: "running",
       userMessageId: message.id,
       model: `${model.provider}:${model.modelId}`,
+      leaseExpiresAt: new Date(Date.now() + getDurability().turnLeaseMs),
     },
   });
+  const stopLease = keepLease(turnRow.id, getDurability());
 
   const turn = streamHarness({
     harness: await appHarness(actor, chatId, model, refine.tools),
@@ -221,12 +281,14 @@ async function runClaimedTurn(options: {
     abortSignal: options.abortSignal,
     describeError: (error) => describeProviderError(error).message,
     turnData: { turnId: turnRow.id },
+    turnId: turnRow.id,
   });
   const finished = turn.finished
     .then(async (result) => {
       try {
-        await recordTurn({ turnId: turnRow.id, chatId, result });
+        await recordTurnDurably({ turnId: turnRow.id, chatId, result });
       } finally {
+        stopLease();
         // The next turn may start once this one's messages are stored.
         await claim.release();
       }

@@ -53,3 +53,36 @@ export async function latestTurnId(chatId: string): Promise<string | null> {
   });
   return row?.id ?? null;
 }
+
+/**
+ * A chat's interrupted turns (their process died mid-turn), keyed by the user message that
+ * started each, with how many change sets of theirs wait on Commit failures.
+ */
+export async function listInterruptedTurns(
+  chatId: string,
+): Promise<Record<string, { turnId: string; keptChanges: number; savedChanges: number }>> {
+  const db = getDb();
+  const turns = await db.turn.findMany({
+    where: { chatId, status: "interrupted", userMessageId: { not: null } },
+    select: { id: true, userMessageId: true },
+    take: 200,
+  });
+  if (turns.length === 0) return {};
+  const records = await db.dirCommitRecord.groupBy({
+    by: ["turnId", "status"],
+    where: { turnId: { in: turns.map((turn) => turn.id) } },
+    _count: { _all: true },
+  });
+  const count = (turnId: string, open: boolean) =>
+    records
+      .filter((row) => row.turnId === turnId && (row.status !== "resolved") === open)
+      .reduce((sum, row) => sum + row._count._all, 0);
+  // A turn can finish its answer and still lose its process before recording it: its spooled
+  // commit is then applied by the retry, and the chat says so rather than "nothing was saved".
+  return Object.fromEntries(
+    turns.map((turn) => [
+      turn.userMessageId!,
+      { turnId: turn.id, keptChanges: count(turn.id, true), savedChanges: count(turn.id, false) },
+    ]),
+  );
+}

@@ -33,6 +33,17 @@ export {
   type PersistentDirsServiceOptions,
   type RetryResult,
   type SaveFileResult,
+  type TurnSaveStatus,
   type VisibleDir,
 } from "./service";
-export { getPersistentDirs } from "./server";
+export {
+  DEFAULT_DURABILITY_INTERVAL_MS,
+  DEFAULT_TURN_LEASE_MS,
+  createDurability,
+  durabilitySettingsFromEnv,
+  type CommitRetryRunner,
+  type Durability,
+  type DurabilityOptions,
+  type DurabilityPassResult,
+} from "./durability";
+export { getDurability, getPersistentDirs } from "./server";

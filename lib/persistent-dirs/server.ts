@@ -1,4 +1,5 @@
-import { getDb } from "@/lib/db";
+import { defaultDataDirectory, getDb } from "@/lib/db";
+import { createDurability, durabilitySettingsFromEnv, type Durability } from "./durability";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
@@ -25,4 +26,32 @@ export function getPersistentDirs(): PersistentDirsService {
   });
   globalForDirs.cairnPersistentDirs = { service, key, db };
   return service;
+}
+
+const globalForDurability = globalThis as unknown as {
+  cairnDurability?: { durability: Durability; service: PersistentDirsService };
+};
+
+/**
+ * The process's durability (journal, spool under `$CAIRN_DATA_DIR/spool`, recovery loop), on the
+ * persistent-dirs service of `getPersistentDirs()`. The first call starts the background loop;
+ * `instrumentation.ts` calls it at server start so spooled changes and dead turns are handled
+ * before the first request. Settings: `CAIRN_TURN_LEASE_MS`, `CAIRN_DURABILITY_INTERVAL_MS`,
+ * `CAIRN_COMMIT_RETRY_ATTEMPTS`, `CAIRN_COMMIT_RETRY_DELAY_MS`.
+ */
+export function getDurability(): Durability {
+  const service = getPersistentDirs();
+  const cached = globalForDurability.cairnDurability;
+  if (cached && cached.service === service) return cached.durability;
+  cached?.durability.stop();
+  const durability = createDurability({
+    db: getDb(),
+    dirs: service.dirs,
+    commitLog: service.commitLog,
+    dataDir: defaultDataDirectory(),
+    ...durabilitySettingsFromEnv(),
+  });
+  globalForDurability.cairnDurability = { durability, service };
+  durability.start();
+  return durability;
 }

@@ -122,6 +122,22 @@ export interface FailureView {
   }>;
   /** Whether this actor may retry or resolve it. */
   canAct: boolean;
+  /** An automatic retry is scheduled (a `failed` record nobody needs to act on yet). */
+  retrying: boolean;
+  /** When the next automatic attempt is due, if one is. */
+  nextAttemptAt: string | null;
+  /** The chat turn the change came from, when it came from one. */
+  turnId: string | null;
+}
+
+/** What became of a chat turn's changes, read live from the commit log. */
+export interface TurnSaveStatus {
+  /** Change sets kept and retried automatically (including ones still on the local spool). */
+  pending: number;
+  /** Change sets waiting for a person: conflicts, exhausted retries, interrupted turns. */
+  needsPerson: number;
+  /** Change sets applied by a retry or a person. */
+  resolved: number;
 }
 
 /** A person's settlement of a conflict: a side, or final text per conflicted path (`null` deletes). */
@@ -249,6 +265,19 @@ export interface PersistentDirsService {
     id: string;
     resolution: FailureResolution;
   }): Promise<RetryResult>;
+  /** Closes an open record without applying it (`discarded`); its changes stay in the history. */
+  discardFailure(options: { actor: Actor; id: string }): Promise<void>;
+  /** Failed records of the actor's being retried automatically (not listed as needing a person). */
+  countRetrying(options: { actor: Actor }): Promise<number>;
+  /**
+   * The live save status of one of the actor's turns (`spooled` from the turn's own result:
+   * changes the database has not seen yet).
+   */
+  turnSaveStatus(options: {
+    actor: Actor;
+    turnId: string;
+    spooled: number;
+  }): Promise<TurnSaveStatus>;
 }
 
 /**
@@ -358,6 +387,9 @@ export function createPersistentDirsService(
               : null),
       })),
       canAct: record.status !== "resolved" && mayAct(actor, record),
+      retrying: record.status === "failed" && record.nextAttemptAt !== null,
+      nextAttemptAt: record.nextAttemptAt?.toISOString() ?? null,
+      turnId: record.turnId,
     };
   };
 
@@ -627,6 +659,8 @@ export function createPersistentDirsService(
       const page = await commitLog.listCommitsForOwners({
         owners: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`],
         status,
+        // Open failures that retry by themselves are counted apart: nobody needs to act yet.
+        ...(status === "open" ? { automaticRetry: "exclude" as const } : {}),
         cursor,
         limit,
       });
@@ -647,6 +681,45 @@ export function createPersistentDirsService(
           session: (record.session ?? null) as AppSession,
         }),
       );
+    },
+
+    async discardFailure({ actor, id }) {
+      const record = await visibleRecord(actor, id);
+      await commitLog.markResolved({ id: record.id, resolution: "discarded" });
+    },
+
+    async countRetrying({ actor }) {
+      return db.dirCommitRecord.count({
+        where: {
+          owner: { in: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`] },
+          status: "failed",
+          nextAttemptAt: { not: null },
+        },
+      });
+    },
+
+    async turnSaveStatus({ actor, turnId, spooled }) {
+      const turn = await db.turn.findFirst({
+        where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
+        select: { id: true },
+      });
+      if (!turn) {
+        throw new HarnessNotFoundError({
+          surface: "turn",
+          message: "That turn does not exist or is not yours.",
+          details: { turnId },
+        });
+      }
+      const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
+      const status: TurnSaveStatus = { pending: 0, needsPerson: 0, resolved: 0 };
+      for (const record of commits) {
+        if (record.status === "resolved") status.resolved += 1;
+        else if (record.status === "failed" && record.nextAttemptAt !== null) status.pending += 1;
+        else status.needsPerson += 1;
+      }
+      // Spooled change sets that have no record yet are still on this server's disk.
+      status.pending += Math.max(0, spooled - commits.length);
+      return status;
     },
 
     async resolveFailure({ actor, id, resolution }) {

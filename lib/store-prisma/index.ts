@@ -26,3 +26,4 @@ export {
   type SqliteDirBackingOptions,
 } from "./sqlite-dir-backing";
 export { dirBackingFor } from "./dir-backing-for";
+export { createPrismaTurnJournal } from "./prisma-turn-journal";

@@ -192,4 +192,35 @@ describe(`Prisma commit log on ${testDatabaseProvider()}`, () => {
       code: "not_found:commit",
     });
   });
+
+  it("appends under a stable id once, also when two instances append it at the same moment", async () => {
+    const commit = newRecord({ id: "turn:t9:/persistent/user", turnId: "t9" });
+    const [a, b] = await Promise.all([
+      log.appendCommit({ commit }),
+      log.appendCommit({ commit: { ...commit, status: "interrupted" } }),
+    ]);
+    expect(a.id).toBe(commit.id);
+    expect(b.id).toBe(commit.id);
+    expect((await log.listCommits({ turnId: "t9" })).commits).toHaveLength(1);
+  });
+
+  it("claimDueCommits gives each due record to exactly one of two concurrent sweeps", async () => {
+    const due = new Date(Date.UTC(2030, 0, 1));
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      ids.push((await log.appendCommit({ commit: newRecord({ nextAttemptAt: due }) })).id);
+    }
+    await log.appendCommit({
+      commit: newRecord({ nextAttemptAt: new Date(due.getTime() + 60_000) }),
+    });
+    const claim = () =>
+      log.claimDueCommits!({ now: due, leaseUntil: new Date(due.getTime() + 30_000), limit: 10 });
+    const [first, second] = await Promise.all([claim(), claim()]);
+    const claimed = [...first, ...second].map((record) => record.id).sort();
+    expect(claimed).toEqual([...ids].sort());
+    expect(first[0]?.nextAttemptAt ?? second[0]?.nextAttemptAt).toEqual(
+      new Date(due.getTime() + 30_000),
+    );
+    expect(await claim()).toEqual([]);
+  });
 });

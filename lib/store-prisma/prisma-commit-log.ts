@@ -6,6 +6,7 @@ import {
   HarnessNotFoundError,
   HarnessValidationError,
   MAX_PAGE_SIZE,
+  OPEN_COMMIT_STATUSES,
   type ChangeSet,
   type CommitLog,
   type CommitRecord,
@@ -131,6 +132,8 @@ function recordFromRow(row: RecordRow): CommitRecord {
     error: row.error === null ? null : (JSON.parse(row.error) as { code: string; message: string }),
     conflicts: decodeConflicts(row.conflicts),
     attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    turnId: row.turnId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     resolvedAt: row.resolvedAt,
@@ -174,6 +177,11 @@ export interface ListCommitsForOwnersOptions {
   owners: readonly string[];
   harnessDir?: string;
   status?: CommitRecordStatus | "open";
+  /**
+   * `exclude`: leave out failed records an automatic retry is scheduled for (nobody needs to act
+   * yet); `only`: just those. Default: no filter.
+   */
+  automaticRetry?: "exclude" | "only";
   limit?: number;
   cursor?: string;
   abortSignal?: AbortSignal;
@@ -247,6 +255,7 @@ export function createPrismaCommitLog(options: {
     filter: RecordWhere[],
     listOptions: {
       harnessDir?: string;
+      turnId?: string;
       status?: CommitRecordStatus | "open";
       limit?: number;
       cursor?: string;
@@ -257,7 +266,8 @@ export function createPrismaCommitLog(options: {
     const limit = pageSize(listOptions.limit);
     const and: RecordWhere[] = [...filter];
     if (listOptions.harnessDir !== undefined) and.push({ harnessDir: listOptions.harnessDir });
-    if (listOptions.status === "open") and.push({ status: { in: ["failed", "conflict"] } });
+    if (listOptions.turnId !== undefined) and.push({ turnId: listOptions.turnId });
+    if (listOptions.status === "open") and.push({ status: { in: [...OPEN_COMMIT_STATUSES] } });
     else if (listOptions.status !== undefined) and.push({ status: listOptions.status });
     const after = decodeListCursor(listOptions.cursor);
     if (after) {
@@ -288,29 +298,37 @@ export function createPrismaCommitLog(options: {
     async appendCommit({ commit, abortSignal }) {
       abortSignal?.throwIfAborted();
       const at = now();
-      const row = await db.dirCommitRecord.create({
-        data: {
-          id: generateId(),
-          harnessDir: commit.harnessDir,
-          mode: commit.mode,
-          status: commit.status,
-          owner: commit.owner,
-          changes: encodeChanges(commit.changes),
-          baseCursor: toJson(commit.baseCursor),
-          base: encodeBase(commit.base),
-          extraBody: toJson(commit.extraBody),
-          session: toJson(commit.session),
-          error: commit.error === null ? null : toJson(commit.error),
-          conflicts: encodeConflicts(commit.conflicts),
-          attempts: commit.attempts,
-          createdAt: at,
-          updatedAt: at,
-          resolvedAt: null,
-          resolution: null,
-          resolvedCursor: null,
-        },
-      });
-      return recordFromRow(row);
+      const data = {
+        id: commit.id ?? generateId(),
+        harnessDir: commit.harnessDir,
+        mode: commit.mode,
+        status: commit.status,
+        owner: commit.owner,
+        changes: encodeChanges(commit.changes),
+        baseCursor: toJson(commit.baseCursor),
+        base: encodeBase(commit.base),
+        extraBody: toJson(commit.extraBody),
+        session: toJson(commit.session),
+        error: commit.error === null ? null : toJson(commit.error),
+        conflicts: encodeConflicts(commit.conflicts),
+        attempts: commit.attempts,
+        nextAttemptAt: commit.nextAttemptAt ?? null,
+        turnId: commit.turnId ?? null,
+        createdAt: at,
+        updatedAt: at,
+        resolvedAt: null,
+        resolution: null,
+        resolvedCursor: null,
+      };
+      if (commit.id === undefined) return recordFromRow(await db.dirCommitRecord.create({ data }));
+      // A stable id (a spooled change, a turn's record): the primary key makes it idempotent,
+      // also when two instances import the same change at once.
+      try {
+        return recordFromRow(await db.dirCommitRecord.create({ data }));
+      } catch (error) {
+        if ((error as { code?: string }).code !== "P2002") throw error;
+        return getOrThrow(commit.id);
+      }
     },
 
     async getCommit({ id, abortSignal }) {
@@ -323,8 +341,13 @@ export function createPrismaCommitLog(options: {
       return list(owner === undefined ? [] : [{ owner }], rest);
     },
 
-    async listCommitsForOwners({ owners, ...rest }) {
-      return list([{ owner: { in: [...owners] } }], rest);
+    async listCommitsForOwners({ owners, automaticRetry, ...rest }) {
+      const filter: RecordWhere[] = [{ owner: { in: [...owners] } }];
+      if (automaticRetry === "exclude")
+        filter.push({ OR: [{ status: { not: "failed" } }, { nextAttemptAt: null }] });
+      if (automaticRetry === "only")
+        filter.push({ status: "failed", nextAttemptAt: { not: null } });
+      return list(filter, rest);
     },
 
     async updateCommit({ id, patch, abortSignal }) {
@@ -339,6 +362,7 @@ export function createPrismaCommitLog(options: {
       if (patch.changes !== undefined) data.changes = encodeChanges(patch.changes);
       if (patch.base !== undefined) data.base = encodeBase(patch.base);
       if (patch.baseCursor !== undefined) data.baseCursor = toJson(patch.baseCursor);
+      if (patch.nextAttemptAt !== undefined) data.nextAttemptAt = patch.nextAttemptAt;
       const updated = await db.dirCommitRecord.updateMany({
         where: { id, status: { not: "resolved" } },
         data,
@@ -358,10 +382,31 @@ export function createPrismaCommitLog(options: {
           resolvedCursor: cursor === null ? null : toJson(cursor),
           resolvedAt: at,
           updatedAt: at,
+          nextAttemptAt: null,
         },
       });
       if (updated.count === 0) return notOpen(id);
       return getOrThrow(id);
+    },
+
+    async claimDueCommits({ now: due, leaseUntil, limit, abortSignal }) {
+      abortSignal?.throwIfAborted();
+      const candidates = await db.dirCommitRecord.findMany({
+        where: { status: "failed", nextAttemptAt: { lte: due } },
+        orderBy: { nextAttemptAt: "asc" },
+        take: limit,
+        select: { id: true, nextAttemptAt: true },
+      });
+      const claimed: CommitRecord[] = [];
+      for (const candidate of candidates) {
+        // Conditional on the value just read: of two instances, exactly one moves it.
+        const moved = await db.dirCommitRecord.updateMany({
+          where: { id: candidate.id, status: "failed", nextAttemptAt: candidate.nextAttemptAt },
+          data: { nextAttemptAt: leaseUntil },
+        });
+        if (moved.count === 1) claimed.push(await getOrThrow(candidate.id));
+      }
+      return claimed;
     },
   };
 }

@@ -115,3 +115,19 @@ export async function resolveConflictAction(input: unknown): Promise<CommitActio
     return describeRetry(result);
   });
 }
+
+/** Closes an interrupted turn's record without applying its changes. */
+export async function discardCommitAction(input: unknown): Promise<CommitActionResult> {
+  const parsed = z.object({ id: z.string().min(1).max(200) }).safeParse(input);
+  const actor = await requireActor();
+  if (!parsed.success) return { ok: false, kind: "invalid", error: "Invalid commit." };
+  return guarded(async (): Promise<CommitActionResult> => {
+    // Ownership and role are checked by the service against the record's owner.
+    await getPersistentDirs().discardFailure({ actor, id: parsed.data.id });
+    revalidateFiles();
+    return {
+      ok: true,
+      message: "Discarded. Nothing was applied; the record stays under Resolved.",
+    };
+  });
+}

@@ -15,11 +15,24 @@ export interface FileConflict {
   markers?: string;
 }
 
-/** `open` records wait for a retry or a person; `resolved` ones are kept as history. */
-export type CommitRecordStatus = "failed" | "conflict" | "resolved";
+/**
+ * `open` records (`failed`, `conflict`, `interrupted`) wait for a retry or a person; `resolved`
+ * ones are kept as history. `interrupted`: the journaled changes of a turn that never finished
+ * (its process died); they were not committed and wait for a person to apply or discard them.
+ */
+export type CommitRecordStatus = "failed" | "conflict" | "interrupted" | "resolved";
 
-/** How an open record was closed. */
-export type CommitResolution = "retried" | "ours" | "theirs" | "edited" | "already-applied";
+/** The statuses `open` stands for in listings. */
+export const OPEN_COMMIT_STATUSES = ["failed", "conflict", "interrupted"] as const;
+
+/** How an open record was closed. `discarded`: a person chose not to apply it. */
+export type CommitResolution =
+  | "retried"
+  | "ours"
+  | "theirs"
+  | "edited"
+  | "already-applied"
+  | "discarded";
 
 /**
  * A durable record of one commit that did not succeed: everything needed to apply it again
@@ -48,6 +61,13 @@ export interface CommitRecord {
   conflicts: FileConflict[];
   /** Number of apply attempts so far, the first one included. */
   attempts: number;
+  /**
+   * When an automatic retry is due (`failed` records only); `null`: no automatic retry, a
+   * person decides (conflicts, interrupted turns, retries exhausted).
+   */
+  nextAttemptAt: Date | null;
+  /** The turn whose change set this is, when it came from a turn. */
+  turnId: string | null;
   createdAt: Date;
   updatedAt: Date;
   resolvedAt: Date | null;
@@ -56,12 +76,27 @@ export interface CommitRecord {
   resolvedCursor: DirCursor | null;
 }
 
-/** What `appendCommit` needs; the log assigns `id`, timestamps and resolution fields. */
+/**
+ * What `appendCommit` needs; the log assigns timestamps and resolution fields, and `id` unless
+ * one is given. A given `id` makes the append idempotent: a stable id (e.g. `turnCommitId`)
+ * applied twice, or by two instances at once, stores one record.
+ */
 export type NewCommitRecord = Omit<
   CommitRecord,
-  "id" | "createdAt" | "updatedAt" | "resolvedAt" | "resolution" | "resolvedCursor" | "status"
+  | "id"
+  | "createdAt"
+  | "updatedAt"
+  | "resolvedAt"
+  | "resolution"
+  | "resolvedCursor"
+  | "status"
+  | "nextAttemptAt"
+  | "turnId"
 > & {
-  status: "failed" | "conflict";
+  status: "failed" | "conflict" | "interrupted";
+  id?: string;
+  nextAttemptAt?: Date | null;
+  turnId?: string | null;
 };
 
 /**
@@ -70,7 +105,11 @@ export type NewCommitRecord = Omit<
  * never deleted by the core; resolved ones remain as history.
  */
 export interface CommitLog {
-  /** Stores a new open record and returns it with its id. */
+  /**
+   * Stores a new open record and returns it with its id. When `commit.id` is given and a record
+   * with that id exists, nothing is written and the existing record is returned (a unique key,
+   * so two instances appending the same id at once store one record).
+   */
   appendCommit(options: {
     commit: NewCommitRecord;
     abortSignal?: AbortSignal;
@@ -84,7 +123,9 @@ export interface CommitLog {
   listCommits(options: {
     harnessDir?: string;
     owner?: string;
-    /** `open` means `failed` or `conflict`. */
+    /** Only the records of this turn. */
+    turnId?: string;
+    /** `open` means `failed`, `conflict` or `interrupted`. */
     status?: CommitRecordStatus | "open";
     limit?: number;
     cursor?: string;
@@ -99,7 +140,14 @@ export interface CommitLog {
     patch: Partial<
       Pick<
         CommitRecord,
-        "status" | "error" | "conflicts" | "attempts" | "changes" | "base" | "baseCursor"
+        | "status"
+        | "error"
+        | "conflicts"
+        | "attempts"
+        | "changes"
+        | "base"
+        | "baseCursor"
+        | "nextAttemptAt"
       >
     > & {
       status?: "failed" | "conflict";
@@ -117,4 +165,16 @@ export interface CommitLog {
     cursor?: DirCursor | null;
     abortSignal?: AbortSignal;
   }): Promise<CommitRecord>;
+  /**
+   * Optional capability for automatic retries: claims up to `limit` `failed` records whose
+   * `nextAttemptAt` is at or before `now`, by a conditional update that moves their
+   * `nextAttemptAt` to `leaseUntil` — so two instances never claim the same record at once, and
+   * a claimer that dies releases it when the lease passes. Returns the claimed records.
+   */
+  claimDueCommits?(options: {
+    now: Date;
+    leaseUntil: Date;
+    limit: number;
+    abortSignal?: AbortSignal;
+  }): Promise<CommitRecord[]>;
 }

@@ -46,7 +46,8 @@ export function createInMemoryCommitLog(
     async appendCommit({ commit, abortSignal }) {
       abortSignal?.throwIfAborted();
       const now = clock.now();
-      const id = generateId();
+      if (commit.id !== undefined && records.has(commit.id)) return clone(records.get(commit.id)!);
+      const id = commit.id ?? generateId();
       if (records.has(id))
         throw new HarnessConflictError({
           surface: "commit",
@@ -56,6 +57,8 @@ export function createInMemoryCommitLog(
       const record: CommitRecord = {
         ...structuredClone(commit),
         id,
+        nextAttemptAt: commit.nextAttemptAt ?? null,
+        turnId: commit.turnId ?? null,
         createdAt: now,
         updatedAt: now,
         resolvedAt: null,
@@ -71,13 +74,14 @@ export function createInMemoryCommitLog(
       const record = records.get(id);
       return record ? clone(record) : null;
     },
-    async listCommits({ harnessDir, owner, status, limit = 50, cursor, abortSignal }) {
+    async listCommits({ harnessDir, owner, turnId, status, limit = 50, cursor, abortSignal }) {
       abortSignal?.throwIfAborted();
       const matching = [...order]
         .reverse()
         .map((id) => records.get(id)!)
         .filter((record) => harnessDir === undefined || record.harnessDir === harnessDir)
         .filter((record) => owner === undefined || record.owner === owner)
+        .filter((record) => turnId === undefined || record.turnId === turnId)
         .filter(
           (record) =>
             status === undefined ||
@@ -103,12 +107,26 @@ export function createInMemoryCommitLog(
       const now = clock.now();
       Object.assign(record, {
         status: "resolved",
+        nextAttemptAt: null,
         resolution,
         resolvedCursor: cursor,
         resolvedAt: now,
         updatedAt: now,
       });
       return clone(record);
+    },
+    async claimDueCommits({ now, leaseUntil, limit, abortSignal }) {
+      abortSignal?.throwIfAborted();
+      const claimed: CommitRecord[] = [];
+      for (const id of order) {
+        if (claimed.length >= limit) break;
+        const record = records.get(id)!;
+        if (record.status !== "failed" || record.nextAttemptAt === null) continue;
+        if (record.nextAttemptAt.getTime() > now.getTime()) continue;
+        record.nextAttemptAt = new Date(leaseUntil);
+        claimed.push(clone(record));
+      }
+      return claimed;
     },
     all() {
       return order.map((id) => clone(records.get(id)!));

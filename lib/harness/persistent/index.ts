@@ -10,14 +10,40 @@ export {
   type DirectoryListing,
   type LoadCheckoutOptions,
 } from "./checkout";
-export type {
-  CommitLog,
-  CommitRecord,
-  CommitRecordStatus,
-  CommitResolution,
-  FileConflict,
-  NewCommitRecord,
+export {
+  OPEN_COMMIT_STATUSES,
+  type CommitLog,
+  type CommitRecord,
+  type CommitRecordStatus,
+  type CommitResolution,
+  type FileConflict,
+  type NewCommitRecord,
 } from "./commit-log";
+export {
+  DEFAULT_RETRY_POLICY,
+  JournalWriteError,
+  createInMemorySpool,
+  createInMemoryTurnJournal,
+  createSpoolIdGenerator,
+  nextAttemptAt,
+  turnCommitId,
+  type CommitSpool,
+  type NewSpoolItem,
+  type RetryPolicy,
+  type SpoolItem,
+  type TurnJournal,
+  type TurnJournalEntry,
+} from "./durability";
+export { createFileSpool, decodeDurable, encodeDurable } from "./file-spool";
+export {
+  INTERRUPTED_ERROR,
+  drainSpool,
+  recoverInterruptedTurn,
+  retryDueCommits,
+  type DrainSpoolResult,
+  type RecoverTurnResult,
+  type RetrySweepResult,
+} from "./recovery";
 export { definePersistentDirs } from "./define-persistent-dirs";
 export { createInMemoryCommitLog, type InMemoryCommitLog } from "./in-memory-commit-log";
 export { createInMemoryDirBacking, type InMemoryDirBacking } from "./in-memory-dir-backing";

@@ -9,9 +9,17 @@ import {
   type CheckoutDirState,
   type CheckoutFileInfo,
 } from "./checkout";
-import type { CommitLog, CommitRecord } from "./commit-log";
+import type { CommitLog, CommitRecord, NewCommitRecord } from "./commit-log";
+import {
+  JournalWriteError,
+  nextAttemptAt,
+  turnCommitId,
+  type CommitSpool,
+  type RetryPolicy,
+  type TurnJournal,
+} from "./durability";
 import { applyCommit, describeError } from "./internal/apply-commit";
-import { contentByteLength, copyContent } from "./internal/content";
+import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";
 import { printable } from "./paths";
@@ -61,6 +69,27 @@ export interface OpenTurnCheckoutOptions<TExtraBody, TSession> {
   maxCommitAttempts?: number;
   /** Aborts loading. Commits take their own signal. */
   abortSignal?: AbortSignal;
+  /**
+   * The host's id of this turn. With it, a failed commit's record gets the stable id
+   * `turnCommitId({ turnId, harnessDir })`, and `journal` entries are keyed by it.
+   */
+  turnId?: string;
+  /**
+   * Where `checkpoint()` journals the turn's change sets as they happen, so a crash loses
+   * nothing a tool reported as written (needs `turnId`). Absent: no journal.
+   */
+  journal?: TurnJournal;
+  /**
+   * The durable local fallback: journal checkpoints the journal refused, and completed turns'
+   * change sets the commit log could not record, go here and reach the database later
+   * (`drainSpool`). Absent: such a change set is only returned as `unrecorded`.
+   */
+  spool?: CommitSpool;
+  /**
+   * With a policy, a `failed` (not conflicting) commit is recorded with `nextAttemptAt` so it is
+   * retried automatically (`retryDueCommits`); absent: it waits for a person.
+   */
+  retryPolicy?: RetryPolicy;
 }
 
 /**
@@ -112,6 +141,13 @@ export interface TurnCheckout {
     status: TurnStatus;
     abortSignal?: AbortSignal;
   }): Promise<PersistenceResult>;
+  /**
+   * Journals the change set of every writable `after-turn` dir that changed since the last
+   * checkpoint: to the journal, or to the spool when the journal fails. Resolves once it is
+   * durable; throws `failed:journal` when neither accepted it. Calls are serialised. A no-op
+   * without a journal. Call it after every tool call (the runtime does) and host write.
+   */
+  checkpoint(options?: { abortSignal?: AbortSignal }): Promise<void>;
   /**
    * Commits the `manual` dirs (only those) with what the checkout holds now, host-staged
    * writes included. Available once, after `finishTurn({ status: "completed" })`; call it
@@ -209,12 +245,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       mode,
       changes: summary,
     });
-    const base: Record<string, FileContent | null> = Object.create(null) as Record<
-      string,
-      FileContent | null
-    >;
-    for (const path of changedContent(changes).keys())
-      base[path] = copyContent(state.base.get(path) ?? null);
+    const base = baseOf(state, changes);
     const outcome = await applyCommit({
       dir: state.dir,
       extraBody: options.extraBody as unknown,
@@ -253,25 +284,54 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     const conflicts = outcome.status === "conflict" ? outcome.conflicts : [];
     let record: CommitRecord | null = null;
     let logError: unknown;
+    let spooled = false;
+    const retryAt =
+      outcome.status === "failed" && options.retryPolicy
+        ? nextAttemptAt({ policy: options.retryPolicy, attempts: 1, now: clock.now() })
+        : null;
+    const newRecord: NewCommitRecord = {
+      ...(options.turnId === undefined
+        ? {}
+        : { id: turnCommitId({ turnId: options.turnId, harnessDir }), turnId: options.turnId }),
+      harnessDir,
+      mode,
+      status: outcome.status,
+      owner: ownerOf(state.dir.definition, options.extraBody),
+      changes,
+      baseCursor: state.cursor,
+      base,
+      extraBody: options.extraBody,
+      session: options.session,
+      error,
+      conflicts,
+      attempts: 1,
+      nextAttemptAt: retryAt,
+    };
     try {
-      record = await options.commitLog.appendCommit({
-        commit: {
-          harnessDir,
-          mode,
-          status: outcome.status,
-          owner: ownerOf(state.dir.definition, options.extraBody),
-          changes,
-          baseCursor: state.cursor,
-          base,
-          extraBody: options.extraBody,
-          session: options.session,
-          error,
-          conflicts,
-          attempts: 1,
-        },
-      });
+      record = await options.commitLog.appendCommit({ commit: newRecord });
     } catch (caught) {
       logError = caught;
+      // The commit log shares the database that just failed: keep the change set on local disk
+      // until the database answers again (drainSpool).
+      if (options.spool) {
+        try {
+          await options.spool.put({
+            item: {
+              kind: "commit",
+              commit: {
+                ...newRecord,
+                id: newRecord.id ?? `spool:${crypto.randomUUID()}`,
+                // Retried automatically once imported, whatever the policy here.
+                status: "failed",
+                nextAttemptAt: null,
+              },
+            },
+          });
+          spooled = true;
+        } catch {
+          // Both failed: the change set is handed back as `unrecorded`, and the journal keeps it.
+        }
+      }
     }
     const result: DirCommitResult = {
       harnessDir,
@@ -283,11 +343,17 @@ export async function openTurnCheckout<TExtraBody, TSession>(
           ? error
           : {
               code: error.code,
-              message: `${error.message} (and the commit log failed: ${describeError(logError).message})`,
+              message: spooled
+                ? `${error.message} (the commit log did not answer either: the change set is kept on the server and retried when the database is back)`
+                : `${error.message} (and the commit log failed: ${describeError(logError).message})`,
             },
       ...(record
         ? { commitId: record.id }
-        : { unrecorded: { changes, baseCursor: state.cursor, base } }),
+        : spooled
+          ? {}
+          : { unrecorded: { changes, baseCursor: state.cursor, base } }),
+      ...((record && retryAt !== null) || spooled ? { retrying: true } : {}),
+      ...(spooled ? { spooled: true } : {}),
     };
     if (outcome.status === "failed") {
       emit({
@@ -380,6 +446,75 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     return operationPromise;
   };
 
+  const journalFingerprints = new Map<string, string>();
+  let journalRevision = 0;
+  let journalChain: Promise<void> = Promise.resolve();
+  const journaled = () =>
+    options.journal !== undefined && options.turnId !== undefined
+      ? { journal: options.journal, turnId: options.turnId }
+      : null;
+  const writeCheckpoint = async (abortSignal: AbortSignal | undefined): Promise<void> => {
+    const target = journaled();
+    if (!target) return;
+    for (const state of states) {
+      if (state.readOnly || state.dir.mode !== "after-turn") continue;
+      const changes = diffDirState(state);
+      const fingerprint = JSON.stringify([
+        ...changes.created.map((file) => ["c", file.path, contentHash(file.content)]),
+        ...changes.updated.map((file) => ["u", file.path, contentHash(file.content)]),
+        ...changes.deleted.map((path) => ["d", path]),
+      ]);
+      const previous = journalFingerprints.get(state.dir.harnessDir) ?? "[]";
+      if (fingerprint === previous) continue;
+      const entry = {
+        turnId: target.turnId,
+        harnessDir: state.dir.harnessDir,
+        mode: state.dir.mode,
+        owner: ownerOf(state.dir.definition, options.extraBody),
+        changes,
+        baseCursor: state.cursor,
+        base: baseOf(state, changes),
+        extraBody: options.extraBody as unknown,
+        session: options.session as unknown,
+        revision: ++journalRevision,
+        at: clock.now(),
+      };
+      try {
+        await target.journal.write({ entry, abortSignal });
+      } catch (journalError) {
+        try {
+          if (!options.spool) throw journalError;
+          await options.spool.put({ item: { kind: "journal", entry } });
+        } catch (spoolError) {
+          throw new JournalWriteError({
+            message: `The change to ${state.dir.harnessDir} could not be saved durably (journal: ${describeError(journalError).message}; spool: ${describeError(spoolError).message}).`,
+            cause: spoolError,
+          });
+        }
+      }
+      journalFingerprints.set(state.dir.harnessDir, fingerprint);
+    }
+  };
+  const checkpoint = (abortSignal?: AbortSignal): Promise<void> => {
+    const run = journalChain.then(() => writeCheckpoint(abortSignal));
+    journalChain = run.catch(() => undefined);
+    return run;
+  };
+  // The turn's change sets all have a durable home now (or were dropped by design): forget the
+  // journal, through the spool when the journal does not answer.
+  const discardJournal = async (): Promise<void> => {
+    const target = journaled();
+    if (!target) return;
+    await journalChain;
+    try {
+      await target.journal.discard({ turnId: target.turnId });
+    } catch {
+      await options.spool
+        ?.put({ item: { kind: "journal-discard", turnId: target.turnId } })
+        .catch(() => undefined);
+    }
+  };
+
   const files: SessionFiles = {
     write: (path, content) =>
       hostChange("write", path, async (target, wait) => {
@@ -390,6 +525,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         });
         await wait;
         checkout.writeFile({ path: target.path, content: data });
+        await checkpoint();
         const change: HostFileChange = {
           path: target.path,
           harnessDir: target.harnessDir,
@@ -405,6 +541,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       hostChange("delete", path, async (target, wait) => {
         await wait;
         checkout.deleteFile({ path: target.path });
+        await checkpoint();
         const change: HostFileChange = {
           path: target.path,
           harnessDir: target.harnessDir,
@@ -435,6 +572,8 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         if (states.length === 0) return { status: "not-configured" };
         const relevant = states.filter((state) => state.dir.mode !== "manual");
         if (status !== "completed") {
+          // By design an unfinished turn commits nothing; its journal goes with it.
+          await discardJournal();
           return toPersistenceResult(
             relevant.map((state) => ({
               harnessDir: state.dir.harnessDir,
@@ -445,11 +584,14 @@ export async function openTurnCheckout<TExtraBody, TSession>(
             })),
           );
         }
-        return toPersistenceResult(
-          await Promise.all(relevant.map((state) => commitDir(state, abortSignal))),
-        );
+        await journalChain;
+        const commits = await Promise.all(relevant.map((state) => commitDir(state, abortSignal)));
+        // Keep the journal while a change set has no durable home: recovery lists it then.
+        if (!commits.some((commit) => commit.unrecorded)) await discardJournal();
+        return toPersistenceResult(commits);
       });
     },
+    checkpoint: (checkpointOptions = {}) => checkpoint(checkpointOptions.abortSignal),
     async commitManual(commitOptions = {}) {
       if (finished !== "completed") {
         throw new HarnessConflictError({
@@ -473,6 +615,14 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       });
     },
   };
+}
+
+/** The content at the turn's base of every path a change set touches (`null`: absent). */
+function baseOf(state: CheckoutDirState, changes: ChangeSet): Record<string, FileContent | null> {
+  const base = Object.create(null) as Record<string, FileContent | null>;
+  for (const path of changedContent(changes).keys())
+    base[path] = copyContent(state.base.get(path) ?? null);
+  return base;
 }
 
 /** The dir's owner key for this turn, or `null` when it has none or cannot say. */

@@ -198,10 +198,18 @@ export interface DirCommitResult {
   merged?: boolean;
   /** The commit-log record holding the change set when `conflict` or `failed`. */
   commitId?: string;
+  /** `failed` only: the change set is kept and retried automatically (no person needed yet). */
+  retrying?: boolean;
+  /**
+   * `failed` only: the commit log did not answer either, so the change set is in the local
+   * spool; it reaches the commit log (and is retried) when the database answers again.
+   */
+  spooled?: boolean;
   error?: { code: string; message: string };
   /**
-   * Only when the commit log itself could not record a failed commit: the change set and its
-   * base, so the host still holds everything needed to retry. Normally absent.
+   * Only when neither the commit log nor the spool could keep a failed commit: the change set and
+   * its base, so the host still holds everything needed to retry (the turn's journal keeps it
+   * too). Normally absent.
    */
   unrecorded?: {
     changes: ChangeSet;

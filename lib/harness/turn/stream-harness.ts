@@ -59,6 +59,8 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   onPersistenceError?: (
     event: TurnPersistenceErrorEvent<TExtraBody, TSession>,
   ) => void | Promise<void>;
+  /** The host's id of this turn: keys the journal and the turn's commit records. */
+  turnId?: string;
 }
 
 function lastUserText(messages: readonly UIMessage[]): string {
@@ -72,6 +74,8 @@ function summarizeForUi(
   error?: string,
 ): TurnStatusData {
   const commits = persistence.status === "not-configured" ? [] : persistence.commits;
+  const failed = persistence.status === "failed" ? persistence.failedCommits : [];
+  const pending = failed.filter((commit) => commit.retrying === true).length;
   return {
     status,
     ...(error ? { error } : {}),
@@ -80,7 +84,8 @@ function summarizeForUi(
       savedFiles: commits
         .filter((commit) => commit.status === "succeeded")
         .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
-      failedCommits: persistence.status === "failed" ? persistence.failedCommits.length : 0,
+      failedCommits: failed.length - pending,
+      pendingCommits: pending,
     },
   };
 }
@@ -210,6 +215,10 @@ export function streamHarness<TExtraBody, TSession>(
             onTrace: emit,
             onPersistenceError,
             abortSignal: options.abortSignal,
+            turnId: options.turnId,
+            journal: options.turnId === undefined ? undefined : definition.journal,
+            spool: definition.spool,
+            retryPolicy: definition.retryPolicy,
           });
         }
         dirsLoaded = turnCheckout;
@@ -288,7 +297,7 @@ export function streamHarness<TExtraBody, TSession>(
         }
         Object.assign(tools, definition.tools?.({ ...context, harness: store }) ?? {});
         const traced = traceTools(
-          tools,
+          turnCheckout ? journalTools(tools, turnCheckout) : tools,
           emit,
           at,
           definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
@@ -414,6 +423,39 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
     signal?.aborted === true ||
     (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
   );
+}
+
+/**
+ * Wraps every tool's `execute` so the turn's changes are journaled before the result reaches
+ * the model: what a tool reports as written survives a crash. When nothing would keep the
+ * change, the tool's result says so instead of claiming success.
+ */
+function journalTools(tools: ToolSet, turn: TurnCheckout): ToolSet {
+  const wrapped: ToolSet = {};
+  for (const [toolName, definition] of Object.entries(tools)) {
+    const execute = definition.execute;
+    if (!execute) {
+      wrapped[toolName] = definition;
+      continue;
+    }
+    wrapped[toolName] = {
+      ...definition,
+      execute: async (
+        input: unknown,
+        executionOptions: Parameters<NonNullable<typeof execute>>[1],
+      ) => {
+        const output: unknown = await execute(input as never, executionOptions);
+        try {
+          await turn.checkpoint();
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return `Error: ${message} Tell the user this change may be lost if the server stops before the turn ends.`;
+        }
+        return output;
+      },
+    } as typeof definition;
+  }
+  return wrapped;
 }
 
 /**

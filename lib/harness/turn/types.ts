@@ -2,6 +2,9 @@ import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
   PersistenceErrorEvent,
+  CommitSpool,
+  RetryPolicy,
+  TurnJournal,
   PersistenceResult,
   PersistentDir,
   PersistentDirTraceEvent,
@@ -60,6 +63,15 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   onPersistenceError?: (
     event: TurnPersistenceErrorEvent<TExtraBody, TSession>,
   ) => void | Promise<void>;
+  /**
+   * Where each write is journaled as it happens (after every tool call), so a crash loses
+   * nothing a tool reported as written. Used when the turn has a `turnId`.
+   */
+  journal?: TurnJournal;
+  /** The durable local fallback when the database does not answer (see `openTurnCheckout`). */
+  spool?: CommitSpool;
+  /** Failed (not conflicting) commits are retried automatically under this policy. */
+  retryPolicy?: RetryPolicy;
   /** The harness store as this turn sees it (this chat's merged view, this actor's permissions). */
   store?(context: TurnContext<TExtraBody, TSession>): Harness | Promise<Harness>;
   /** Token budget of the harness view. Default 4,000. */
@@ -183,6 +195,9 @@ export interface TurnStatusData {
   persistence: {
     status: PersistenceResult["status"];
     savedFiles: number;
+    /** Commits that need a person (conflicts, failures not retried automatically). */
     failedCommits: number;
+    /** Commits not saved yet but kept and retried automatically (the host tracks them). */
+    pendingCommits: number;
   };
 }

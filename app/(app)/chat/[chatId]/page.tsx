@@ -6,7 +6,7 @@ import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
 import { getChatModel } from "@/lib/ai";
 import { requireActor } from "@/lib/auth";
-import { getTurnForActor, latestTurnId, loadChatMessages } from "@/lib/chat";
+import { getTurnForActor, latestTurnId, listInterruptedTurns, loadChatMessages } from "@/lib/chat";
 import { getDb } from "@/lib/db";
 import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
@@ -25,7 +25,7 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected } = firstSearchValues(await props.searchParams);
-  const [messages, model, turnId, refinements] = await Promise.all([
+  const [messages, model, turnId, refinements, interruptedTurns] = await Promise.all([
     loadChatMessages(getDb(), chat.id),
     getChatModel(),
     selected ? Promise.resolve(selected) : latestTurnId(chat.id),
@@ -34,6 +34,7 @@ export default async function ChatPage(props: {
       filter: { chatId: chat.id },
       limit: 20,
     }),
+    listInterruptedTurns(chat.id),
   ]);
   const turn = turnId ? await getTurnForActor(actor, turnId) : null;
   const appOrigin = requestOrigin({ headers: await headers() });
@@ -55,6 +56,7 @@ export default async function ChatPage(props: {
               initialMessages={messages}
               refinements={refinements.items}
               canRefineGlobally={canWriteGlobal(actor)}
+              interruptedTurns={interruptedTurns}
             />
           </ImagePolicyProvider>
         ) : (

@@ -24,6 +24,7 @@ export default async function CommitFailuresPage({ searchParams }: { searchParam
   } catch {
     page = await getPersistentDirs().listFailures({ actor, status, limit: 20 });
   }
+  const retrying = status === "open" ? await getPersistentDirs().countRetrying({ actor }) : 0;
   return (
     <div className="space-y-6">
       <div>
@@ -32,11 +33,12 @@ export default async function CommitFailuresPage({ searchParams }: { searchParam
         </Link>
         <h1 className="text-2xl font-semibold">Commit failures</h1>
         <p className="text-muted-foreground text-sm">
-          Commits that failed or conflicted are kept here with every change, so nothing is lost.
-          Retry one to apply it again on top of the current files (text both sides changed is
-          merged), or settle a conflict by picking a side or editing the merge. You see your own
-          memory&apos;s commits and your workspace&apos;s; editors and admins act on company
-          knowledge.
+          Commits that failed or conflicted, and the changes of turns that were interrupted, are
+          kept here with every change, so nothing is lost. Retry one to apply it again on top of the
+          current files (text both sides changed is merged), apply or discard an interrupted
+          turn&apos;s changes, or settle a conflict by picking a side or editing the merge. You see
+          your own memory&apos;s commits and your workspace&apos;s; editors and admins act on
+          company knowledge.
         </p>
       </div>
       <nav className="flex gap-2 text-sm" aria-label="Status">
@@ -54,7 +56,7 @@ export default async function CommitFailuresPage({ searchParams }: { searchParam
           </Link>
         ))}
       </nav>
-      <FailureList failures={page.failures} status={status} />
+      <FailureList failures={page.failures} status={status} retrying={retrying} />
       {page.nextCursor ? (
         <Link
           className="text-sm underline"

@@ -1,0 +1,166 @@
+import path from "node:path";
+
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
+import { scriptedModel } from "./support/model";
+import { AuthPages } from "./support/pages";
+import { createUser } from "./support/users";
+
+// The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
+// a change touching "fail-me" fails) and its durability loop (every 5 s): a failed turn commit
+// is retried by itself, and turns left running by a dead process are closed as interrupted.
+
+const person = {
+  email: "dora@example.com",
+  password: "durable-pass-1",
+  role: "member" as const,
+  workspace: "Durable Co",
+  name: "Dora",
+};
+const databaseFile = path.join(process.cwd(), "data", "e2e", "cairn.db");
+
+test.describe.configure({ mode: "serial" });
+test.beforeAll(() => createUser(person));
+
+async function signedIn(browser: Browser): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await new AuthPages(page).signIn(person);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+async function newChat(page: Page, title: string): Promise<string> {
+  await page.goto("/chat");
+  await page.getByTestId("new-chat-title").fill(title);
+  await page.getByTestId("new-chat").click();
+  await expect(page.getByTestId("chat-title")).toHaveText(title);
+  return new URL(page.url()).pathname.split("/").at(-1)!;
+}
+
+test("a commit that failed says it is kept and retrying, then that it was saved", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "remember the boat",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "create",
+              path: "/persistent/user/fail-me-boat.md",
+              file_text: "The boat is called Wren.\n",
+            },
+          },
+        ],
+      },
+    },
+    { whenLastIsToolResult: true, reply: { text: "I will remember the boat." } },
+  ]);
+  const page = await signedIn(browser);
+  await newChat(page, "Boat");
+  await page.getByTestId("chat-input").fill("remember the boat");
+  await page.getByTestId("send").click();
+
+  // Never a link to an empty page: the truth, then the outcome once the retry ran.
+  await expect(page.getByTestId("save-pending")).toHaveText(
+    "Memory not saved yet — kept on the server, retrying…",
+  );
+  await expect(page.getByTestId("save-recovered")).toBeVisible({ timeout: 30_000 });
+
+  // Saved once, and nothing is left waiting on the failures page.
+  await page.goto("/files?dir=user&path=fail-me-boat.md");
+  await expect(page.getByTestId("file-content-input")).toHaveValue("The boat is called Wren.\n");
+  await page.goto("/files/failures");
+  await expect(page.getByTestId("failure-row").filter({ hasText: "fail-me-boat.md" })).toHaveCount(
+    0,
+  );
+});
+
+test("an interrupted turn is shown in the chat and its changes can be applied or discarded", async ({
+  browser,
+}) => {
+  const page = await signedIn(browser);
+  const chatId = await newChat(page, "Interrupted");
+
+  // What a process killed mid-turn leaves behind: the user's message, a running turn whose lease
+  // has expired, and the journal of what its tools wrote. The server's recovery loop does the rest.
+  const db = new Database(databaseFile);
+  try {
+    const userId = (
+      db.prepare(`SELECT id FROM "User" WHERE email = ?`).get(person.email) as { id: string }
+    ).id;
+    const workspaceId = (
+      db.prepare(`SELECT "workspaceId" FROM "Membership" WHERE "userId" = ?`).get(userId) as {
+        workspaceId: string;
+      }
+    ).workspaceId;
+    // Dates as Prisma writes them to SQLite.
+    const stored = (ms: number) => new Date(ms).toISOString().replace(/Z$/, "+00:00");
+    const past = Date.now() - 10 * 60_000;
+    const at = new Date(past).toISOString();
+    const messages = [
+      ["m-kept", "keep the tide table"],
+      ["m-dropped", "keep the draft"],
+    ] as const;
+    for (const [index, [messageId, text]] of messages.entries()) {
+      const turnId = `dead-${messageId}`;
+      db.prepare(
+        `INSERT INTO "ChatMessage" (id, "chatId", role, parts, seq, "createdAt") VALUES (?, ?, 'user', ?, ?, ?)`,
+      ).run(messageId, chatId, JSON.stringify([{ type: "text", text }]), index + 1, stored(past));
+      db.prepare(
+        `INSERT INTO "Turn" (id, "chatId", "userId", status, "userMessageId", "startedAt", "leaseExpiresAt") VALUES (?, ?, ?, 'running', ?, ?, ?)`,
+      ).run(turnId, chatId, userId, messageId, stored(past), stored(past + 1_000));
+      const file = messageId === "m-kept" ? "tides.md" : "draft.md";
+      const entry = {
+        turnId,
+        harnessDir: "/persistent/user",
+        mode: "after-turn",
+        owner: `user:${userId}`,
+        changes: { created: [{ path: file, content: `${text}\n` }], updated: [], deleted: [] },
+        baseCursor: 0,
+        base: { [file]: null },
+        extraBody: { actor: { userId, workspaceId, role: "member" } },
+        session: { chatId },
+        revision: 1,
+        at: { $date: at },
+      };
+      db.prepare(
+        `INSERT INTO "TurnJournalEntry" ("turnId", "harnessDir", revision, payload, "updatedAt") VALUES (?, '/persistent/user', 1, ?, ?)`,
+      ).run(turnId, JSON.stringify(entry), stored(past));
+    }
+  } finally {
+    db.close();
+  }
+
+  // The loop runs every 5 s: reload until both turns are closed.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("turn-interrupted")).toHaveCount(2);
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByTestId("turn-interrupted").first()).toHaveText(
+    "This turn was interrupted — nothing from it was saved; its changes are kept on Commit failures.",
+  );
+
+  await page.getByTestId("turn-interrupted").first().getByRole("link").click();
+  await expect(page).toHaveURL(/\/files\/failures$/);
+  const kept = page.getByTestId("failure-row").filter({ hasText: "tides.md" });
+  const dropped = page.getByTestId("failure-row").filter({ hasText: "draft.md" });
+  await expect(kept.getByTestId("failure-status")).toHaveText("interrupted");
+  await expect(kept.getByTestId("retry-commit")).toHaveText("Apply");
+
+  await kept.getByTestId("retry-commit").click();
+  await expect(page.getByTestId("form-info")).toContainText("Committed");
+  await expect(kept).toHaveCount(0);
+  await dropped.getByTestId("discard-commit").click();
+  await expect(page.getByTestId("form-info")).toContainText("Discarded");
+  await expect(dropped).toHaveCount(0);
+
+  await page.goto("/files?dir=user&path=tides.md");
+  await expect(page.getByTestId("file-content-input")).toHaveValue("keep the tide table\n");
+  await page.goto("/files?dir=user");
+  await expect(page.getByText("draft.md")).toHaveCount(0);
+});
