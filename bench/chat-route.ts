@@ -25,6 +25,7 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { SourceMap } from "node:module";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -79,7 +80,8 @@ function processTree(pid: number): number[] {
     }
   }
   const tree = [pid];
-  for (let index = 0; index < tree.length; index++) tree.push(...(children.get(tree[index]!) ?? []));
+  for (let index = 0; index < tree.length; index++)
+    tree.push(...(children.get(tree[index]!) ?? []));
   return tree;
 }
 
@@ -326,7 +328,11 @@ async function runTurn(load: number, chatId: string, cookie: string): Promise<Tu
       headers: { "content-type": "application/json", cookie, origin: APP_URL },
       body: JSON.stringify({
         chatId,
-        message: { id: randomUUID(), role: "user", parts: [{ type: "text", text: `load ${load}` }] },
+        message: {
+          id: randomUUID(),
+          role: "user",
+          parts: [{ type: "text", text: `load ${load}` }],
+        },
       }),
       signal: AbortSignal.timeout(TURN_TIMEOUT_MS),
     });
@@ -340,6 +346,26 @@ async function runTurn(load: number, chatId: string, cookie: string): Promise<Tu
     return { load, total, error };
   } catch (error) {
     return { load, total: performance.now() - started, error: String(error) };
+  }
+}
+
+/** The commit errors in a turn's persistence record, compacted to one line. */
+function persistenceError(text: string | null): string {
+  if (!text) return "none";
+  try {
+    const record = JSON.parse(text) as {
+      status: string;
+      commits?: Array<{ status: string; error?: { code?: string; message?: string } }>;
+    };
+    const errors = (record.commits ?? [])
+      .filter((commit) => commit.error)
+      .map(
+        (commit) =>
+          `${commit.error!.code}: ${(commit.error!.message ?? "").replace(/\s+/g, " ").trim().slice(-400)}`,
+      );
+    return `${record.status}${errors.length ? ` — ${errors.join("; ")}` : ""}`;
+  } catch {
+    return text.slice(0, 200);
   }
 }
 
@@ -357,6 +383,7 @@ async function landed(db: Db, userId: string, load: number): Promise<boolean> {
 interface DbResult {
   rows: Record<string, string | number>[];
   notes: string[];
+  windows: { sequential: Window; burst: Window };
 }
 
 async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Promise<DbResult> {
@@ -420,6 +447,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     let lostSeq = 0;
     const cpuBefore = treeCpuMs(pid);
     const seqStarted = performance.now();
+    const seqFrom = monotonicMicros();
     for (let turn = 0; turn < TURNS; turn++) {
       const runBefore = treeRuntimeMs(pid);
       const result = await runTurn(load, seq.chatId, seq.cookie);
@@ -429,6 +457,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       load++;
     }
     const seqWall = performance.now() - seqStarted;
+    const seqTo = monotonicMicros();
     const cpuTotal = treeCpuMs(pid) - cpuBefore;
     await sleep(1_000); // turns are recorded as their streams finish
     for (let turn = 0; turn < TURNS; turn++)
@@ -439,15 +468,36 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     const burstUsers = users.slice(1);
     const burstCpuBefore = treeCpuMs(pid);
     const burstStarted = performance.now();
+    const burstFrom = monotonicMicros();
     const burst = await Promise.all(
       burstUsers.map((user) => runTurn(user.index, user.chatId, user.cookie)),
     );
     const burstWall = performance.now() - burstStarted;
+    const burstTo = monotonicMicros();
     const burstCpu = treeCpuMs(pid) - burstCpuBefore;
     const burstLoad = loadLine();
-    await sleep(2_000);
+    // Turns are recorded as their streams finish: wait until none is running (up to 60 s).
+    const settleStarted = performance.now();
+    await sleep(1_000);
+    while (
+      performance.now() - settleStarted < 60_000 &&
+      (await db.turn.count({ where: { status: "running" } })) > 0
+    )
+      await sleep(500);
+    const settle = performance.now() - settleStarted;
     let lost = 0;
-    for (const user of burstUsers) if (!(await landed(db, user.userId, user.index))) lost++;
+    const lostDetails: string[] = [];
+    for (const user of burstUsers) {
+      if (await landed(db, user.userId, user.index)) continue;
+      lost++;
+      const turns = await db.turn.findMany({
+        where: { chatId: user.chatId },
+        select: { status: true, error: true, persistence: true },
+      });
+      lostDetails.push(
+        `  lost (load ${user.index}): turn ${turns.map((turn) => `${turn.status}${turn.error ? ` (${turn.error.slice(0, 160)})` : ""} persistence ${persistenceError(turn.persistence)}`).join(", ") || "none"}`,
+      );
+    }
     const burstOk = burst.filter((turn) => !turn.error);
     const burstAdded = summarize(burstOk.map((turn) => turn.total - modelTime(turn.load)));
     const burstModel = summarize(burstOk.map((turn) => modelTime(turn.load)));
@@ -459,6 +509,10 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     );
     const label = provider === "sqlite" ? "SQLite" : "PostgreSQL";
     return {
+      windows: {
+        sequential: { from: seqFrom, to: seqTo, turns: TURNS },
+        burst: { from: burstFrom, to: burstTo, turns: CHATS },
+      },
       rows: [
         {
           database: label,
@@ -487,6 +541,8 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       ],
       notes: [
         `${label}: seeded ${ENTRIES} entries + ${CHATS + 1} users × ${FILES} files in ${ms(setup.seedMs)}; sequential wall ${ms(seqWall)} (${(TURNS / (seqWall / 1000)).toFixed(1)} turns/s); burst wall ${ms(burstWall)} (${(CHATS / (burstWall / 1000)).toFixed(1)} turns/s)`,
+        `${label}: burst settled ${ms(settle)} after its last response`,
+        ...lostDetails.slice(0, 5),
         ...errors.slice(0, 3).map((error) => `  sequential error: ${error}`),
         ...burst
           .filter((turn) => turn.error)
@@ -510,64 +566,119 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
 }
 
-/** Top self-time functions of a .cpuprofile (aggregated by function + url + line), and by file. */
-export function summarizeProfile(file: string, top = 25): string {
+/** A span of the server's CPU profile, in the monotonic clock's microseconds (V8's timestamps). */
+interface Window {
+  from: number;
+  to: number;
+  turns: number;
+}
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Source maps of the built chunks (Turbopack writes `<chunk>.js.map` beside each). */
+const sourceMaps = new Map<string, SourceMap | null>();
+function original(url: string, line: number, column: number) {
+  const file = url.replace(/^file:\/\//, "");
+  if (!file.includes("/.next/")) return undefined;
+  if (!sourceMaps.has(file)) {
+    try {
+      sourceMaps.set(file, new SourceMap(JSON.parse(readFileSync(`${file}.map`, "utf8"))));
+    } catch {
+      sourceMaps.set(file, null);
+    }
+  }
+  const entry = sourceMaps.get(file)?.findEntry(line, column) as
+    { originalSource?: string; originalLine?: number } | undefined;
+  if (!entry?.originalSource) return undefined;
+  return {
+    source: decodeURIComponent(entry.originalSource)
+      .replace(/^(\.\.\/)+/, "")
+      .replace(/^\[project\]\//, ""),
+    line: (entry.originalLine ?? 0) + 1,
+  };
+}
+
+/** What a source file belongs to: its npm package, or the app's top folder (lib/harness, app, …). */
+function areaOf(source: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
+  if (pkg) return pkg[1]!;
+  if (source.startsWith("node:"))
+    return source.replace(/^node:(internal\/)?(deps\/)?/, "node:").split("/")[0]!;
+  if (source.startsWith("wasm://")) return "wasm (Prisma query compiler)";
+  const parts = source.split("/");
+  return parts[0] === "lib" ? parts.slice(0, 2).join("/") : (parts[0] ?? source);
+}
+
+/**
+ * Top self-time functions of a .cpuprofile, aggregated by function + source (built chunks are
+ * mapped back to their sources through the chunk's source map), and by area (npm package or app
+ * folder). `window`: only samples taken inside it, and per-turn figures.
+ */
+export function summarizeProfile(file: string, top = 25, window?: Window): string {
   const profile = JSON.parse(readFileSync(file, "utf8")) as {
     nodes: ProfileNode[];
     samples: number[];
     timeDeltas: number[];
     startTime: number;
-    endTime: number;
   };
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfById = new Map<number, number>();
+  let at = profile.startTime;
   for (let index = 0; index < profile.samples.length; index++) {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (window && (at < window.from || at > window.to)) continue;
     const id = profile.samples[index]!;
-    selfById.set(id, (selfById.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+    selfById.set(id, (selfById.get(id) ?? 0) + delta / 1000);
   }
   const shortUrl = (url: string) =>
     url
       .replace(/^file:\/\//, "")
       .replace(`${root}/`, "")
-      .replace(/^.*node_modules\//, "nm:/");
+      .replace(/^.*node_modules\//, "node_modules/");
   const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
+  const byArea = new Map<string, number>();
   let total = 0;
   let idle = 0;
   for (const [id, self] of selfById) {
     const frame = byId.get(id)!.callFrame;
     total += self;
-    if (frame.functionName === "(idle)") {
+    if (frame.functionName === "(idle)" || frame.functionName === "(program)") {
       idle += self;
       continue;
     }
-    const url = shortUrl(frame.url) || "(native)";
-    const key = `${frame.functionName || "(anonymous)"}  ${url}${frame.url ? `:${frame.lineNumber + 1}` : ""}`;
+    const mapped = original(frame.url, frame.lineNumber, frame.columnNumber);
+    const source = mapped ? mapped.source : shortUrl(frame.url) || "(native)";
+    const line = mapped ? mapped.line : frame.lineNumber + 1;
+    const key = `${frame.functionName || "(anonymous)"}  ${source}${frame.url ? `:${line}` : ""}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + self);
-    byFile.set(url, (byFile.get(url) ?? 0) + self);
+    const area =
+      frame.functionName === "(garbage collector)" ? "(garbage collector)" : areaOf(source);
+    byArea.set(area, (byArea.get(area) ?? 0) + self);
   }
   const busy = total - idle;
-  const rows = (map: Map<string, number>, label: string) =>
+  const perTurn = (self: number) => (window ? (self / window.turns).toFixed(2) : "-");
+  const rows = (map: Map<string, number>, label: string, count: number) =>
     [...map]
       .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
+      .slice(0, count)
       .map(([key, self]) => ({
-        [label]: key.length > 110 ? `${key.slice(0, 107)}...` : key,
+        [label]: key.length > 120 ? `${key.slice(0, 117)}...` : key,
         "self ms": self.toFixed(0),
+        "ms/turn": perTurn(self),
         "% busy": ((100 * self) / busy).toFixed(1),
       }));
   return [
-    `profile ${path.relative(root, file)}: ${(total / 1000).toFixed(1)} s sampled, busy ${(busy / 1000).toFixed(1)} s (idle ${(idle / 1000).toFixed(1)} s)`,
+    `profile ${path.relative(root, file)}${window ? ` (${window.turns} turns)` : ""}: ${(total / 1000).toFixed(2)} s sampled, busy ${(busy / 1000).toFixed(2)} s${window ? ` = ${perTurn(busy)} ms/turn` : ""} (idle/program ${(idle / 1000).toFixed(2)} s)`,
     "",
     `top ${top} functions by self time:`,
-    table(rows(byFunction, "function  file:line")),
+    table(rows(byFunction, "function  source:line", top)),
     "",
-    `top ${Math.min(top, 15)} files by self time:`,
-    table(rows(byFile, "file").slice(0, 15)),
+    "by area (npm package or app folder):",
+    table(rows(byArea, "area", 20)),
   ].join("\n");
 }
 
@@ -593,9 +704,15 @@ export async function benchChatRoute(): Promise<string> {
     if (profile) {
       // The server process's profile (the largest written during this run).
       const [file] = newestProfiles(since);
-      profiles.push(
-        file ? `${provider}: ${summarizeProfile(file)}` : `${provider}: no profile written`,
-      );
+      const label = provider === "sqlite" ? "SQLite" : "PostgreSQL";
+      if (!file) profiles.push(`${label}: no profile written`);
+      else
+        profiles.push(
+          `${label}, ${TURNS} sequential turns — ${summarizeProfile(file, 25, result.windows.sequential)}`,
+          "",
+          `${label}, ${CHATS} chats at once — ${summarizeProfile(file, 15, result.windows.burst)}`,
+          "",
+        );
     }
   }
   return [

@@ -29,18 +29,19 @@ interface ChatBody {
 const textOf = (content: ChatBody["messages"][number]["content"]) =>
   typeof content === "string" ? content : content.map((part) => part.text ?? "").join("");
 
+/**
+ * mem0 3.x makes one extraction call per `add` and expects `{"memory": [{id, text}]}`; older
+ * versions asked for `{"facts": [...]}` and then an update step (`{"memory": [{…, event}]}`).
+ * One answer serves all three: the new fact is the turn's user message.
+ */
 function answer(body: ChatBody): string {
   const all = body.messages.map((message) => textOf(message.content)).join("\n");
-  if (/smart memory manager|"event"|event.*ADD/i.test(all)) {
-    // The update step: the new facts are listed after "New Retrieved Facts" (or similar).
-    const fact = /"facts"?\s*:\s*\[\s*"([^"]*)"/.exec(all)?.[1] ??
-      /new retrieved facts[^[]*\[\s*"([^"]*)"/i.exec(all)?.[1] ?? "a new fact";
-    return JSON.stringify({ memory: [{ id: "new", text: fact, event: "ADD" }] });
-  }
-  const user = [...body.messages].reverse().find((message) => message.role === "user");
-  const text = user ? textOf(user.content) : "";
-  const fact = /user:\s*(.*)/i.exec(text)?.[1] ?? text;
-  return JSON.stringify({ facts: [fact.slice(0, 200).replace(/"/g, "'")] });
+  const turns = [...all.matchAll(/user: (Turn \d+:[^\n"]*)/g)];
+  const fact = (turns.at(-1)?.[1] ?? "a new fact").slice(0, 200);
+  return JSON.stringify({
+    facts: [fact],
+    memory: [{ id: "0", text: fact, attributed_to: "user", event: "ADD" }],
+  });
 }
 
 export interface Stub {
@@ -57,7 +58,10 @@ export async function startOpenAIStub(): Promise<Stub> {
     req.on("end", () => {
       let body: Record<string, unknown> = {};
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<
+          string,
+          unknown
+        >;
       } catch {
         res.writeHead(400).end("bad json");
         return;
@@ -71,7 +75,11 @@ export async function startOpenAIStub(): Promise<Stub> {
           JSON.stringify({
             object: "list",
             model: body.model ?? "stub-embed",
-            data: inputs.map((text, index) => ({ object: "embedding", index, embedding: embed(text) })),
+            data: inputs.map((text, index) => ({
+              object: "embedding",
+              index,
+              embedding: embed(text),
+            })),
             usage: { prompt_tokens: 1, total_tokens: 1 },
           }),
         );

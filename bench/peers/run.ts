@@ -143,7 +143,8 @@ export async function benchPeers(): Promise<string> {
     const cpu = summarize(samples.map((sample) => sample.cpu));
     const cairn = name.endsWith("-pg") ? "cairn-pg" : "cairn-sqlite";
     const floor = name.endsWith("-pg") ? "floor-pg" : "floor-sqlite";
-    const ratio = (value: number, of: number) => (Number.isFinite(of) && of > 0 ? (value / of).toFixed(2) : "-");
+    const ratio = (value: number, of: number) =>
+      Number.isFinite(of) && of > 0 ? (value / of).toFixed(2) : "-";
     return {
       system: name,
       n: wall.n,
@@ -151,12 +152,20 @@ export async function benchPeers(): Promise<string> {
       "wall p95": samples.length ? ms(wall.p95) : "-",
       "cpu p50": samples.length ? ms(cpu.p50) : "-",
       "cpu p95": samples.length ? ms(cpu.p95) : "-",
-      "÷ Cairn (wall/cpu)": samples.length ? `${ratio(wall.p50, p50(cairn))} / ${ratio(cpu.p50, cpu50(cairn))}` : "-",
-      "÷ floor (wall/cpu)": samples.length ? `${ratio(wall.p50, p50(floor))} / ${ratio(cpu.p50, cpu50(floor))}` : "-",
-      "context tokens p50": samples.length ? summarize(samples.map((s) => s.context ?? Number.NaN)).p50.toFixed(0) : "-",
+      "÷ Cairn (wall/cpu)": samples.length
+        ? `${ratio(wall.p50, p50(cairn))} / ${ratio(cpu.p50, cpu50(cairn))}`
+        : "-",
+      "÷ floor (wall/cpu)": samples.length
+        ? `${ratio(wall.p50, p50(floor))} / ${ratio(cpu.p50, cpu50(floor))}`
+        : "-",
+      "context tokens p50": samples.length
+        ? summarize(samples.map((s) => s.context ?? Number.NaN)).p50.toFixed(0)
+        : "-",
     };
   });
-  const errors = [...all].flatMap(([name, { errors: list }]) => list.map((error) => `  ${name}: ${error}`));
+  const errors = [...all].flatMap(([name, { errors: list }]) =>
+    list.map((error) => `  ${name}: ${error}`),
+  );
   return [
     `peers: ${ITEMS} memory items, ${THREAD}-message thread; ${WARMUP} warm-up + ${TURNS} timed turns × ${REPS} rep(s), round-robin, one process per system; mem0 stub: ${stub.requests.chat} chat + ${stub.requests.embeddings} embedding requests`,
     `load: ${loads.join(" → ")}`,
@@ -165,7 +174,9 @@ export async function benchPeers(): Promise<string> {
     "",
     "Ratios: -pg rows against cairn-pg / floor-pg, the others against cairn-sqlite / floor-sqlite.",
     ...[...all].map(([name, { info }]) => `  ${name}: ${info || "(did not start)"}`),
-    ...(errors.length ? ["errors:", ...errors, "worker output (last 15 lines):", ...log.slice(-15)] : []),
+    ...(errors.length
+      ? ["errors:", ...errors, "worker output (last 15 lines):", ...log.slice(-15)]
+      : []),
   ].join("\n");
 }
 

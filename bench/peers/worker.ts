@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { DatabaseTarget } from "@/lib/db";
 import { threadText, userText, replyText, itemText, ITEMS, THREAD, TOKEN_BUDGET } from "./workload";
 
 const PG_URL = process.env.BENCH_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -63,7 +64,9 @@ async function floorSqlite(): Promise<System> {
     "UPDATE item SET content = ?, version = version + 1, updated_at = ? WHERE id = ? RETURNING version",
   );
   const insertRev = db.prepare("INSERT INTO rev (item, version, content, at) VALUES (?, ?, ?, ?)");
-  const insertItem = db.prepare("INSERT INTO item (id, content, version, updated_at) VALUES (?, ?, 1, ?)");
+  const insertItem = db.prepare(
+    "INSERT INTO item (id, content, version, updated_at) VALUES (?, ?, 1, ?)",
+  );
   const commit = db.transaction((turn: number) => {
     insertMsg.run(randomUUID(), "assistant", replyText(turn), Date.now());
     const id = `item-${turn % ITEMS}`;
@@ -79,7 +82,12 @@ async function floorSqlite(): Promise<System> {
           insertRev.run(`item-${index}`, 1, itemText(index), Date.now());
         }
         for (let index = 0; index < THREAD; index++)
-          insertMsg.run(randomUUID(), index % 2 ? "assistant" : "user", threadText(index), Date.now());
+          insertMsg.run(
+            randomUUID(),
+            index % 2 ? "assistant" : "user",
+            threadText(index),
+            Date.now(),
+          );
       })();
       return "better-sqlite3, WAL, prepared statements";
     },
@@ -117,11 +125,10 @@ async function floorPg(): Promise<System> {
       const client = await pool.connect();
       await client.query("BEGIN");
       for (let index = 0; index < ITEMS; index++) {
-        await client.query("INSERT INTO item (id, content, version, updated_at) VALUES ($1, $2, 1, $3)", [
-          `item-${index}`,
-          itemText(index),
-          Date.now(),
-        ]);
+        await client.query(
+          "INSERT INTO item (id, content, version, updated_at) VALUES ($1, $2, 1, $3)",
+          [`item-${index}`, itemText(index), Date.now()],
+        );
         await client.query("INSERT INTO rev (item, version, content, at) VALUES ($1, 1, $2, $3)", [
           `item-${index}`,
           itemText(index),
@@ -129,25 +136,47 @@ async function floorPg(): Promise<System> {
         ]);
       }
       for (let index = 0; index < THREAD; index++)
-        await client.query(insertMsg, [randomUUID(), index % 2 ? "assistant" : "user", threadText(index), Date.now()]);
+        await client.query(insertMsg, [
+          randomUUID(),
+          index % 2 ? "assistant" : "user",
+          threadText(index),
+          Date.now(),
+        ]);
       await client.query("COMMIT");
       client.release();
       return "pg 8, one pooled connection, parameterized queries";
     },
     async turn(turn) {
-      await pool.query({ name: "ins", text: insertMsg, values: [randomUUID(), "user", userText(turn), Date.now()] });
+      await pool.query({
+        name: "ins",
+        text: insertMsg,
+        values: [randomUUID(), "user", userText(turn), Date.now()],
+      });
       const messages = await pool.query({
         name: "thread",
         text: "SELECT id, role, content FROM msg WHERE thread = 't' ORDER BY seq",
       });
-      const rows = await pool.query({ name: "items", text: "SELECT id, content, version FROM item" });
+      const rows = await pool.query({
+        name: "items",
+        text: "SELECT id, content, version FROM item",
+      });
       const prompt =
-        rows.rows.map((row: { id: string; content: string }) => `[${row.id}] ${row.content}`).join("\n") +
-        messages.rows.map((message: { role: string; content: string }) => `${message.role}: ${message.content}`).join("\n");
+        rows.rows
+          .map((row: { id: string; content: string }) => `[${row.id}] ${row.content}`)
+          .join("\n") +
+        messages.rows
+          .map(
+            (message: { role: string; content: string }) => `${message.role}: ${message.content}`,
+          )
+          .join("\n");
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        await client.query({ name: "ins", text: insertMsg, values: [randomUUID(), "assistant", replyText(turn), Date.now()] });
+        await client.query({
+          name: "ins",
+          text: insertMsg,
+          values: [randomUUID(), "assistant", replyText(turn), Date.now()],
+        });
         const id = `item-${turn % ITEMS}`;
         const content = itemText(turn % ITEMS, turn);
         const updated = await client.query({
@@ -186,8 +215,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const { createHarness, formatHarnessStateWithTokens } = await import("@/lib/harness");
   const { harnessStorageFor } = await import("@/lib/store-prisma");
   const { appendMessage, loadChatMessages } = await import("@/lib/chat/messages");
-  type Target = import("@/lib/db").DatabaseTarget;
-  let target: Target;
+  let target: DatabaseTarget;
   let cleanup: () => Promise<void>;
   if (provider === "sqlite") {
     const dir = tempDir();
@@ -203,11 +231,16 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const db = createDb(target);
   const workspace = await db.workspace.create({ data: { name: "peers" } });
   const user = await db.user.create({ data: { email: "peers@example.com", name: "Peers" } });
-  await db.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: "admin" } });
-  const chat = await db.chat.create({ data: { workspaceId: workspace.id, userId: user.id, title: "Peers" } });
+  await db.membership.create({
+    data: { userId: user.id, workspaceId: workspace.id, role: "admin" },
+  });
+  const chat = await db.chat.create({
+    data: { workspaceId: workspace.id, userId: user.id, title: "Peers" },
+  });
   const actor = { userId: user.id, workspaceId: workspace.id, role: "admin" as const };
   // As the app does: a harness per turn over the storage for this database.
-  const harness = () => createHarness({ storage: harnessStorageFor({ db, target }), actor, chatId: chat.id });
+  const harness = () =>
+    createHarness({ storage: harnessStorageFor({ db, target }), actor, chatId: chat.id });
   const message = (role: "user" | "assistant", text: string) => ({
     id: randomUUID(),
     role,
@@ -228,7 +261,11 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
         });
       }
       for (let index = 0; index < THREAD; index++)
-        await appendMessage(db, chat.id, message(index % 2 ? "assistant" : "user", threadText(index)));
+        await appendMessage(
+          db,
+          chat.id,
+          message(index % 2 ? "assistant" : "user", threadText(index)),
+        );
       return `Prisma 6 on ${provider} (the app's storage: harnessStorageFor)`;
     },
     async turn(turn) {
@@ -236,9 +273,15 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
       await appendMessage(db, chat.id, message("user", userText(turn)));
       const messages = await loadChatMessages(db, chat.id);
       const state = await store.snapshot();
-      const view = formatHarnessStateWithTokens({ state, tokenBudget: TOKEN_BUDGET, query: userText(turn) });
+      const view = formatHarnessStateWithTokens({
+        state,
+        tokenBudget: TOKEN_BUDGET,
+        query: userText(turn),
+      });
       const id = `item-${turn % ITEMS}`;
-      const entry = state.entries.find((candidate) => candidate.id === id && candidate.kind === "memory");
+      const entry = state.entries.find(
+        (candidate) => candidate.id === id && candidate.kind === "memory",
+      );
       if (!entry) throw new Error(`no entry ${id}`);
       await store.updateEntry({
         kind: "memory",
@@ -256,7 +299,9 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
         orderBy: { seq: "desc" },
         select: { seq: true },
       });
-      await db.chatMessage.deleteMany({ where: { chatId: chat.id, seq: { lte: (last?.seq ?? 0) - THREAD } } });
+      await db.chatMessage.deleteMany({
+        where: { chatId: chat.id, seq: { lte: (last?.seq ?? 0) - THREAD } },
+      });
     },
     async close() {
       await db.$disconnect();
@@ -309,17 +354,26 @@ async function mastra(): Promise<System> {
       return "@mastra/memory 0.15.13 + @mastra/libsql 0.16.4 (file), working memory resource-scoped, semantic recall off";
     },
     async turn(turn) {
-      await memory.saveMessages({ messages: [stamp(message("user", userText(turn)))], format: "v2" });
+      await memory.saveMessages({
+        messages: [stamp(message("user", userText(turn)))],
+        format: "v2",
+      });
       const recalled = await memory.query({ threadId, resourceId, selectBy: { last: THREAD + 2 } });
       const system = await memory.getSystemMessage({ threadId, resourceId });
-      await memory.saveMessages({ messages: [stamp(message("assistant", replyText(turn)))], format: "v2" });
+      await memory.saveMessages({
+        messages: [stamp(message("assistant", replyText(turn)))],
+        format: "v2",
+      });
       lines[turn % ITEMS] = `- item-${turn % ITEMS}: ${itemText(turn % ITEMS, turn)}`;
       await memory.updateWorkingMemory({ threadId, resourceId, workingMemory: lines.join("\n") });
       return Math.round(((system?.length ?? 0) + JSON.stringify(recalled.messages).length) / 4);
     },
     async housekeeping() {
       const { messages } = await memory.query({ threadId, resourceId, selectBy: { last: 200 } });
-      const old = (messages as Array<{ id?: string }>).slice(0, Math.max(0, messages.length - THREAD));
+      const old = (messages as Array<{ id?: string }>).slice(
+        0,
+        Math.max(0, messages.length - THREAD),
+      );
       const ids = old.map((item) => item.id).filter((id): id is string => Boolean(id));
       if (ids.length) await memory.deleteMessages(ids);
     },
@@ -368,7 +422,9 @@ async function mem0(): Promise<System> {
         ],
         { userId },
       );
-      for (const item of result.results ?? []) added.push(item.id);
+      if (!result.results?.length)
+        throw new Error("mem0 add stored nothing (check the stub's answer)");
+      for (const item of result.results) added.push(item.id);
       return Math.round(JSON.stringify(found.results ?? []).length / 4);
     },
     async housekeeping() {
@@ -420,7 +476,10 @@ process.on("message", (raw) => {
         process.exit(0);
       }
     } catch (error) {
-      send({ type: "error", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      send({
+        type: "error",
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
     }
   })();
 });
