@@ -54,7 +54,7 @@ function loadIndex(request: RecordedRequest): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-interface ModelSpan {
+export interface ModelSpan {
   index: number | undefined;
   started: number;
   ended: number;
@@ -64,7 +64,7 @@ interface ModelSpan {
  * A pass-through HTTP proxy to the scripted model server that records, per request, when it
  * arrived and when its response ended: the model's own time, as the app sees it.
  */
-async function startTimingProxy(target: string, spans: ModelSpan[]): Promise<Server> {
+export async function startTimingProxy(target: string, spans: ModelSpan[]): Promise<Server> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const started = performance.now();
@@ -243,7 +243,7 @@ async function stopApp(app: ChildProcess): Promise<void> {
 }
 
 /** Cookie header value from Set-Cookie headers (name=value pairs only). */
-function cookiePairs(setCookies: string[]): Map<string, string> {
+export function cookiePairs(setCookies: string[]): Map<string, string> {
   const pairs = new Map<string, string>();
   for (const header of setCookies) {
     const pair = header.split(";")[0]!;

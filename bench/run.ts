@@ -1,7 +1,10 @@
 // Runs the benchmarks and prints their figures: `npm run bench` (all) or
-// `npm run bench -- prompt-view harness-store` (some).
+// `npm run bench -- prompt-view harness-store` (some). `chat-route` and `peers` run only when
+// named (`npm run bench -- peers`): they start servers and child processes and take minutes.
+import { benchChatRoute } from "./chat-route";
 import { benchDiff } from "./diff";
 import { benchHarnessStore } from "./harness-store";
+import { benchPeers } from "./peers/run";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
@@ -19,16 +22,20 @@ const benches: Record<string, () => Promise<string>> = {
   diff: benchDiff,
   "shell-start": benchShellStart,
 };
+const namedOnly: Record<string, () => Promise<string>> = {
+  "chat-route": benchChatRoute,
+  peers: benchPeers,
+};
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
-const unknown = selected.filter((name) => !(name in benches));
+const unknown = selected.filter((name) => !(name in benches) && !(name in namedOnly));
 if (unknown.length) {
   console.error(
-    `Unknown benchmark(s): ${unknown.join(", ")}. Known: ${Object.keys(benches).join(", ")}`,
+    `Unknown benchmark(s): ${unknown.join(", ")}. Known: ${[...Object.keys(benches), ...Object.keys(namedOnly)].join(", ")}`,
   );
   process.exit(2);
 }
 console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
 for (const name of selected.length ? selected : Object.keys(benches)) {
-  console.log(`${await benches[name]!()}\n`);
+  console.log(`${await (benches[name] ?? namedOnly[name])!()}\n`);
 }

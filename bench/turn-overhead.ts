@@ -87,7 +87,7 @@ function scriptedModel(replies: LanguageModelV4StreamPart[][]) {
   });
 }
 
-function noteContent(index: number): string {
+export function noteContent(index: number): string {
   const head = `# Note ${index}: preference or fact number ${index}\n`;
   const line = `The user mentioned detail ${index} while discussing project planning and deadlines.\n`;
   let body = head;
@@ -129,7 +129,7 @@ async function freshDatabase() {
 }
 
 /** Harness entries through the public API, in batches: mostly memories, some prompts and skills, a tenth local to the chat. */
-async function seedEntries(options: {
+export async function seedEntries(options: {
   db: Db;
   target: DatabaseTarget;
   actor: Actor;

@@ -1,0 +1,744 @@
+// The chat route's cost on the server (issue 12, item 3): drives `POST /api/chat` on `next start`
+// (the production build in `.next`, not rebuilt here) with the scripted OpenAI-compatible model, at
+// the medium workload (1,000 harness entries, 200 files in the user's memory dir), on SQLite and
+// on PostgreSQL (a fresh database on $BENCH_PG_URL's server), and reports:
+//
+// - server CPU per turn: the server process tree's CPU time (utime+stime from /proc/<pid>/stat)
+//   before and after N sequential turns, divided by N; per-turn p50/p95 from the threads'
+//   /proc/<pid>/task/*/schedstat (nanoseconds; /proc/stat counts 10 ms ticks);
+// - added latency per turn p50/p95: the client's wall time minus the scripted model's own time
+//   (a timing proxy in front of the model measures each model request, as in chat-load.ts);
+// - a concurrency run: $BENCH_ROUTE_CHATS (50) users each send one turn at once; added p95 and
+//   lost commits (turns whose memory file did not land in the user's dir).
+//
+// Every turn: the model calls the `memory` tool to create `/persistent/user/load-<n>.md`, then
+// streams a 10-word answer ($BENCH_ROUTE_WORD_DELAY ms before each word, default 20).
+//
+//   npx tsx bench/chat-route.ts                      # both databases
+//   BENCH_ROUTE_DB=sqlite npx tsx bench/chat-route.ts
+//   npx tsx bench/chat-route.ts --cpu-prof           # also profile the server, print top 25
+//   npx tsx bench/chat-route.ts --summarize-prof <file.cpuprofile>
+//
+// Env: BENCH_ROUTE_PORT (3190), BENCH_ROUTE_TURNS (20 sequential), BENCH_ROUTE_CHATS (50),
+// BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres).
+// Needs a build: `npx next build` first (this bench never builds).
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { SourceMap } from "node:module";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import { lastIsToolResult, startScriptedModelServer } from "../e2e/support/scripted-model-server";
+import { createDb, migrateDatabase, type DatabaseTarget, type Db } from "@/lib/db";
+import type { Actor } from "@/lib/harness";
+import { userDirKey } from "@/lib/persistent-dirs";
+import { createPrismaDirBacking } from "@/lib/store-prisma";
+import { cookiePairs, startTimingProxy, type ModelSpan } from "./chat-load";
+import { loadLine, ms, summarize, table } from "./stats";
+import { noteContent, seedEntries } from "./turn-overhead";
+
+const root = path.resolve(import.meta.dirname, "..");
+const PORT = Number(process.env.BENCH_ROUTE_PORT ?? 3190);
+const APP_URL = `http://127.0.0.1:${PORT}`;
+const TURNS = Number(process.env.BENCH_ROUTE_TURNS ?? 20);
+const CHATS = Number(process.env.BENCH_ROUTE_CHATS ?? 50);
+const WARMUP = 3;
+const ENTRIES = 1_000;
+const FILES = 200;
+const ANSWER_WORDS = 10;
+const WORD_DELAY_MS = Number(process.env.BENCH_ROUTE_WORD_DELAY ?? 20);
+const PG_URL = process.env.BENCH_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const DBS = (process.env.BENCH_ROUTE_DB ?? "sqlite,postgresql").split(",") as Array<
+  "sqlite" | "postgresql"
+>;
+const PROF_DIR = path.join(root, "bench/results/prof");
+const WORKSPACE = "Route";
+const TURN_TIMEOUT_MS = 180_000;
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
+const email = (index: number) => `route${index}@example.com`;
+const password = (index: number) => `route-pass-${index}`;
+
+// ---------------------------------------------------------------- /proc readings
+
+/** The pid and every descendant's pid (next start may fork workers). */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ppid = Number(fields[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone
+    }
+  }
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index++)
+    tree.push(...(children.get(tree[index]!) ?? []));
+  return tree;
+}
+
+/** utime + stime of the process tree, in ms (10 ms resolution). */
+function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${member}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // fields[0] is field 3 (state): utime is field 14, stime field 15.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+/** Run time of every live thread of the process tree, in ms (nanosecond resolution). */
+function treeRuntimeMs(pid: number): number {
+  let ns = 0;
+  for (const member of processTree(pid)) {
+    try {
+      for (const task of readdirSync(`/proc/${member}/task`)) {
+        ns += Number(readFileSync(`/proc/${member}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      }
+    } catch {
+      // gone
+    }
+  }
+  return ns / 1e6;
+}
+
+// ---------------------------------------------------------------- database setup
+
+interface Setup {
+  target: DatabaseTarget;
+  db: Db;
+  env: NodeJS.ProcessEnv;
+  users: Array<{ index: number; userId: string; chatId: string; cookie: string }>;
+  cleanup: () => Promise<void>;
+  seedMs: number;
+}
+
+async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promise<Setup> {
+  const dataDir = path.join(root, "data", `bench-route-${provider}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  let target: DatabaseTarget;
+  let dropDatabase = async () => {};
+  if (provider === "sqlite") {
+    const filePath = path.join(dataDir, "cairn.db");
+    target = { provider, url: `file:${filePath}`, filePath };
+  } else {
+    const name = `cairn_bench_route_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    target = { provider, url: url.toString() };
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    };
+  }
+  await migrateDatabase({ target });
+  const db = createDb(target);
+  const started = performance.now();
+  // Cheap hashes for the bench users (read when the module loads, hence the late import).
+  process.env.CAIRN_BCRYPT_COST = "4";
+  const { createUserInWorkspace } = await import("@/lib/accounts");
+  const users: Setup["users"] = [];
+  // User 0 runs the sequential turns; users 1..CHATS the concurrency run.
+  for (let index = 0; index <= CHATS; index++) {
+    const { user, workspace } = await createUserInWorkspace(db, {
+      email: email(index),
+      password: password(index),
+      role: index === 0 ? "admin" : "member",
+      workspaceName: WORKSPACE,
+    });
+    const chat = await db.chat.create({
+      data: { workspaceId: workspace.id, userId: user.id, title: `Route ${index}` },
+    });
+    const actor: Actor = { userId: user.id, workspaceId: workspace.id, role: "admin" };
+    if (index === 0) {
+      // 1,000 entries, nine in ten global (so every user of the workspace sees them).
+      await seedEntries({ db, target, actor, chatId: chat.id, count: ENTRIES });
+    }
+    const files = Array.from({ length: FILES }, (_, file) => ({
+      path: `notes/note-${String(file).padStart(4, "0")}.md`,
+      content: noteContent(file),
+    }));
+    await createPrismaDirBacking({ db, dirKey: () => userDirKey(actor) }).store({
+      extraBody: null,
+      session: null,
+      harnessDir: "/persistent/user",
+      changes: { created: files, updated: [], deleted: [] },
+      snapshot: Object.fromEntries(files.map((file) => [file.path, file.content])),
+      cursor: 0,
+    });
+    users.push({ index, userId: user.id, chatId: chat.id, cookie: "" });
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(PORT),
+    NODE_ENV: "production",
+    CAIRN_DATA_DIR: dataDir,
+    DATABASE_URL: target.url,
+    AUTH_SECRET: "bench-route-secret-not-for-production-0123456789",
+    AUTH_TRUST_HOST: "true",
+    AI_PROVIDER: "openai-compatible",
+    AI_BASE_URL: modelURL,
+    AI_MODEL: "scripted-model",
+    AI_API_KEY: "x",
+    CAIRN_SIGNIN_LIMIT_IP: "100000",
+    NEXT_TELEMETRY_DISABLED: "1",
+    CHECKPOINT_DISABLE: "1",
+  };
+  delete env.CAIRN_FAULT_INJECTION;
+  delete env.NODE_OPTIONS;
+  return {
+    target,
+    db,
+    env,
+    users,
+    seedMs: performance.now() - started,
+    cleanup: async () => {
+      await db.$disconnect().catch(() => undefined);
+      await dropDatabase().catch(() => undefined);
+    },
+  };
+}
+
+// ---------------------------------------------------------------- server
+
+function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): ChildProcess {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID")))
+    throw new Error("No production build in .next: run `npx next build` first.");
+  const args = [
+    ...(profile ? ["--cpu-prof", "--cpu-prof-dir", PROF_DIR] : []),
+    path.join(root, "node_modules/next/dist/bin/next"),
+    "start",
+    "-p",
+    String(PORT),
+    "-H",
+    "127.0.0.1",
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (!line.trim()) continue;
+      log.push(line);
+      if (log.length > 200) log.shift();
+    }
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return child;
+}
+
+async function waitForHealth(app: ChildProcess, log: string[]) {
+  const deadline = Date.now() + 5 * 60_000;
+  while (Date.now() < deadline) {
+    if (app.exitCode !== null || app.signalCode !== null)
+      throw new Error(`The app exited before it was healthy:\n${log.slice(-30).join("\n")}`);
+    try {
+      const response = await fetch(`${APP_URL}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(500);
+  }
+  throw new Error(`The app was not healthy within 5 min:\n${log.slice(-30).join("\n")}`);
+}
+
+/** SIGTERM (next exits through process.exit, so --cpu-prof writes its file), then SIGKILL. */
+async function stopServer(app: ChildProcess) {
+  if (app.exitCode !== null || app.signalCode !== null || app.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => app.once("exit", () => resolve()));
+  app.kill("SIGTERM");
+  const done = await Promise.race([exited.then(() => true), sleep(30_000).then(() => false)]);
+  if (!done) {
+    try {
+      process.kill(-app.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+// ---------------------------------------------------------------- client
+
+async function signIn(index: number): Promise<string> {
+  const csrf = await fetch(`${APP_URL}/api/auth/csrf`);
+  if (!csrf.ok) throw new Error(`GET /api/auth/csrf: ${csrf.status}`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const jar = cookiePairs(csrf.headers.getSetCookie());
+  const response = await fetch(`${APP_URL}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: APP_URL,
+      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+    },
+    body: new URLSearchParams({
+      csrfToken,
+      email: email(index),
+      password: password(index),
+      callbackUrl: `${APP_URL}/chat`,
+    }),
+  });
+  await response.arrayBuffer();
+  const session = [...cookiePairs(response.headers.getSetCookie())].find(([name]) =>
+    name.startsWith("authjs.session-token"),
+  );
+  if (!session)
+    throw new Error(`Sign-in of ${email(index)} set no session cookie (${response.status})`);
+  return `${session[0]}=${session[1]}`;
+}
+
+interface Turn {
+  load: number;
+  total: number;
+  error?: string;
+}
+
+async function runTurn(load: number, chatId: string, cookie: string): Promise<Turn> {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${APP_URL}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, origin: APP_URL },
+      body: JSON.stringify({
+        chatId,
+        message: {
+          id: randomUUID(),
+          role: "user",
+          parts: [{ type: "text", text: `load ${load}` }],
+        },
+      }),
+      signal: AbortSignal.timeout(TURN_TIMEOUT_MS),
+    });
+    const body = await response.text();
+    const total = performance.now() - started;
+    let error: string | undefined;
+    if (response.status !== 200) error = `HTTP ${response.status}: ${body.slice(0, 200)}`;
+    else if (/"type":"error"/.test(body))
+      error = `stream error: ${/"errorText":"[^"]*"/.exec(body)?.[0] ?? "?"}`;
+    else if (!body.includes("[DONE]")) error = "stream ended without [DONE]";
+    return { load, total, error };
+  } catch (error) {
+    return { load, total: performance.now() - started, error: String(error) };
+  }
+}
+
+/** The commit errors in a turn's persistence record, compacted to one line. */
+function persistenceError(text: string | null): string {
+  if (!text) return "none";
+  try {
+    const record = JSON.parse(text) as {
+      status: string;
+      commits?: Array<{ status: string; error?: { code?: string; message?: string } }>;
+    };
+    const errors = (record.commits ?? [])
+      .filter((commit) => commit.error)
+      .map(
+        (commit) =>
+          `${commit.error!.code}: ${(commit.error!.message ?? "").replace(/\s+/g, " ").trim().slice(-400)}`,
+      );
+    return `${record.status}${errors.length ? ` — ${errors.join("; ")}` : ""}`;
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+/** Whether turn `load`'s memory file landed in the user's dir. */
+async function landed(db: Db, userId: string, load: number): Promise<boolean> {
+  const file = await db.persistentFile.findFirst({
+    where: { dirKey: `user:${userId}`, path: `load-${load}.md` },
+    select: { path: true },
+  });
+  return Boolean(file);
+}
+
+// ---------------------------------------------------------------- one database
+
+interface DbResult {
+  rows: Record<string, string | number>[];
+  notes: string[];
+  windows: { sequential: Window; burst: Window };
+}
+
+async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Promise<DbResult> {
+  const spans: ModelSpan[] = [];
+  const scripted = await startScriptedModelServer({ port: 0 });
+  const answer = Array.from({ length: ANSWER_WORDS }, (_, word) => `word${word + 1}`).join(" ");
+  scripted.setScript([
+    {
+      whenLastIsToolResult: false,
+      match: (request) => /\bload (\d+)\b/.test(JSON.stringify(request.messages.at(-1))),
+      reply: (request) => {
+        const load = /\bload (\d+)\b/.exec(JSON.stringify(request.messages.at(-1)))![1];
+        return {
+          toolCalls: [
+            {
+              name: "memory",
+              arguments: {
+                command: "create",
+                path: `/persistent/user/load-${load}.md`,
+                file_text: `Route note ${load}\n`,
+              },
+            },
+          ],
+        };
+      },
+    },
+    {
+      whenLastIsToolResult: true,
+      match: (request) => lastIsToolResult(request),
+      reply: { text: answer, delayMs: WORD_DELAY_MS },
+    },
+  ]);
+  const proxy: Server = await startTimingProxy(scripted.url, spans);
+  const modelURL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+  const log: string[] = [];
+  let app: ChildProcess | undefined;
+  let setup: Setup | undefined;
+  try {
+    setup = await setUp(provider, modelURL);
+    const { db, users } = setup;
+    app = startServer(setup.env, profile, log);
+    await waitForHealth(app, log);
+    const pid = app.pid!;
+    for (const user of users) user.cookie = await signIn(user.index);
+    const modelTime = (load: number) =>
+      spans
+        .filter((span) => span.index === load)
+        .reduce((sum, span) => sum + span.ended - span.started, 0);
+
+    // Sequential turns by user 0 in one chat: warm-up, then TURNS measured.
+    const seq = users[0]!;
+    let load = 10_000;
+    for (let turn = 0; turn < WARMUP; turn++) {
+      const result = await runTurn(load++, seq.chatId, seq.cookie);
+      if (result.error) throw new Error(`warm-up turn failed: ${result.error}`);
+    }
+    await sleep(500);
+    const cpuPerTurn: number[] = [];
+    const added: number[] = [];
+    const errors: string[] = [];
+    let lostSeq = 0;
+    const cpuBefore = treeCpuMs(pid);
+    const seqStarted = performance.now();
+    const seqFrom = monotonicMicros();
+    for (let turn = 0; turn < TURNS; turn++) {
+      const runBefore = treeRuntimeMs(pid);
+      const result = await runTurn(load, seq.chatId, seq.cookie);
+      cpuPerTurn.push(treeRuntimeMs(pid) - runBefore);
+      if (result.error) errors.push(result.error);
+      else added.push(result.total - modelTime(load));
+      load++;
+    }
+    const seqWall = performance.now() - seqStarted;
+    const seqTo = monotonicMicros();
+    const cpuTotal = treeCpuMs(pid) - cpuBefore;
+    await sleep(1_000); // turns are recorded as their streams finish
+    for (let turn = 0; turn < TURNS; turn++)
+      if (!(await landed(db, seq.userId, load - TURNS + turn))) lostSeq++;
+    const seqLoad = loadLine();
+
+    // Concurrency: users 1..CHATS, one turn each, all at once.
+    const burstUsers = users.slice(1);
+    const burstCpuBefore = treeCpuMs(pid);
+    const burstStarted = performance.now();
+    const burstFrom = monotonicMicros();
+    const burst = await Promise.all(
+      burstUsers.map((user) => runTurn(user.index, user.chatId, user.cookie)),
+    );
+    const burstWall = performance.now() - burstStarted;
+    const burstTo = monotonicMicros();
+    const burstCpu = treeCpuMs(pid) - burstCpuBefore;
+    const burstLoad = loadLine();
+    // Turns are recorded as their streams finish: wait until none is running (up to 60 s).
+    const settleStarted = performance.now();
+    await sleep(1_000);
+    while (
+      performance.now() - settleStarted < 60_000 &&
+      (await db.turn.count({ where: { status: "running" } })) > 0
+    )
+      await sleep(500);
+    const settle = performance.now() - settleStarted;
+    let lost = 0;
+    const lostDetails: string[] = [];
+    for (const user of burstUsers) {
+      if (await landed(db, user.userId, user.index)) continue;
+      lost++;
+      const turns = await db.turn.findMany({
+        where: { chatId: user.chatId },
+        select: { status: true, error: true, persistence: true },
+      });
+      lostDetails.push(
+        `  lost (load ${user.index}): turn ${turns.map((turn) => `${turn.status}${turn.error ? ` (${turn.error.slice(0, 160)})` : ""} persistence ${persistenceError(turn.persistence)}`).join(", ") || "none"}`,
+      );
+    }
+    const burstOk = burst.filter((turn) => !turn.error);
+    const burstAdded = summarize(burstOk.map((turn) => turn.total - modelTime(turn.load)));
+    const burstModel = summarize(burstOk.map((turn) => modelTime(turn.load)));
+
+    const cpu = summarize(cpuPerTurn);
+    const add = summarize(added);
+    const seqModel = summarize(
+      Array.from({ length: TURNS }, (_, turn) => modelTime(load - TURNS + turn)),
+    );
+    const label = provider === "sqlite" ? "SQLite" : "PostgreSQL";
+    return {
+      windows: {
+        sequential: { from: seqFrom, to: seqTo, turns: TURNS },
+        burst: { from: burstFrom, to: burstTo, turns: CHATS },
+      },
+      rows: [
+        {
+          database: label,
+          run: `${TURNS} sequential turns`,
+          "CPU/turn (mean, /proc/stat)": ms(cpuTotal / TURNS),
+          "CPU/turn p50": ms(cpu.p50),
+          "CPU/turn p95": ms(cpu.p95),
+          "added p50": ms(add.p50),
+          "added p95": ms(add.p95),
+          "model p50": ms(seqModel.p50),
+          "errors / lost": `${errors.length} / ${lostSeq}`,
+          load: seqLoad.replace("load average ", ""),
+        },
+        {
+          database: label,
+          run: `${CHATS} chats at once`,
+          "CPU/turn (mean, /proc/stat)": ms(burstCpu / CHATS),
+          "CPU/turn p50": "-",
+          "CPU/turn p95": "-",
+          "added p50": ms(burstAdded.p50),
+          "added p95": ms(burstAdded.p95),
+          "model p50": ms(burstModel.p50),
+          "errors / lost": `${burst.length - burstOk.length} / ${lost}`,
+          load: burstLoad.replace("load average ", ""),
+        },
+      ],
+      notes: [
+        `${label}: seeded ${ENTRIES} entries + ${CHATS + 1} users × ${FILES} files in ${ms(setup.seedMs)}; sequential wall ${ms(seqWall)} (${(TURNS / (seqWall / 1000)).toFixed(1)} turns/s); burst wall ${ms(burstWall)} (${(CHATS / (burstWall / 1000)).toFixed(1)} turns/s)`,
+        `${label}: burst settled ${ms(settle)} after its last response`,
+        ...lostDetails.slice(0, 5),
+        ...errors.slice(0, 3).map((error) => `  sequential error: ${error}`),
+        ...burst
+          .filter((turn) => turn.error)
+          .slice(0, 3)
+          .map((turn) => `  burst error (load ${turn.load}): ${turn.error}`),
+      ],
+    };
+  } catch (error) {
+    if (log.length) console.error(`chat-route: last app output:\n${log.slice(-20).join("\n")}`);
+    throw error;
+  } finally {
+    if (app) await stopServer(app);
+    await setup?.cleanup();
+    proxy.closeAllConnections();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await scripted.close().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------- profile summary
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+
+/** A span of the server's CPU profile, in the monotonic clock's microseconds (V8's timestamps). */
+interface Window {
+  from: number;
+  to: number;
+  turns: number;
+}
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Source maps of the built chunks (Turbopack writes `<chunk>.js.map` beside each). */
+const sourceMaps = new Map<string, SourceMap | null>();
+function original(url: string, line: number, column: number) {
+  const file = url.replace(/^file:\/\//, "");
+  if (!file.includes("/.next/")) return undefined;
+  if (!sourceMaps.has(file)) {
+    try {
+      sourceMaps.set(file, new SourceMap(JSON.parse(readFileSync(`${file}.map`, "utf8"))));
+    } catch {
+      sourceMaps.set(file, null);
+    }
+  }
+  const entry = sourceMaps.get(file)?.findEntry(line, column) as
+    { originalSource?: string; originalLine?: number } | undefined;
+  if (!entry?.originalSource) return undefined;
+  return {
+    source: decodeURIComponent(entry.originalSource)
+      .replace(/^(\.\.\/)+/, "")
+      .replace(/^\[project\]\//, ""),
+    line: (entry.originalLine ?? 0) + 1,
+  };
+}
+
+/** What a source file belongs to: its npm package, or the app's top folder (lib/harness, app, …). */
+function areaOf(source: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
+  if (pkg) return pkg[1]!;
+  if (source.startsWith("node:"))
+    return source.replace(/^node:(internal\/)?(deps\/)?/, "node:").split("/")[0]!;
+  if (source.startsWith("wasm://")) return "wasm (Prisma query compiler)";
+  const parts = source.split("/");
+  return parts[0] === "lib" ? parts.slice(0, 2).join("/") : (parts[0] ?? source);
+}
+
+/**
+ * Top self-time functions of a .cpuprofile, aggregated by function + source (built chunks are
+ * mapped back to their sources through the chunk's source map), and by area (npm package or app
+ * folder). `window`: only samples taken inside it, and per-turn figures.
+ */
+export function summarizeProfile(file: string, top = 25, window?: Window): string {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+    startTime: number;
+  };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfById = new Map<number, number>();
+  let at = profile.startTime;
+  for (let index = 0; index < profile.samples.length; index++) {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (window && (at < window.from || at > window.to)) continue;
+    const id = profile.samples[index]!;
+    selfById.set(id, (selfById.get(id) ?? 0) + delta / 1000);
+  }
+  const shortUrl = (url: string) =>
+    url
+      .replace(/^file:\/\//, "")
+      .replace(`${root}/`, "")
+      .replace(/^.*node_modules\//, "node_modules/");
+  const byFunction = new Map<string, number>();
+  const byArea = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const [id, self] of selfById) {
+    const frame = byId.get(id)!.callFrame;
+    total += self;
+    if (frame.functionName === "(idle)" || frame.functionName === "(program)") {
+      idle += self;
+      continue;
+    }
+    const mapped = original(frame.url, frame.lineNumber, frame.columnNumber);
+    const source = mapped ? mapped.source : shortUrl(frame.url) || "(native)";
+    const line = mapped ? mapped.line : frame.lineNumber + 1;
+    const key = `${frame.functionName || "(anonymous)"}  ${source}${frame.url ? `:${line}` : ""}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + self);
+    const area =
+      frame.functionName === "(garbage collector)" ? "(garbage collector)" : areaOf(source);
+    byArea.set(area, (byArea.get(area) ?? 0) + self);
+  }
+  const busy = total - idle;
+  const perTurn = (self: number) => (window ? (self / window.turns).toFixed(2) : "-");
+  const rows = (map: Map<string, number>, label: string, count: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([key, self]) => ({
+        [label]: key.length > 120 ? `${key.slice(0, 117)}...` : key,
+        "self ms": self.toFixed(0),
+        "ms/turn": perTurn(self),
+        "% busy": ((100 * self) / busy).toFixed(1),
+      }));
+  return [
+    `profile ${path.relative(root, file)}${window ? ` (${window.turns} turns)` : ""}: ${(total / 1000).toFixed(2)} s sampled, busy ${(busy / 1000).toFixed(2)} s${window ? ` = ${perTurn(busy)} ms/turn` : ""} (idle/program ${(idle / 1000).toFixed(2)} s)`,
+    "",
+    `top ${top} functions by self time:`,
+    table(rows(byFunction, "function  source:line", top)),
+    "",
+    "by area (npm package or app folder):",
+    table(rows(byArea, "area", 20)),
+  ].join("\n");
+}
+
+function newestProfiles(since: number): string[] {
+  if (!existsSync(PROF_DIR)) return [];
+  return readdirSync(PROF_DIR)
+    .filter((name) => name.endsWith(".cpuprofile"))
+    .map((name) => path.join(PROF_DIR, name))
+    .filter((file) => statSync(file).mtimeMs >= since)
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+}
+
+export async function benchChatRoute(): Promise<string> {
+  const profile = process.argv.includes("--cpu-prof");
+  const rows: Record<string, string | number>[] = [];
+  const notes: string[] = [];
+  const profiles: string[] = [];
+  for (const provider of DBS) {
+    const since = Date.now();
+    const result = await benchOne(provider, profile);
+    rows.push(...result.rows);
+    notes.push(...result.notes);
+    if (profile) {
+      // The server process's profile (the largest written during this run).
+      const [file] = newestProfiles(since);
+      const label = provider === "sqlite" ? "SQLite" : "PostgreSQL";
+      if (!file) profiles.push(`${label}: no profile written`);
+      else
+        profiles.push(
+          `${label}, ${TURNS} sequential turns — ${summarizeProfile(file, 25, result.windows.sequential)}`,
+          "",
+          `${label}, ${CHATS} chats at once — ${summarizeProfile(file, 15, result.windows.burst)}`,
+          "",
+        );
+    }
+  }
+  return [
+    `chat-route: POST /api/chat on next start (${APP_URL}), medium workload (${ENTRIES} entries, ${FILES} files per user), scripted model: memory tool call, then ${ANSWER_WORDS} words × ${WORD_DELAY_MS} ms${profile ? "; server under --cpu-prof (slower)" : ""}`,
+    "",
+    table(rows),
+    "",
+    ...notes,
+    ...(profiles.length ? ["", ...profiles] : []),
+  ].join("\n");
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const at = process.argv.indexOf("--summarize-prof");
+  const run =
+    at >= 0
+      ? Promise.resolve(summarizeProfile(path.resolve(process.argv[at + 1]!)))
+      : benchChatRoute();
+  run.then(
+    (report) => {
+      console.log(report);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    },
+  );
+}
