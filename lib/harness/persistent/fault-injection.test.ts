@@ -16,80 +16,89 @@ const board = (lines: (slot: number) => string) =>
   "\n";
 
 describe("fault injection: a store failing at random over 1,000 turns", () => {
-  it("commits every change exactly once after retries — none lost, none duplicated", async () => {
-    const random = seededRandom(20250101);
-    const inner = createInMemoryDirBacking({
-      files: { "board.md": board((slot) => slotLine(slot)) },
-    });
-    const applied = new Map<string, number>();
-    let failuresBefore = 0;
-    let failuresAfter = 0;
-    const store = async (options: StoreOptions) => {
-      const roll = random();
-      if (roll < 0.15) {
-        failuresBefore += 1;
-        throw new Error("injected: connection reset before the write");
-      }
-      const result = await inner.store(options);
-      if (result.status === "stored") {
-        for (const file of options.changes.created)
-          applied.set(file.path, (applied.get(file.path) ?? 0) + 1);
-      }
-      if (roll < 0.3) {
-        // The write landed but the acknowledgement was lost: the runtime must not apply it twice.
-        failuresAfter += 1;
-        throw new Error("injected: timeout after the write");
-      }
-      return result;
-    };
-    const dirs: PersistentDir[] = [{ harnessDir: "/persistent/user", load: inner.load, store }];
-    const commitLog = createInMemoryCommitLog();
-    const retryOpen = async () => {
-      const { commits } = await commitLog.listCommits({ status: "open", limit: 10_000 });
-      for (const record of commits.reverse()) await retryCommit({ id: record.id, dirs, commitLog });
-    };
+  // 1,000 turns over a growing dir: seconds on a quiet machine, much longer on a loaded one.
+  it(
+    "commits every change exactly once after retries — none lost, none duplicated",
+    { timeout: 180_000 },
+    async () => {
+      const random = seededRandom(20250101);
+      const inner = createInMemoryDirBacking({
+        files: { "board.md": board((slot) => slotLine(slot)) },
+      });
+      const applied = new Map<string, number>();
+      let failuresBefore = 0;
+      let failuresAfter = 0;
+      const store = async (options: StoreOptions) => {
+        const roll = random();
+        if (roll < 0.15) {
+          failuresBefore += 1;
+          throw new Error("injected: connection reset before the write");
+        }
+        const result = await inner.store(options);
+        if (result.status === "stored") {
+          for (const file of options.changes.created)
+            applied.set(file.path, (applied.get(file.path) ?? 0) + 1);
+        }
+        if (roll < 0.3) {
+          // The write landed but the acknowledgement was lost: the runtime must not apply it twice.
+          failuresAfter += 1;
+          throw new Error("injected: timeout after the write");
+        }
+        return result;
+      };
+      const dirs: PersistentDir[] = [{ harnessDir: "/persistent/user", load: inner.load, store }];
+      const commitLog = createInMemoryCommitLog();
+      const retryOpen = async () => {
+        const { commits } = await commitLog.listCommits({ status: "open", limit: 10_000 });
+        for (const record of commits.reverse())
+          await retryCommit({ id: record.id, dirs, commitLog });
+      };
 
-    let failedTurns = 0;
-    for (let turnIndex = 0; turnIndex < TURNS; turnIndex += 1) {
-      const turn = await openTurnCheckout({
-        dirs,
-        extraBody: { userId: "u1" },
-        session: { chatId: "c1" },
-        commitLog,
-      });
-      turn.checkout.writeFile({
-        path: `/persistent/user/turns/${turnIndex}.md`,
-        content: `turn ${turnIndex}\n`,
-      });
-      const current = turn.checkout.readFileOrThrow({
-        path: "/persistent/user/board.md",
-      }) as string;
-      turn.checkout.writeFile({
-        path: "/persistent/user/board.md",
-        content: current.replace(`${slotLine(turnIndex)}\n`, `${slotLine(turnIndex, turnIndex)}\n`),
-      });
-      const persistence = await turn.finishTurn({ status: "completed" });
-      if (persistence.status === "failed") failedTurns += 1;
-      if (random() < 0.3) await retryOpen();
-    }
-    for (let round = 0; round < 100; round += 1) {
-      if ((await commitLog.listCommits({ status: "open", limit: 1 })).commits.length === 0) break;
-      await retryOpen();
-    }
+      let failedTurns = 0;
+      for (let turnIndex = 0; turnIndex < TURNS; turnIndex += 1) {
+        const turn = await openTurnCheckout({
+          dirs,
+          extraBody: { userId: "u1" },
+          session: { chatId: "c1" },
+          commitLog,
+        });
+        turn.checkout.writeFile({
+          path: `/persistent/user/turns/${turnIndex}.md`,
+          content: `turn ${turnIndex}\n`,
+        });
+        const current = turn.checkout.readFileOrThrow({
+          path: "/persistent/user/board.md",
+        }) as string;
+        turn.checkout.writeFile({
+          path: "/persistent/user/board.md",
+          content: current.replace(
+            `${slotLine(turnIndex)}\n`,
+            `${slotLine(turnIndex, turnIndex)}\n`,
+          ),
+        });
+        const persistence = await turn.finishTurn({ status: "completed" });
+        if (persistence.status === "failed") failedTurns += 1;
+        if (random() < 0.3) await retryOpen();
+      }
+      for (let round = 0; round < 100; round += 1) {
+        if ((await commitLog.listCommits({ status: "open", limit: 1 })).commits.length === 0) break;
+        await retryOpen();
+      }
 
-    expect(failuresBefore).toBeGreaterThan(50);
-    expect(failuresAfter).toBeGreaterThan(50);
-    expect(failedTurns).toBeGreaterThan(100);
-    expect((await commitLog.listCommits({ status: "open" })).commits).toEqual([]);
-    const files = inner.files();
-    for (let turnIndex = 0; turnIndex < TURNS; turnIndex += 1) {
-      expect(files[`turns/${turnIndex}.md`]).toBe(`turn ${turnIndex}\n`);
-      expect(applied.get(`turns/${turnIndex}.md`), `turns/${turnIndex}.md applied once`).toBe(1);
-    }
-    expect(files["board.md"]).toBe(board((slot) => slotLine(slot, slot)));
-    expect(Object.keys(files)).toHaveLength(TURNS + 1);
-    const records = commitLog.all();
-    expect(records.every((record) => record.status === "resolved")).toBe(true);
-    expect(records.some((record) => record.resolution === "already-applied")).toBe(true);
-  });
+      expect(failuresBefore).toBeGreaterThan(50);
+      expect(failuresAfter).toBeGreaterThan(50);
+      expect(failedTurns).toBeGreaterThan(100);
+      expect((await commitLog.listCommits({ status: "open" })).commits).toEqual([]);
+      const files = inner.files();
+      for (let turnIndex = 0; turnIndex < TURNS; turnIndex += 1) {
+        expect(files[`turns/${turnIndex}.md`]).toBe(`turn ${turnIndex}\n`);
+        expect(applied.get(`turns/${turnIndex}.md`), `turns/${turnIndex}.md applied once`).toBe(1);
+      }
+      expect(files["board.md"]).toBe(board((slot) => slotLine(slot, slot)));
+      expect(Object.keys(files)).toHaveLength(TURNS + 1);
+      const records = commitLog.all();
+      expect(records.every((record) => record.status === "resolved")).toBe(true);
+      expect(records.some((record) => record.resolution === "already-applied")).toBe(true);
+    },
+  );
 });
