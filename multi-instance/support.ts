@@ -141,6 +141,8 @@ export async function startInstance(options: {
         CAIRN_SIGNIN_LIMIT_IP: "100000",
         // A killed instance's job is handed on after 5 s instead of 5 minutes.
         CAIRN_JOB_EXPIRE_SECONDS: "5",
+        // One person drives 40 chats at once here; the per-person turn limit has its own tests.
+        CAIRN_MAX_TURNS_PER_USER: "100",
         ...options.env,
       },
     },
