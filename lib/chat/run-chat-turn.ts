@@ -19,7 +19,13 @@ import {
 } from "@/lib/refinements";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
-import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
+import {
+  appendMessage,
+  loadChatMessages,
+  messagesForModel,
+  truncateChatAt,
+  type TurnMode,
+} from "./messages";
 
 export type StartTurnResult =
   | { status: "started"; turnId: string; response: Response }
@@ -119,6 +125,8 @@ export async function startChatTurn(options: {
   actor: Actor;
   chatId: string;
   message: UIMessage;
+  /** `submit` (default) appends the message; `edit` and `regenerate` rewrite the chat's tail. */
+  mode?: TurnMode;
   abortSignal?: AbortSignal;
 }): Promise<StartTurnResult> {
   const { actor, chatId } = options;
@@ -132,12 +140,21 @@ export async function startChatTurn(options: {
     where: { id: chatId },
     select: { compactionSummary: true, compactedThroughId: true },
   });
-  const message: UIMessage = (await db.chatMessage.findUnique({
-    where: { id: options.message.id },
-  }))
-    ? { ...options.message, id: randomUUID() }
-    : options.message;
-  await appendMessage(db, chatId, message);
+  const mode = options.mode ?? "submit";
+  const rewritten =
+    mode !== "submit" &&
+    (await truncateChatAt(db, {
+      chatId,
+      messageId: options.message.id,
+      inclusive: mode === "edit",
+    }));
+  // A regenerate answers the stored message again: nothing to append.
+  const reuse = rewritten && mode === "regenerate";
+  const message: UIMessage =
+    !reuse && (await db.chatMessage.findUnique({ where: { id: options.message.id } }))
+      ? { ...options.message, id: randomUUID() }
+      : options.message;
+  if (!reuse) await appendMessage(db, chatId, message);
   const history = await loadChatMessages(db, chatId);
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),

@@ -1,0 +1,74 @@
+"use client";
+
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from "react";
+
+/** How close to the latest message (in px) still counts as "at the latest message". */
+const NEAR_LATEST_PX = 96;
+
+/**
+ * Keeps the page scrolled to the latest message while the conversation grows, the way chat apps
+ * do: the page opens at the latest message; while it streams, it follows; once the person scrolls
+ * up, it stops following until they come back down (or press "jump to latest").
+ *
+ * The page (window) scrolls, not an inner box, so `end` marks the end of the timeline and `bar`
+ * is the sticky input bar that covers the bottom of the viewport.
+ */
+export function useFollowStream(options: {
+  timeline: RefObject<HTMLElement | null>;
+  end: RefObject<HTMLElement | null>;
+  bar: RefObject<HTMLElement | null>;
+}) {
+  const { timeline, end, bar } = options;
+  const following = useRef(true);
+  const [atLatest, setAtLatest] = useState(true);
+
+  /** Pixels between the end of the timeline and the top of the input bar (≤ 0: visible). */
+  const distance = useCallback(() => {
+    const endRect = end.current?.getBoundingClientRect();
+    if (!endRect) return 0;
+    const barHeight = bar.current?.getBoundingClientRect().height ?? 0;
+    return endRect.top - (window.innerHeight - barHeight);
+  }, [end, bar]);
+
+  const scrollToLatest = useCallback(
+    (behavior: ScrollBehavior = "auto") => {
+      const by = distance();
+      if (by > 0) window.scrollBy({ top: by, behavior });
+      following.current = true;
+      setAtLatest(true);
+    },
+    [distance],
+  );
+
+  // Open at the latest message (a reloaded chat, a chat opened from the sidebar).
+  useLayoutEffect(() => {
+    scrollToLatest();
+  }, [scrollToLatest]);
+
+  // The person's own scrolling decides whether the page keeps following.
+  useEffect(() => {
+    const onScroll = () => {
+      const near = distance() <= NEAR_LATEST_PX;
+      following.current = near;
+      setAtLatest(near);
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => window.removeEventListener("scroll", onScroll);
+  }, [distance]);
+
+  // Growth (streamed text, a tool call, a refinement card) keeps the latest message in view.
+  useEffect(() => {
+    const element = timeline.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      if (following.current) {
+        const by = distance();
+        if (by > 0) window.scrollBy({ top: by });
+      } else setAtLatest(distance() <= NEAR_LATEST_PX);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [timeline, distance]);
+
+  return { atLatest, scrollToLatest };
+}
