@@ -95,12 +95,12 @@ export function MemberRow(props: {
       data-testid={`member-${props.email}`}
       data-membership-id={props.membershipId}
     >
-      <td className="py-2">
+      <td data-label="Name" className="py-2">
         {props.name}
         {props.isSelf ? <span className="text-muted-foreground"> (you)</span> : null}
       </td>
-      <td>{props.email}</td>
-      <td>
+      <td data-label="Email">{props.email}</td>
+      <td data-label="Role">
         <Select
           aria-label={`Role of ${props.email}`}
           data-testid="member-role"

@@ -45,12 +45,18 @@ export function useFollowStream(options: {
     scrollToLatest();
   }, [scrollToLatest]);
 
-  // The person's own scrolling decides whether the page keeps following.
+  // The person's own scrolling decides whether the page keeps following: scrolling up stops it,
+  // coming back down to the latest message resumes it. The page's own scrolling only goes down,
+  // so a fast-growing reply (more than NEAR_LATEST_PX between frames) never stops it.
   useEffect(() => {
+    let lastY = window.scrollY;
     const onScroll = () => {
+      const y = window.scrollY;
       const near = distance() <= NEAR_LATEST_PX;
-      following.current = near;
-      setAtLatest(near);
+      if (near) following.current = true;
+      else if (y < lastY - 1) following.current = false;
+      lastY = y;
+      setAtLatest(near || following.current);
     };
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);

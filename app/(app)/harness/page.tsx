@@ -114,7 +114,7 @@ export default async function HarnessPage({
             : "Try other filters."}
         </EmptyState>
       ) : (
-        <table className="w-full text-sm" data-testid="entries-table">
+        <table className="table-cards w-full text-sm" data-testid="entries-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Entry</th>
@@ -131,7 +131,7 @@ export default async function HarnessPage({
                 className="border-border border-t"
                 data-testid="entry-row"
               >
-                <td className="py-2">
+                <td data-label="Entry" className="py-2">
                   <Link className="font-medium hover:underline" href={entryHref(entry)}>
                     {entry.pinned ? (
                       <Pin className="mr-1 inline size-3" aria-label="pinned" />
@@ -142,12 +142,12 @@ export default async function HarnessPage({
                     [{entry.scope}:{entry.id}]
                   </div>
                 </td>
-                <td>
+                <td data-label="Kind">
                   <Badge>{kindLabels[entry.kind]}</Badge>
                 </td>
-                <td className="font-mono text-xs">{entry.path}</td>
-                <td>v{entry.version}</td>
-                <td className="text-muted-foreground">
+                <td data-label="Path" className="font-mono text-xs">{entry.path}</td>
+                <td data-label="Version">v{entry.version}</td>
+                <td data-label="Updated" className="text-muted-foreground">
                   {new Date(entry.updatedAt).toLocaleString()}
                 </td>
               </tr>

@@ -133,7 +133,7 @@ export default async function RefinementsPage({
           automatic review. Imported history shows with the status “Imported”.
         </EmptyState>
       ) : (
-        <table className="w-full text-sm" data-testid="refinements-table">
+        <table className="table-cards w-full text-sm" data-testid="refinements-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">When</th>
@@ -158,19 +158,19 @@ export default async function RefinementsPage({
                   data-scope={refinement.scope}
                   data-trigger={refinement.trigger}
                 >
-                  <td className="text-muted-foreground py-2 pr-2 whitespace-nowrap">
+                  <td data-label="When" className="text-muted-foreground py-2 pr-2 whitespace-nowrap">
                     <time dateTime={refinement.createdAt}>
                       {new Date(refinement.createdAt).toLocaleString()}
                     </time>
                   </td>
-                  <td className="pr-2">
+                  <td data-label="Scope" className="pr-2">
                     <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
                   </td>
-                  <td className="pr-2 whitespace-nowrap">{TRIGGER_LABELS[refinement.trigger]}</td>
-                  <td className="pr-2">
+                  <td data-label="Trigger" className="pr-2 whitespace-nowrap">{TRIGGER_LABELS[refinement.trigger]}</td>
+                  <td data-label="Status" className="pr-2">
                     <StatusBadge status={refinement.status} />
                   </td>
-                  <td className="pr-2">
+                  <td data-label="Summary" className="pr-2">
                     <div data-testid="refinement-summary">
                       {refinement.summary || (
                         <span className="text-muted-foreground">(no summary)</span>
@@ -183,7 +183,7 @@ export default async function RefinementsPage({
                       {chatTitle ? ` · chat “${chatTitle}”` : ""}
                     </div>
                   </td>
-                  <td
+                  <td data-label="Edits"
                     className="text-muted-foreground pr-2 text-xs whitespace-nowrap"
                     data-testid="refinement-counts"
                   >

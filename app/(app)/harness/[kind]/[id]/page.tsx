@@ -159,7 +159,7 @@ export default async function EntryPage(props: {
 
       <section className="space-y-3">
         <h2 className="text-lg font-medium">History</h2>
-        <table className="w-full text-sm" data-testid="history-table">
+        <table className="table-cards w-full text-sm" data-testid="history-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Version</th>
@@ -178,11 +178,11 @@ export default async function EntryPage(props: {
                 data-testid="history-row"
                 data-version={revisionVersion(revision)}
               >
-                <td className="py-2">v{revisionVersion(revision)}</td>
-                <td>{revision.action}</td>
-                <td>{revision.cause}</td>
-                <td className="text-muted-foreground">{revision.reason || "—"}</td>
-                <td className="text-muted-foreground">
+                <td data-label="Version" className="py-2">v{revisionVersion(revision)}</td>
+                <td data-label="Change">{revision.action}</td>
+                <td data-label="Cause">{revision.cause}</td>
+                <td data-label="Reason" className="text-muted-foreground">{revision.reason || "—"}</td>
+                <td data-label="When" className="text-muted-foreground">
                   {new Date(revision.createdAt).toLocaleString()}
                 </td>
                 <td className="text-right">
