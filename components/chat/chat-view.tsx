@@ -357,6 +357,7 @@ export function ChatView({
   initialMessages,
   messageTimes,
   refinements,
+  rolledBack,
   canRefineGlobally,
 }: {
   chatId: string;
@@ -364,6 +365,8 @@ export function ChatView({
   /** When each stored message was written (ISO 8601), to place refinement cards. */
   messageTimes: Record<string, string>;
   refinements: Refinement[];
+  /** Refinement id → the rollback that undid it. */
+  rolledBack: Record<string, { id: string }>;
   canRefineGlobally: boolean;
 }) {
   const router = useRouter();
@@ -475,7 +478,11 @@ export function ChatView({
               onRegenerate={retry}
             />
           ) : (
-            <RefinementCard key={item.refinement.id} refinement={item.refinement} />
+            <RefinementCard
+              key={item.refinement.id}
+              refinement={item.refinement}
+              rolledBackBy={rolledBack[item.refinement.id]}
+            />
           ),
         )}
         {status === "submitted" ? (

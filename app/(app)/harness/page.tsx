@@ -145,7 +145,9 @@ export default async function HarnessPage({
                 <td data-label="Kind">
                   <Badge>{kindLabels[entry.kind]}</Badge>
                 </td>
-                <td data-label="Path" className="font-mono text-xs">{entry.path}</td>
+                <td data-label="Path" className="font-mono text-xs">
+                  {entry.path}
+                </td>
                 <td data-label="Version">v{entry.version}</td>
                 <td data-label="Updated" className="text-muted-foreground">
                   {new Date(entry.updatedAt).toLocaleString()}

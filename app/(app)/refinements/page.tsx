@@ -11,7 +11,7 @@ import { requireActor } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { listChats } from "@/lib/harness-service";
-import { listVisibleRefinements } from "./list-visible-refinements";
+import { findRollbacksOf, listVisibleRefinements } from "./list-visible-refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -67,6 +67,10 @@ export default async function RefinementsPage({
       cursor: readableCursor(filters.cursor),
     },
     limit: PAGE_SIZE,
+  });
+  const rollbacks = await findRollbacksOf({
+    actor,
+    ids: page.items.map((refinement) => refinement.id),
   });
   const nextQuery = new URLSearchParams(
     Object.entries({ ...filters, chat: chatId, cursor: page.nextCursor ?? "" }).filter(
@@ -158,7 +162,10 @@ export default async function RefinementsPage({
                   data-scope={refinement.scope}
                   data-trigger={refinement.trigger}
                 >
-                  <td data-label="When" className="text-muted-foreground py-2 pr-2 whitespace-nowrap">
+                  <td
+                    data-label="When"
+                    className="text-muted-foreground py-2 pr-2 whitespace-nowrap"
+                  >
                     <time dateTime={refinement.createdAt}>
                       {new Date(refinement.createdAt).toLocaleString()}
                     </time>
@@ -166,9 +173,14 @@ export default async function RefinementsPage({
                   <td data-label="Scope" className="pr-2">
                     <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
                   </td>
-                  <td data-label="Trigger" className="pr-2 whitespace-nowrap">{TRIGGER_LABELS[refinement.trigger]}</td>
+                  <td data-label="Trigger" className="pr-2 whitespace-nowrap">
+                    {TRIGGER_LABELS[refinement.trigger]}
+                  </td>
                   <td data-label="Status" className="pr-2">
-                    <StatusBadge status={refinement.status} />
+                    <StatusBadge
+                      status={refinement.status}
+                      rolledBackBy={rollbacks.get(refinement.id)}
+                    />
                   </td>
                   <td data-label="Summary" className="pr-2">
                     <div data-testid="refinement-summary">
@@ -183,7 +195,8 @@ export default async function RefinementsPage({
                       {chatTitle ? ` · chat “${chatTitle}”` : ""}
                     </div>
                   </td>
-                  <td data-label="Edits"
+                  <td
+                    data-label="Edits"
                     className="text-muted-foreground pr-2 text-xs whitespace-nowrap"
                     data-testid="refinement-counts"
                   >

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { findRollbacksOf } from "@/app/(app)/refinements/list-visible-refinements";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -33,7 +34,10 @@ export default async function ChatPage(props: {
       limit: 20,
     }),
   ]);
-  const turn = turnId ? await getTurnForActor(actor, turnId) : null;
+  const [turn, rollbacks] = await Promise.all([
+    turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
+    findRollbacksOf({ actor, ids: refinements.items.map((refinement) => refinement.id) }),
+  ]);
   return (
     <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_300px]">
       <div className="min-w-0 space-y-4">
@@ -56,6 +60,7 @@ export default async function ChatPage(props: {
             initialMessages={messages}
             messageTimes={messageTimes}
             refinements={refinements.items}
+            rolledBack={Object.fromEntries(rollbacks)}
             canRefineGlobally={canWriteGlobal(actor)}
           />
         ) : (

@@ -178,10 +178,14 @@ export default async function EntryPage(props: {
                 data-testid="history-row"
                 data-version={revisionVersion(revision)}
               >
-                <td data-label="Version" className="py-2">v{revisionVersion(revision)}</td>
+                <td data-label="Version" className="py-2">
+                  v{revisionVersion(revision)}
+                </td>
                 <td data-label="Change">{revision.action}</td>
                 <td data-label="Cause">{revision.cause}</td>
-                <td data-label="Reason" className="text-muted-foreground">{revision.reason || "—"}</td>
+                <td data-label="Reason" className="text-muted-foreground">
+                  {revision.reason || "—"}
+                </td>
                 <td data-label="When" className="text-muted-foreground">
                   {new Date(revision.createdAt).toLocaleString()}
                 </td>
