@@ -180,7 +180,7 @@ test("a provider error fails the turn with a clear message and saves nothing", a
   await expect(page.getByTestId("chat-error")).toContainText("Nothing was saved");
   // After a reload the turn's host status line says the same.
   await page.reload();
-  await expect(page.getByTestId("turn-status").last()).toContainText("Turn failed");
+  await expect(page.getByTestId("turn-status").last()).toContainText("The reply failed");
   await expect(page.getByTestId("context-panel")).toContainText("Turn failed");
 });
 

@@ -4,6 +4,7 @@ import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } 
 import {
   describeProviderError,
   getChatModel,
+  providerErrorMessage,
   providerMemoryTool,
   type ModelNotReady,
 } from "@/lib/ai";
@@ -178,7 +179,7 @@ export async function startChatTurn(options: {
     session: { chatId },
     extraBody: { actor },
     abortSignal: options.abortSignal,
-    describeError: (error) => describeProviderError(error).message,
+    describeError: (error) => providerErrorMessage(describeProviderError(error), actor.role),
     turnData: { turnId: turnRow.id },
   });
   void turn.finished
