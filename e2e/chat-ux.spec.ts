@@ -225,9 +225,14 @@ test("Refine uses the typed text as instructions, and refinement cards sit in th
   await expect(row.getByTestId("refinement-status")).toHaveAttribute("data-status", "rolled_back");
   await page.goto("/chat");
   await page.getByTestId("chat-row").filter({ hasText: "Drinks" }).getByTestId("chat-link").click();
-  await expect(
-    page.getByTestId("refinement-card").getByTestId("refinement-status"),
-  ).toHaveAttribute("data-status", "rolled_back");
+  // The original card says "Rolled back"; the rollback has a card of its own, after it.
+  const cards = page.getByTestId("refinement-card");
+  await expect(cards).toHaveCount(2);
+  await expect(cards.first().getByTestId("refinement-status")).toHaveAttribute(
+    "data-status",
+    "rolled_back",
+  );
+  await expect(cards.last()).toContainText("Rollback: Remember the tea preference");
 });
 
 test("message actions: copy, edit and resend, regenerate, and retry after a provider error", async ({
