@@ -378,8 +378,6 @@ export function ChatView({
   const timelineRef = useRef<HTMLDivElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const barRef = useRef<HTMLFormElement>(null);
-  // Messages streamed in this page have no stored time yet: they count from when they appeared.
-  const seenAt = useRef(new Map<string, string>());
 
   // A refinement runs after the response: look for its outcome card until it is recorded.
   const waiting = waitingFor !== null && refinements.length <= waitingFor.known;
@@ -427,32 +425,34 @@ export function ChatView({
   useEffect(() => {
     const timer = setTimeout(() => {
       const first = takePendingFirstMessage(chatId);
-      if (first && messages.length === 0) void sendMessage({ text: first });
+      if (first && messages.length === 0)
+        void sendMessage({ text: first, metadata: { sentAt: new Date().toISOString() } });
     }, 0);
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival
   }, []);
 
+  // Stored messages carry their time; one sent from this page carries the time it was sent
+  // (metadata), and a reply counts from the message it answers.
+  const times = new Map<string, string>();
+  let previous = "";
+  for (const message of messages) {
+    const sentAt = (message.metadata as { sentAt?: string } | undefined)?.sentAt;
+    previous = messageTimes[message.id] ?? sentAt ?? previous;
+    times.set(message.id, previous);
+  }
   const timeline = buildTimeline({
     messages,
     refinements,
-    timeOf: (message) => {
-      const stored = messageTimes[message.id];
-      if (stored) return stored;
-      let seen = seenAt.current.get(message.id);
-      if (!seen) {
-        seen = new Date().toISOString();
-        seenAt.current.set(message.id, seen);
-      }
-      return seen;
-    },
+    timeOf: (message) => times.get(message.id) ?? "",
   });
   const lastAssistantId = messages.findLast((message) => message.role === "assistant")?.id;
   const lastIsAssistant = messages.at(-1)?.role === "assistant";
   const send = (text: string, messageId?: string) => {
     clearError();
     scrollToLatest();
-    void sendMessage(messageId ? { text, messageId } : { text });
+    const metadata = { sentAt: new Date().toISOString() };
+    void sendMessage(messageId ? { text, messageId, metadata } : { text, metadata });
   };
   const retry = () => {
     clearError();

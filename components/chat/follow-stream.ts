@@ -1,9 +1,22 @@
 "use client";
 
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from "react";
 
 /** How close to the latest message (in px) still counts as "at the latest message". */
 const NEAR_LATEST_PX = 96;
+
+/** Pixels between the end of the timeline and the top of the input bar (≤ 0: visible). */
+function distanceToLatest(end: HTMLElement | null, bar: HTMLElement | null): number {
+  if (!end) return 0;
+  const barHeight = bar?.getBoundingClientRect().height ?? 0;
+  return end.getBoundingClientRect().top - (window.innerHeight - barHeight);
+}
+
+/** Scrolls the window down just enough to show the end of the timeline above the input bar. */
+function revealLatest(end: HTMLElement | null, bar: HTMLElement | null, behavior?: ScrollBehavior) {
+  const by = distanceToLatest(end, bar);
+  if (by > 0) window.scrollBy({ top: by, behavior });
+}
 
 /**
  * Keeps the page scrolled to the latest message while the conversation grows, the way chat apps
@@ -22,28 +35,16 @@ export function useFollowStream(options: {
   const following = useRef(true);
   const [atLatest, setAtLatest] = useState(true);
 
-  /** Pixels between the end of the timeline and the top of the input bar (≤ 0: visible). */
-  const distance = useCallback(() => {
-    const endRect = end.current?.getBoundingClientRect();
-    if (!endRect) return 0;
-    const barHeight = bar.current?.getBoundingClientRect().height ?? 0;
-    return endRect.top - (window.innerHeight - barHeight);
-  }, [end, bar]);
-
-  const scrollToLatest = useCallback(
-    (behavior: ScrollBehavior = "auto") => {
-      const by = distance();
-      if (by > 0) window.scrollBy({ top: by, behavior });
-      following.current = true;
-      setAtLatest(true);
-    },
-    [distance],
-  );
+  const scrollToLatest = (behavior: ScrollBehavior = "auto") => {
+    revealLatest(end.current, bar.current, behavior);
+    following.current = true;
+    setAtLatest(true);
+  };
 
   // Open at the latest message (a reloaded chat, a chat opened from the sidebar).
   useLayoutEffect(() => {
-    scrollToLatest();
-  }, [scrollToLatest]);
+    revealLatest(end.current, bar.current);
+  }, [end, bar]);
 
   // The person's own scrolling decides whether the page keeps following: scrolling up stops it,
   // coming back down to the latest message resumes it. The page's own scrolling only goes down,
@@ -52,7 +53,7 @@ export function useFollowStream(options: {
     let lastY = window.scrollY;
     const onScroll = () => {
       const y = window.scrollY;
-      const near = distance() <= NEAR_LATEST_PX;
+      const near = distanceToLatest(end.current, bar.current) <= NEAR_LATEST_PX;
       if (near) following.current = true;
       else if (y < lastY - 1) following.current = false;
       lastY = y;
@@ -60,21 +61,19 @@ export function useFollowStream(options: {
     };
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);
-  }, [distance]);
+  }, [end, bar]);
 
   // Growth (streamed text, a tool call, a refinement card) keeps the latest message in view.
   useEffect(() => {
     const element = timeline.current;
     if (!element) return;
     const observer = new ResizeObserver(() => {
-      if (following.current) {
-        const by = distance();
-        if (by > 0) window.scrollBy({ top: by });
-      } else setAtLatest(distance() <= NEAR_LATEST_PX);
+      if (following.current) revealLatest(end.current, bar.current);
+      else setAtLatest(distanceToLatest(end.current, bar.current) <= NEAR_LATEST_PX);
     });
     observer.observe(element);
     return () => observer.disconnect();
-  }, [timeline, distance]);
+  }, [timeline, end, bar]);
 
   return { atLatest, scrollToLatest };
 }

@@ -2,7 +2,7 @@
 
 import { Menu, X } from "lucide-react";
 import { usePathname } from "next/navigation";
-import { useEffect, useState, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { cn } from "@/lib/utils";
 
 /**
@@ -11,10 +11,11 @@ import { cn } from "@/lib/utils";
  * they keep the same labels and test ids at every width.
  */
 export function HeaderMenu({ children }: { children: ReactNode }) {
-  const [open, setOpen] = useState(false);
   const pathname = usePathname();
-  // Close the panel after navigating.
-  useEffect(() => setOpen(false), [pathname]);
+  // The page the panel was opened on: navigating elsewhere closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const setOpen = (next: boolean) => setOpenOn(next ? pathname : null);
   return (
     <>
       <button
@@ -24,7 +25,7 @@ export function HeaderMenu({ children }: { children: ReactNode }) {
         aria-expanded={open}
         aria-controls="app-menu"
         data-testid="menu-button"
-        onClick={() => setOpen((value) => !value)}
+        onClick={() => setOpen(!open)}
       >
         {open ? <X className="size-5" /> : <Menu className="size-5" />}
       </button>

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DiffView } from "@/components/harness/diff-view";
 import { EntryControls, RestoreButton } from "@/components/harness/entry-controls";
 import { EntryForm, type EntryFormValues } from "@/components/harness/entry-form";
+import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
@@ -184,7 +185,7 @@ export default async function EntryPage(props: {
                 <td data-label="Change">{revision.action}</td>
                 <td data-label="Cause">{revision.cause}</td>
                 <td data-label="Reason" className="text-muted-foreground">
-                  {revision.reason || "—"}
+                  <RevisionReason reason={revision.reason} />
                 </td>
                 <td data-label="When" className="text-muted-foreground">
                   {new Date(revision.createdAt).toLocaleString()}
