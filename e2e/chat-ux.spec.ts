@@ -6,14 +6,14 @@ import { createUser } from "./support/users";
 
 const workspace = "Everyday Co";
 const member = {
-  email: "uma@example.com",
+  email: "uma.everyday@example.com",
   password: "member-pass-1",
   role: "member" as const,
   workspace,
   name: "Uma",
 };
 const admin = {
-  email: "ada@example.com",
+  email: "ada.everyday@example.com",
   password: "admin-pass-1",
   role: "admin" as const,
   workspace,
