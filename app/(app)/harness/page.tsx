@@ -53,7 +53,7 @@ export default async function HarnessPage({
   );
   return (
     <div className="space-y-6">
-      <div className="flex items-start justify-between gap-4">
+      <div className="flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold">Harness</h1>
           <p className="text-muted-foreground text-sm">

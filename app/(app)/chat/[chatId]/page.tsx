@@ -43,7 +43,10 @@ export default async function ChatPage(props: {
       <div className="min-w-0 space-y-4">
         <div className="flex flex-wrap items-center justify-between gap-2">
           <div className="flex min-w-0 items-center gap-3">
-            <Link className="text-muted-foreground text-sm lg:hidden" href="/chat">
+            <Link
+              className="text-muted-foreground text-sm whitespace-nowrap lg:hidden"
+              href="/chat"
+            >
               ← Chats
             </Link>
             <h1 className="truncate text-xl font-semibold" data-testid="chat-title">

@@ -92,8 +92,8 @@ export default async function EntryPage(props: {
 
   return (
     <div className="space-y-8">
-      <div className="flex items-start justify-between gap-4">
-        <div>
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
           <Link
             href={chat ? `/harness?chat=${chat.id}` : "/harness"}
             className="text-muted-foreground text-sm hover:underline"
@@ -103,7 +103,7 @@ export default async function EntryPage(props: {
           <h1 className="text-2xl font-semibold" data-testid="entry-title">
             {entry?.title ?? `${id} (deleted)`}
           </h1>
-          <div className="text-muted-foreground mt-1 flex items-center gap-2 text-sm">
+          <div className="text-muted-foreground mt-1 flex flex-wrap items-center gap-2 text-sm">
             <span className="font-mono">
               [{query.scope}:{id}]
             </span>
@@ -212,7 +212,7 @@ export default async function EntryPage(props: {
           <h2 className="text-lg font-medium">Compare revisions</h2>
           <form
             key={`${from.id}-${to.id}`}
-            className="flex items-end gap-2"
+            className="flex flex-wrap items-end gap-2"
             data-testid="compare-form"
           >
             <input type="hidden" name="scope" value={query.scope} />
