@@ -128,6 +128,7 @@ test("a member sees a global entry read-only and cannot change it, in the UI or 
 test("a member keeps local entries in their own chat", async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   await new AuthPages(page).signIn(member);
+  await expect(page).toHaveURL(/\/chat$/);
   await createChat(page, "Trip planning");
   await page.goto("/chat");
   await expect(page.getByTestId("chat-row")).toContainText("Trip planning");
