@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages } from "./support/pages";
+import { AuthPages, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Chat Co";
@@ -32,10 +32,7 @@ async function signedIn(
 }
 
 async function newChat(page: Page, title: string) {
-  await page.goto("/chat");
-  await page.getByTestId("new-chat-title").fill(title);
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText(title);
+  await createChat(page, title);
 }
 
 async function send(page: Page, text: string) {
@@ -180,7 +177,7 @@ test("a provider error fails the turn with a clear message and saves nothing", a
   await expect(page.getByTestId("chat-error")).toContainText("Nothing was saved");
   // After a reload the turn's host status line says the same.
   await page.reload();
-  await expect(page.getByTestId("turn-status").last()).toContainText("Turn failed");
+  await expect(page.getByTestId("turn-status").last()).toContainText("The reply failed");
   await expect(page.getByTestId("context-panel")).toContainText("Turn failed");
 });
 
@@ -226,6 +223,6 @@ test("/refine in a chat runs a refinement after the turn and shows its outcome c
   await page.goto("/harness?q=fridays");
   await expect(page.getByTestId("entry-row")).toHaveCount(0);
   await page.goBack();
-  await page.getByRole("link", { name: "Harness of this chat" }).click();
+  await page.getByRole("link", { name: "This chat’s notes" }).click();
   await expect(page.getByTestId("entry-row")).toContainText("[local:deploy-day]");
 });

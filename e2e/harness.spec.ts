@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { AuthPages, callServerAction } from "./support/pages";
+import { AuthPages, callServerAction, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Harness Co";
@@ -128,9 +128,8 @@ test("a member sees a global entry read-only and cannot change it, in the UI or 
 test("a member keeps local entries in their own chat", async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   await new AuthPages(page).signIn(member);
-  await page.getByTestId("new-chat-title").fill("Trip planning");
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText("Trip planning");
+  await expect(page).toHaveURL(/\/chat$/);
+  await createChat(page, "Trip planning");
   await page.goto("/chat");
   await expect(page.getByTestId("chat-row")).toContainText("Trip planning");
 

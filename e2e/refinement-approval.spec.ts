@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages } from "./support/pages";
+import { AuthPages, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Approvals Co";
@@ -93,9 +93,7 @@ test.beforeAll(async ({ browser }) => {
   await expect(adminPage.getByTestId("needs-approval")).toBeChecked();
 
   await adminPage.goto("/chat");
-  await adminPage.getByTestId("new-chat-title").fill("Release rules");
-  await adminPage.getByTestId("new-chat").click();
-  await expect(adminPage.getByTestId("chat-title")).toHaveText("Release rules");
+  await createChat(adminPage, "Release rules");
   chatUrl = adminPage.url();
 });
 

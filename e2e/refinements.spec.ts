@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, callServerAction } from "./support/pages";
+import { AuthPages, callServerAction, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Refine Co";
@@ -70,9 +70,7 @@ test("/refine --global in a chat creates a global memory, listed in the history 
   await model.setScript([{ whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(plan) } }]);
   const page = editorPage;
   await page.goto("/chat");
-  await page.getByTestId("new-chat-title").fill("Release planning");
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText("Release planning");
+  await createChat(page, "Release planning");
   chatUrl = page.url();
   await page.getByTestId("chat-input").fill("/refine --global remember we deploy on Fridays");
   await page.getByTestId("send").click();

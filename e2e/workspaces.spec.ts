@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { AuthPages, callServerAction } from "./support/pages";
+import { AuthPages, callServerAction, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 const person = { email: "wendy@example.com", password: "wendy-pass-1", name: "Wendy" };
@@ -16,9 +16,7 @@ test("a member of two workspaces switches between them; each keeps its own chats
   await expect(page.getByTestId("current-user")).toContainText("Switch North");
   await expect(page.getByTestId("current-role")).toHaveText("editor");
 
-  await page.getByTestId("new-chat-title").fill("North plans");
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText("North plans");
+  await createChat(page, "North plans");
   const northChat = page.url();
 
   await page.getByTestId("workspace-select").selectOption({ label: "Switch South" });

@@ -2,6 +2,7 @@ import { KeyRound, LogOut } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(auth)/actions";
+import { HeaderMenu } from "@/components/shell/header-menu";
 import { NavLinks } from "@/components/shell/nav-links";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Badge } from "@/components/ui/badge";
@@ -26,41 +27,43 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   ];
   return (
     <div className="min-h-screen">
-      <header className="border-border flex items-center justify-between gap-4 border-b px-6 py-3">
-        <div className="flex items-center gap-6">
-          <span className="font-semibold tracking-tight">Cairn</span>
+      <header className="border-border relative flex items-center gap-6 border-b px-4 py-3 md:px-6">
+        <Link href="/chat" className="font-semibold tracking-tight">
+          Cairn
+        </Link>
+        <HeaderMenu>
           <NavLinks links={links} />
-        </div>
-        <div className="flex items-center gap-3 text-sm">
-          <span className="text-muted-foreground" data-testid="current-user">
-            {user?.name} · {workspace?.name}
-          </span>
-          <WorkspaceSwitcher workspaces={workspaces} />
-          <Badge data-testid="current-role">{actor.role}</Badge>
-          <Link
-            href="/settings/tokens"
-            aria-label="Access tokens"
-            title="Access tokens (MCP)"
-            data-testid="nav-tokens"
-            className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
-          >
-            <KeyRound className="size-4" />
-          </Link>
-          <ThemeToggle />
-          <form action={signOutAction}>
-            <Button
-              variant="ghost"
-              size="icon"
-              type="submit"
-              aria-label="Sign out"
-              data-testid="sign-out"
+          <div className="flex flex-wrap items-center gap-3 text-sm md:flex-nowrap">
+            <span className="text-muted-foreground min-w-0 truncate" data-testid="current-user">
+              {user?.name} · {workspace?.name}
+            </span>
+            <WorkspaceSwitcher workspaces={workspaces} />
+            <Badge data-testid="current-role">{actor.role}</Badge>
+            <Link
+              href="/settings/tokens"
+              aria-label="Access tokens"
+              title="Access tokens (MCP)"
+              data-testid="nav-tokens"
+              className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
             >
-              <LogOut className="size-4" />
-            </Button>
-          </form>
-        </div>
+              <KeyRound className="size-4" />
+            </Link>
+            <ThemeToggle />
+            <form action={signOutAction}>
+              <Button
+                variant="ghost"
+                size="icon"
+                type="submit"
+                aria-label="Sign out"
+                data-testid="sign-out"
+              >
+                <LogOut className="size-4" />
+              </Button>
+            </form>
+          </div>
+        </HeaderMenu>
       </header>
-      <main className="mx-auto max-w-6xl p-6">{children}</main>
+      <main className="mx-auto max-w-6xl p-4 md:p-6">{children}</main>
     </div>
   );
 }

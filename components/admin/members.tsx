@@ -9,6 +9,7 @@ import {
   type AdminActionResult,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 
@@ -33,7 +34,10 @@ function useAdminAction() {
 
 export function InviteCreator() {
   const [role, setRole] = useState<string>("member");
-  const [link, setLink] = useState<string | null>(null);
+  // Every link made on this visit, newest first: the server keeps only a hash of each token, so a
+  // link cannot be shown again later, and a new invite must not hide the previous one.
+  const [links, setLinks] = useState<{ url: string; role: string }[]>([]);
+  const link = links[0] ?? null;
   const { pending, error, run } = useAdminAction();
   return (
     <div className="space-y-2">
@@ -56,7 +60,11 @@ export function InviteCreator() {
           onClick={() =>
             run(
               () => createInviteAction({ role }),
-              (result) => setLink(`${window.location.origin}/sign-up?invite=${result.inviteToken}`),
+              (result) =>
+                setLinks((previous) => [
+                  { url: `${window.location.origin}/sign-up?invite=${result.inviteToken}`, role },
+                  ...previous,
+                ]),
             )
           }
         >
@@ -66,14 +74,36 @@ export function InviteCreator() {
       {link ? (
         <div className="space-y-1">
           <p className="text-muted-foreground text-sm">
-            Share this link. It works once and expires in 7 days.
+            Share this {link.role} invite. It works once and expires in 7 days. Copy it now: it is
+            not shown again after you leave this page.
           </p>
-          <Input
-            readOnly
-            value={link}
-            data-testid="invite-link"
-            onFocus={(e) => e.target.select()}
-          />
+          <div className="flex items-center gap-1">
+            <Input
+              readOnly
+              value={link.url}
+              data-testid="invite-link"
+              onFocus={(e) => e.target.select()}
+            />
+            <CopyButton text={link.url} label="Copy invite link" testId="copy-invite-link" />
+          </div>
+          {links.length > 1 ? (
+            <details className="text-sm">
+              <summary className="text-muted-foreground cursor-pointer">
+                Earlier links made on this visit ({links.length - 1})
+              </summary>
+              <ul className="mt-1 space-y-1">
+                {links.slice(1).map((earlier) => (
+                  <li key={earlier.url} className="flex items-center gap-1">
+                    <span className="text-muted-foreground w-14 shrink-0 text-xs">
+                      {earlier.role}
+                    </span>
+                    <Input readOnly value={earlier.url} data-testid="earlier-invite-link" />
+                    <CopyButton text={earlier.url} label="Copy invite link" />
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
         </div>
       ) : null}
       <FormMessage message={error} />
@@ -95,12 +125,12 @@ export function MemberRow(props: {
       data-testid={`member-${props.email}`}
       data-membership-id={props.membershipId}
     >
-      <td className="py-2">
+      <td data-label="Name" className="py-2">
         {props.name}
         {props.isSelf ? <span className="text-muted-foreground"> (you)</span> : null}
       </td>
-      <td>{props.email}</td>
-      <td>
+      <td data-label="Email">{props.email}</td>
+      <td data-label="Role">
         <Select
           aria-label={`Role of ${props.email}`}
           data-testid="member-role"

@@ -36,16 +36,30 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       <div className="space-y-2">
         <Label htmlFor="tokenBudget">Harness view token budget per prompt</Label>
         <Input {...number("tokenBudget")} min={500} max={64000} />
+        <p className="text-muted-foreground text-xs">
+          How much of every prompt the harness view (notes, memories, skills) may take, in tokens.
+          Larger gives the agent more to go on and costs more per message; entries that do not fit
+          are left out, least relevant first.
+        </p>
       </div>
       <div className="space-y-2">
         <Label htmlFor="refineEveryTurns">
           Review for refinement every N assistant turns (0 = off)
         </Label>
         <Input {...number("refineEveryTurns")} min={0} />
+        <p className="text-muted-foreground text-xs">
+          After this many replies in a chat, a quick review decides whether anything is worth
+          remembering or correcting, and if so refines. 0 turns automatic reviews off; people can
+          still press Refine or type /refine.
+        </p>
       </div>
       <div className="space-y-2">
         <Label htmlFor="refineCooldownMinutes">Cooldown between reviews (minutes)</Label>
         <Input {...number("refineCooldownMinutes")} min={0} />
+        <p className="text-muted-foreground text-xs">
+          The least time between two automatic reviews of the same chat, so a busy chat does not
+          trigger one after another.
+        </p>
       </div>
       <label className="flex items-center gap-2 text-sm">
         <input

@@ -22,6 +22,6 @@ describe("describeChatError", () => {
       message: "network down",
       busy: false,
     });
-    expect(describeChatError(new Error(""))).toEqual({ message: "The turn failed.", busy: false });
+    expect(describeChatError(new Error(""))).toEqual({ message: "The reply failed.", busy: false });
   });
 });

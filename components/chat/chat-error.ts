@@ -14,5 +14,5 @@ export function describeChatError(error: Error): { message: string; busy: boolea
   } catch {
     // Not JSON: a network error or a stream error; show it as is.
   }
-  return { message: raw || "The turn failed.", busy: false };
+  return { message: raw || "The reply failed.", busy: false };
 }

@@ -1,95 +1,260 @@
 "use client";
 
+import { MessageSquarePlus, Pencil, Search, SendHorizontal, Trash2 } from "lucide-react";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { createChatAction, renameChatAction } from "@/app/(app)/chat/actions";
+import { createChatAction, deleteChatAction, renameChatAction } from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
+import { cn } from "@/lib/utils";
+import { storePendingFirstMessage, titleFromMessage } from "./timeline";
 
-export function NewChatForm() {
+/** A chat as the list shows it. */
+export interface ChatSummary {
+  id: string;
+  title: string;
+  /** ISO 8601: the last activity. */
+  updatedAt: string;
+}
+
+/** "just now", "5 min ago", "3 h ago", "yesterday", or a date. */
+function whenLabel(iso: string, now: number): string {
+  const minutes = Math.round((now - new Date(iso).getTime()) / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  if (hours < 48) return "yesterday";
+  return new Date(iso).toLocaleDateString();
+}
+
+/** Start a chat by typing: the chat is created with a title made from the first message. */
+export function StartChatForm() {
   const router = useRouter();
-  const [title, setTitle] = useState("");
+  const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
+  const submit = () => {
+    const message = text.trim();
+    if (!message || pending) return;
+    startTransition(async () => {
+      const result = await createChatAction({ title: titleFromMessage(message) });
+      if (!result.ok) return setError(result.error);
+      storePendingFirstMessage(result.chatId, message);
+      router.push(`/chat/${result.chatId}`);
+    });
+  };
   return (
     <form
-      className="flex items-center gap-2"
+      className="space-y-2"
       onSubmit={(event) => {
         event.preventDefault();
-        startTransition(async () => {
-          const result = await createChatAction({ title: title.trim() || undefined });
-          if (!result.ok) return setError(result.error);
-          setTitle("");
-          setError(null);
-          router.push(`/chat/${result.chatId}`);
-        });
+        submit();
       }}
     >
-      <Input
-        aria-label="Chat title"
-        data-testid="new-chat-title"
-        placeholder="New chat title"
-        value={title}
-        onChange={(event) => setTitle(event.target.value)}
-        className="max-w-xs"
-      />
-      <Button type="submit" disabled={pending} data-testid="new-chat">
-        New chat
-      </Button>
+      <div className="border-border focus-within:ring-ring flex items-end gap-2 rounded-lg border p-2 focus-within:ring-2">
+        <textarea
+          aria-label="Message"
+          data-testid="start-chat-input"
+          className="min-h-16 min-w-0 flex-1 resize-none bg-transparent p-1 text-sm focus:outline-none"
+          placeholder="Ask anything. Cairn remembers across chats."
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Enter" && !event.shiftKey) {
+              event.preventDefault();
+              submit();
+            }
+          }}
+        />
+        <Button
+          type="submit"
+          aria-label="Start chat"
+          data-testid="start-chat"
+          disabled={pending || !text.trim()}
+        >
+          <SendHorizontal className="size-4" />
+        </Button>
+      </div>
       <FormMessage message={error} />
     </form>
   );
 }
 
-export function ChatRow({ chatId, title }: { chatId: string; title: string }) {
+function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; now: number }) {
   const router = useRouter();
-  const [editing, setEditing] = useState(false);
-  const [value, setValue] = useState(title);
+  const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
+  const [value, setValue] = useState(chat.title);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
-  return (
-    <li
-      className="border-border flex items-center justify-between gap-2 border-t py-2"
-      data-testid="chat-row"
-    >
-      {editing ? (
+  if (mode === "rename") {
+    return (
+      <li data-testid="chat-row" className="px-1 py-1">
         <form
-          className="flex items-center gap-2"
+          className="space-y-1"
           onSubmit={(event) => {
             event.preventDefault();
             startTransition(async () => {
-              const result = await renameChatAction({ chatId, title: value });
+              const result = await renameChatAction({ chatId: chat.id, title: value });
               if (!result.ok) return setError(result.error);
-              setEditing(false);
+              setMode("view");
+              setError(null);
               router.refresh();
             });
           }}
         >
           <Input
             aria-label="Chat title"
+            data-testid="chat-rename-input"
+            autoFocus
             value={value}
             onChange={(event) => setValue(event.target.value)}
           />
-          <Button type="submit" size="sm" disabled={pending}>
-            Save
-          </Button>
+          <div className="flex gap-1">
+            <Button type="submit" size="sm" disabled={pending} data-testid="chat-rename-save">
+              Save
+            </Button>
+            <Button type="button" size="sm" variant="ghost" onClick={() => setMode("view")}>
+              Cancel
+            </Button>
+          </div>
           <FormMessage message={error} />
         </form>
-      ) : (
-        <Link className="hover:underline" href={`/chat/${chatId}`} data-testid="chat-link">
-          {title}
+      </li>
+    );
+  }
+  return (
+    <li
+      data-testid="chat-row"
+      className={cn("group hover:bg-muted rounded-md", current && "bg-muted")}
+    >
+      <div className="flex items-center gap-1 px-2 py-1.5">
+        <Link
+          className="min-w-0 flex-1"
+          href={`/chat/${chat.id}`}
+          data-testid="chat-link"
+          aria-current={current ? "page" : undefined}
+        >
+          <span className="block truncate text-sm" data-testid="chat-row-title">
+            {chat.title}
+          </span>
+          <span className="text-muted-foreground block text-xs">
+            {whenLabel(chat.updatedAt, now)}
+          </span>
         </Link>
-      )}
-      <span className="flex gap-2 text-sm">
-        <Link className="underline" href={`/harness?chat=${chatId}`}>
-          Harness
-        </Link>
-        <button type="button" className="underline" onClick={() => setEditing((value) => !value)}>
-          Rename
-        </button>
-      </span>
+        <span
+          className={cn(
+            "flex shrink-0 items-center",
+            mode === "view" &&
+              "lg:opacity-0 lg:group-focus-within:opacity-100 lg:group-hover:opacity-100",
+          )}
+        >
+          <button
+            type="button"
+            className="text-muted-foreground hover:text-foreground rounded p-1"
+            aria-label={`Rename ${chat.title}`}
+            data-testid="chat-rename"
+            onClick={() => setMode("rename")}
+          >
+            <Pencil className="size-3.5" />
+          </button>
+          <button
+            type="button"
+            className="text-muted-foreground hover:text-destructive rounded p-1"
+            aria-label={`Delete ${chat.title}`}
+            data-testid="chat-delete"
+            onClick={() => setMode("delete")}
+          >
+            <Trash2 className="size-3.5" />
+          </button>
+        </span>
+      </div>
+      {mode === "delete" ? (
+        <div
+          className="border-destructive/40 mx-2 mb-2 space-y-2 rounded-md border p-2 text-xs"
+          data-testid="chat-delete-confirm"
+        >
+          <p>
+            Delete “{chat.title}”? Its messages and this chat’s local notes go away. What Cairn
+            saved to your memory stays.
+          </p>
+          <div className="flex gap-1">
+            <Button
+              size="sm"
+              variant="destructive"
+              disabled={pending}
+              data-testid="chat-delete-confirm-button"
+              onClick={() =>
+                startTransition(async () => {
+                  const result = await deleteChatAction({ chatId: chat.id });
+                  if (!result.ok) return setError(result.error);
+                  setMode("view");
+                  if (current) router.push("/chat");
+                  router.refresh();
+                })
+              }
+            >
+              Delete
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => setMode("view")}>
+              Cancel
+            </Button>
+          </div>
+          <FormMessage message={error} />
+        </div>
+      ) : null}
     </li>
+  );
+}
+
+/** The person's chats, newest first, with search, rename and delete. */
+export function ChatSidebar({ chats, className }: { chats: ChatSummary[]; className?: string }) {
+  const pathname = usePathname();
+  const [query, setQuery] = useState("");
+  // Relative times are computed once per render of the list; they need not tick.
+  const [now] = useState(() => Date.now());
+  const needle = query.trim().toLowerCase();
+  const shown = needle ? chats.filter((chat) => chat.title.toLowerCase().includes(needle)) : chats;
+  return (
+    <nav className={cn("space-y-3", className)} aria-label="Chats" data-testid="chat-sidebar">
+      <Button asChild variant="outline" className="w-full justify-start">
+        <Link href="/chat" data-testid="new-chat">
+          <MessageSquarePlus className="size-4" /> New chat
+        </Link>
+      </Button>
+      {chats.length > 0 ? (
+        <label className="relative block">
+          <span className="sr-only">Search chats</span>
+          <Search className="text-muted-foreground absolute top-2.5 left-2.5 size-4" />
+          <Input
+            className="pl-8"
+            placeholder="Search chats"
+            data-testid="chat-search"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+          />
+        </label>
+      ) : null}
+      {chats.length === 0 ? (
+        <p className="text-muted-foreground px-2 text-sm">Your chats appear here.</p>
+      ) : shown.length === 0 ? (
+        <p className="text-muted-foreground px-2 text-sm" data-testid="chat-search-empty">
+          No chat title matches “{query.trim()}”.
+        </p>
+      ) : (
+        <ul className="space-y-0.5" data-testid="chat-list">
+          {shown.map((chat) => (
+            <ChatRow
+              key={chat.id}
+              chat={chat}
+              current={pathname === `/chat/${chat.id}` || pathname.startsWith(`/chat/${chat.id}/`)}
+              now={now}
+            />
+          ))}
+        </ul>
+      )}
+    </nav>
   );
 }

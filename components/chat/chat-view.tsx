@@ -2,7 +2,15 @@
 
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
-import { Square, SendHorizontal } from "lucide-react";
+import {
+  ArrowDown,
+  Loader2,
+  Pencil,
+  RefreshCw,
+  RotateCcw,
+  SendHorizontal,
+  Square,
+} from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
@@ -12,13 +20,19 @@ import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import type { Refinement } from "@/lib/harness/refine/types";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
+import { useFollowStream } from "./follow-stream";
+import { buildTimeline, takePendingFirstMessage } from "./timeline";
 
 interface TurnData {
   turnId?: string;
   status: "completed" | "failed" | "aborted";
   error?: string;
+  /** A `/refine` command turn: no model call, nothing to show but the acknowledgement. */
+  refine?: boolean;
   persistence: {
     status: "not-configured" | "succeeded" | "failed";
     savedFiles: number;
@@ -78,6 +92,7 @@ function ToolPart({ part }: { part: Part }) {
 }
 
 function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
+  if (data.refine) return null;
   const { persistence } = data;
   const trace = data.turnId ? (
     <>
@@ -99,13 +114,14 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   if (data.status === "failed")
     text = (
       <span className="text-destructive">
-        Turn failed{data.error ? `: ${data.error}` : ""}. Nothing was saved.
+        The reply failed{data.error ? `: ${data.error}` : ""}. Nothing was saved.
       </span>
     );
   else if (data.status === "aborted") text = "Stopped. Nothing was saved.";
+  // The durable-commit work owns what a failed save means; this line only links to its page.
   else if (persistence.failedCommits > 0)
     text = (
-      <span className="text-destructive">
+      <span className="text-destructive" data-testid="save-failed">
         Saving memory failed — its changes are kept on{" "}
         <Link className="underline" href="/files/failures">
           Commit failures
@@ -125,31 +141,148 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   );
 }
 
+/** The text a message shows, as copied to the clipboard. */
+function messageText(message: UIMessage): string {
+  return message.parts
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+function turnData(message: UIMessage): TurnData | null {
+  const part = message.parts.find((item) => item.type === "data-turn") as
+    { data: TurnData } | undefined;
+  return part?.data ?? null;
+}
+
+function ActionButton({
+  label,
+  testId,
+  onClick,
+  children,
+  disabled,
+}: {
+  label: string;
+  testId: string;
+  onClick: () => void;
+  children: React.ReactNode;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      data-testid={testId}
+      disabled={disabled}
+      onClick={onClick}
+      className="text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:ring-ring inline-flex size-7 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none disabled:pointer-events-none disabled:opacity-40"
+    >
+      {children}
+    </button>
+  );
+}
+
+function RefineRequested({ data, waiting }: { data: RefineData; waiting: boolean }) {
+  return (
+    <p
+      className="text-muted-foreground flex items-center gap-2 text-sm"
+      data-testid="refine-requested"
+    >
+      {waiting ? <Loader2 className="size-3.5 animate-spin" /> : null}
+      Refinement requested for {data.scope === "global" ? "the whole workspace" : "this chat"}
+      {data.instructions ? `: “${data.instructions}”` : ""}.
+      {waiting ? "" : " Its result appears below."}
+    </p>
+  );
+}
+
+interface RefineData {
+  scope: "local" | "global";
+  instructions: string | null;
+}
+
 function MessageView({
   message,
   chatId,
+  busy,
+  isLastAssistant,
+  refining,
+  onEdit,
+  onRegenerate,
   interrupted,
 }: {
   message: UIMessage;
   chatId: string;
   /** Set on a user message whose turn was interrupted. */
   interrupted?: { keptChanges: number; savedChanges?: number };
+  busy: boolean;
+  isLastAssistant: boolean;
+  refining: boolean;
+  onEdit: (text: string) => void;
+  onRegenerate: () => void;
 }) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState("");
+  const text = messageText(message);
+  const isUser = message.role === "user";
+  const data = turnData(message);
+  const refine = message.parts.find((part) => part.type === "data-refine") as
+    { data: RefineData } | undefined;
+  if (isUser && editing) {
+    return (
+      <form
+        className="ml-auto w-full max-w-[85%] space-y-2"
+        data-testid="message-edit-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const next = draft.trim();
+          if (!next) return;
+          setEditing(false);
+          onEdit(next);
+        }}
+      >
+        <textarea
+          aria-label="Edit message"
+          data-testid="message-edit-input"
+          className="border-border focus-visible:ring-ring min-h-20 w-full rounded-md border bg-transparent p-2 text-sm focus-visible:ring-2 focus-visible:outline-none"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+        />
+        <div className="flex justify-end gap-2">
+          <Button type="button" variant="ghost" size="sm" onClick={() => setEditing(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" size="sm" data-testid="message-edit-send" disabled={busy}>
+            Send
+          </Button>
+        </div>
+        <p className="text-muted-foreground text-xs">
+          The replies after this message are replaced. Memory they saved stays.
+        </p>
+      </form>
+    );
+  }
+  const canRetry = !isUser && isLastAssistant && !busy && data?.status === "failed";
   return (
     <div
-      className={cn("space-y-2", message.role === "user" && "ml-auto max-w-[80%]")}
+      className={cn("group space-y-2", isUser && "ml-auto max-w-[85%]")}
       data-testid={`message-${message.role}`}
+      data-message-id={message.id}
     >
       {message.parts.map((part, index) => {
         if (part.type === "text") {
-          return message.role === "user" ? (
-            <p key={index} className="bg-muted rounded-lg px-3 py-2 whitespace-pre-wrap">
+          return isUser ? (
+            <p
+              key={index}
+              className="bg-muted rounded-lg px-3 py-2 break-words whitespace-pre-wrap"
+            >
               {part.text}
             </p>
           ) : (
             <div
               key={index}
-              className="prose prose-sm dark:prose-invert max-w-none"
+              className="prose prose-sm dark:prose-invert max-w-none break-words"
               data-testid="assistant-text"
             >
               <AssistantMarkdown>{part.text}</AssistantMarkdown>
@@ -161,6 +294,14 @@ function MessageView({
           return (
             <TurnStatusLine key={index} data={(part as { data: TurnData }).data} chatId={chatId} />
           );
+        if (part.type === "data-refine")
+          return (
+            <RefineRequested
+              key={index}
+              data={(part as { data: RefineData }).data}
+              waiting={refining && isLastAssistant}
+            />
+          );
         return null;
       })}
       {interrupted ? (
@@ -169,6 +310,48 @@ function MessageView({
           savedChanges={interrupted.savedChanges}
         />
       ) : null}
+      {refine ? null : (
+        <div
+          className={cn(
+            "flex items-center gap-0.5",
+            isUser && "justify-end",
+            // Visible on touch screens; on wide screens they appear on hover or focus.
+            "sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100",
+            (canRetry || isLastAssistant) && "sm:opacity-100",
+          )}
+          data-testid="message-actions"
+        >
+          {text ? <CopyButton text={text} testId="message-copy" /> : null}
+          {isUser ? (
+            <ActionButton
+              label="Edit and resend"
+              testId="message-edit"
+              disabled={busy}
+              onClick={() => {
+                setDraft(text);
+                setEditing(true);
+              }}
+            >
+              <Pencil className="size-3.5" />
+            </ActionButton>
+          ) : null}
+          {!isUser && isLastAssistant && !canRetry ? (
+            <ActionButton
+              label="Regenerate"
+              testId="message-regenerate"
+              disabled={busy}
+              onClick={onRegenerate}
+            >
+              <RefreshCw className="size-3.5" />
+            </ActionButton>
+          ) : null}
+          {canRetry ? (
+            <Button variant="outline" size="sm" data-testid="retry" onClick={onRegenerate}>
+              <RotateCcw className="size-3.5" /> Retry
+            </Button>
+          ) : null}
+        </div>
+      )}
     </div>
   );
 }
@@ -176,16 +359,31 @@ function MessageView({
 /** How long the chat keeps looking for the outcome of a requested refinement. */
 const REFINEMENT_WAIT_MS = 120_000;
 
+function Elapsed({ since }: { since: number }) {
+  const [now, setNow] = useState(since);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return <span>{Math.max(0, Math.round((now - since) / 1000))} s</span>;
+}
+
 export function ChatView({
   chatId,
   initialMessages,
+  messageTimes,
   refinements,
+  rolledBack,
   canRefineGlobally,
   interruptedTurns = {},
 }: {
   chatId: string;
   initialMessages: UIMessage[];
+  /** When each stored message was written (ISO 8601), to place refinement cards. */
+  messageTimes: Record<string, string>;
   refinements: Refinement[];
+  /** Refinement id → the rollback that undid it. */
+  rolledBack: Record<string, { id: string }>;
   canRefineGlobally: boolean;
   /** User message id → its interrupted turn's kept change sets. */
   interruptedTurns?: Record<string, { keptChanges: number; savedChanges?: number }>;
@@ -195,6 +393,10 @@ export function ChatView({
   const [waitingFor, setWaitingFor] = useState<{ since: number; known: number } | null>(null);
   const [refinePending, startRefine] = useTransition();
   const [refineGlobal, setRefineGlobal] = useState(false);
+  const [refineError, setRefineError] = useState<string | null>(null);
+  const timelineRef = useRef<HTMLDivElement>(null);
+  const endRef = useRef<HTMLDivElement>(null);
+  const barRef = useRef<HTMLFormElement>(null);
 
   // A refinement runs after the response, in the job queue: look for its card until it has an
   // outcome (it shows as queued, then running, first).
@@ -212,77 +414,167 @@ export function ChatView({
   }, [waiting, waitingFor, router]);
   const awaitRefinement = () => setWaitingFor({ since: Date.now(), known: refinements.length });
   const lastSent = useRef("");
-  const { messages, sendMessage, setMessages, status, stop, error } = useChat({
-    id: chatId,
-    messages: initialMessages,
-    transport: new DefaultChatTransport({
-      api: "/api/chat",
-      prepareSendMessagesRequest: ({ id, messages: all }) => ({
-        body: { chatId: id, message: all.at(-1) },
+  const { messages, sendMessage, setMessages, regenerate, status, stop, error, clearError } =
+    useChat({
+      id: chatId,
+      messages: initialMessages,
+      transport: new DefaultChatTransport({
+        api: "/api/chat",
+        prepareSendMessagesRequest: ({ id, messages: all, trigger, messageId }) => ({
+          body: {
+            chatId: id,
+            message: all.at(-1),
+            mode: trigger === "regenerate-message" ? "regenerate" : messageId ? "edit" : "submit",
+          },
+        }),
       }),
-    }),
-    onError: (failure) => {
-      // 409: another turn is running in this chat and nothing was stored. Take the message back
-      // out of the list and put its text back in the box, so sending again is one click.
-      if (!describeChatError(failure).busy) return;
-      setMessages((current) => (current.at(-1)?.role === "user" ? current.slice(0, -1) : current));
-      setInput((typed) => typed || lastSent.current);
-    },
-    onFinish: ({ message }) => {
-      const asked = message.parts.some(
-        (part) =>
-          part.type === "data-refine" ||
-          (part.type === "tool-refine" && "state" in part && part.state === "output-available"),
-      );
-      if (asked) awaitRefinement();
-      router.refresh();
-    },
-  });
+      onError: (failure) => {
+        // 409: another turn is running in this chat and nothing was stored. Take the message back
+        // out of the list and put its text back in the box, so sending again is one click.
+        if (!describeChatError(failure).busy) return;
+        setMessages((current) =>
+          current.at(-1)?.role === "user" ? current.slice(0, -1) : current,
+        );
+        setInput((typed) => typed || lastSent.current);
+      },
+      onFinish: ({ message }) => {
+        const asked = message.parts.some(
+          (part) =>
+            part.type === "data-refine" ||
+            (part.type === "tool-refine" && "state" in part && part.state === "output-available"),
+        );
+        if (asked) awaitRefinement();
+        router.refresh();
+      },
+    });
   const busy = status === "submitted" || status === "streaming";
+  const { atLatest, scrollToLatest } = useFollowStream({
+    timeline: timelineRef,
+    end: endRef,
+    bar: barRef,
+  });
+
+  // A chat started by typing on /chat: send its first message once the page is here. Deferred
+  // with a timer so a mount that is immediately undone (React's strict mode) does not take it.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      const first = takePendingFirstMessage(chatId);
+      if (first && messages.length === 0)
+        void sendMessage({ text: first, metadata: { sentAt: new Date().toISOString() } });
+    }, 0);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival
+  }, []);
+
+  // Stored messages carry their time; one sent from this page carries the time it was sent
+  // (metadata), and a reply counts from the message it answers.
+  const times = new Map<string, string>();
+  let previous = "";
+  for (const message of messages) {
+    const sentAt = (message.metadata as { sentAt?: string } | undefined)?.sentAt;
+    previous = messageTimes[message.id] ?? sentAt ?? previous;
+    times.set(message.id, previous);
+  }
+  const timeline = buildTimeline({
+    messages,
+    refinements,
+    timeOf: (message) => times.get(message.id) ?? "",
+  });
+  const lastAssistantId = messages.findLast((message) => message.role === "assistant")?.id;
+  const lastIsAssistant = messages.at(-1)?.role === "assistant";
+  const send = (text: string, messageId?: string) => {
+    lastSent.current = text;
+    clearError();
+    scrollToLatest();
+    const metadata = { sentAt: new Date().toISOString() };
+    void sendMessage(messageId ? { text, messageId, metadata } : { text, metadata });
+  };
+  const retry = () => {
+    clearError();
+    scrollToLatest();
+    void regenerate();
+  };
   return (
     <div className="flex min-h-[60vh] flex-col gap-4">
-      <div className="flex-1 space-y-6" data-testid="messages">
+      <div ref={timelineRef} className="flex-1 space-y-6" data-testid="messages">
         {messages.length === 0 ? (
           <p className="text-muted-foreground text-sm">Say something. I remember across chats.</p>
         ) : null}
-        {messages.map((message) => (
-          <MessageView
-            key={message.id}
-            message={message}
-            chatId={chatId}
-            interrupted={interruptedTurns[message.id]}
-          />
-        ))}
-        {status === "submitted" ? <p className="text-muted-foreground text-sm">Thinking…</p> : null}
-        {refinements.length > 0 ? (
-          <section className="space-y-2" data-testid="refinements">
-            {[...refinements].reverse().map((refinement) => (
-              <RefinementCard key={refinement.id} refinement={refinement} />
-            ))}
-          </section>
-        ) : null}
-        {waiting ? (
-          <p className="text-muted-foreground text-xs" data-testid="refinement-waiting">
-            Refining the harness…
+        {timeline.map((item) =>
+          item.kind === "message" ? (
+            <MessageView
+              key={item.message.id}
+              message={item.message}
+              chatId={chatId}
+              interrupted={interruptedTurns[item.message.id]}
+              busy={busy}
+              isLastAssistant={lastIsAssistant && item.message.id === lastAssistantId}
+              refining={waiting}
+              onEdit={(text) => send(text, item.message.id)}
+              onRegenerate={retry}
+            />
+          ) : (
+            <RefinementCard
+              key={item.refinement.id}
+              refinement={item.refinement}
+              rolledBackBy={rolledBack[item.refinement.id]}
+            />
+          ),
+        )}
+        {status === "submitted" ? (
+          <p className="text-muted-foreground flex items-center gap-2 text-sm">
+            <Loader2 className="size-3.5 animate-spin" /> Thinking…
           </p>
         ) : null}
-        {error ? <ChatError error={error} /> : null}
+        {waiting && waitingFor ? (
+          <p
+            className="text-muted-foreground flex items-center gap-2 text-sm"
+            data-testid="refinement-waiting"
+          >
+            <Loader2 className="size-3.5 animate-spin" /> Refining what Cairn remembers…{" "}
+            <Elapsed since={waitingFor.since} />
+          </p>
+        ) : null}
+        {error ? (
+          <div className="flex flex-wrap items-center gap-2 text-sm">
+            <ChatError error={error} />
+            {busy || describeChatError(error).busy ? null : (
+              <Button variant="outline" size="sm" data-testid="retry" onClick={retry}>
+                <RotateCcw className="size-3.5" /> Retry
+              </Button>
+            )}
+          </div>
+        ) : null}
+        <div ref={endRef} data-testid="timeline-end" />
       </div>
+      {atLatest ? null : (
+        <div className="pointer-events-none sticky bottom-28 z-10 flex justify-center">
+          <Button
+            variant="outline"
+            size="sm"
+            className="bg-background pointer-events-auto rounded-full shadow-md"
+            data-testid="jump-to-latest"
+            onClick={() => scrollToLatest("smooth")}
+          >
+            <ArrowDown className="size-4" /> Jump to latest
+          </Button>
+        </div>
+      )}
       <form
-        className="border-border bg-background sticky bottom-0 flex gap-2 border-t pt-3"
+        ref={barRef}
+        className="border-border bg-background sticky bottom-0 z-10 flex gap-2 border-t py-3"
         onSubmit={(event) => {
           event.preventDefault();
           const text = input.trim();
           if (!text || busy) return;
-          lastSent.current = text;
-          void sendMessage({ text });
+          send(text);
           setInput("");
         }}
       >
         <textarea
           aria-label="Message"
           data-testid="chat-input"
-          className="border-border focus-visible:ring-ring min-h-12 flex-1 resize-y rounded-md border bg-transparent p-2 text-sm focus-visible:ring-2 focus-visible:outline-none"
+          className="border-border focus-visible:ring-ring min-h-12 min-w-0 flex-1 resize-y rounded-md border bg-transparent p-2 text-sm focus-visible:ring-2 focus-visible:outline-none"
           value={input}
           onChange={(event) => setInput(event.target.value)}
           onKeyDown={(event) => {
@@ -299,15 +591,26 @@ export function ChatView({
             variant="outline"
             size="sm"
             data-testid="refine"
+            title="Refine what Cairn remembers from this chat; what you typed becomes the instructions"
             disabled={busy || refinePending || waiting}
             onClick={() =>
               startRefine(async () => {
-                const result = await requestRefinementAction({ chatId, global: refineGlobal });
-                if (result.ok) awaitRefinement();
+                const instructions = input.trim();
+                const result = await requestRefinementAction({
+                  chatId,
+                  global: refineGlobal,
+                  instructions: instructions || undefined,
+                });
+                if (!result.ok) return setRefineError(result.error);
+                setRefineError(null);
+                if (instructions) setInput("");
+                scrollToLatest();
+                awaitRefinement();
               })
             }
           >
-            Refine
+            {refinePending ? <Loader2 className="size-3.5 animate-spin" /> : null}
+            {input.trim() ? "Refine with this" : "Refine"}
           </Button>
           {canRefineGlobally ? (
             <label className="text-muted-foreground flex items-center gap-1 text-xs">
@@ -318,6 +621,11 @@ export function ChatView({
               />
               global
             </label>
+          ) : null}
+          {refineError ? (
+            <span className="text-destructive text-xs" role="status">
+              {refineError}
+            </span>
           ) : null}
         </div>
         {busy ? (

@@ -46,9 +46,9 @@ export function ContextPanel({ turn }: { turn: TurnView | null }) {
                   {section.tokens} tok{details.tokenBudget ? ` / ${details.tokenBudget}` : ""}
                 </span>
               </div>
-              {details.entriesShown ? (
+              {details.entriesShown && details.entriesTotal ? (
                 <p className="text-muted-foreground text-xs">
-                  {details.entriesShown.length} of {details.entriesTotal} entries:{" "}
+                  {details.entriesShown.length} of {details.entriesTotal} entries shown:{" "}
                   {details.entriesShown.slice(0, 12).join(", ")}
                   {details.entriesShown.length > 12 ? " …" : ""}
                 </p>

@@ -2,12 +2,20 @@
 
 import Link from "next/link";
 import { DiffView } from "@/components/harness/diff-view";
+import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
 import type { Refinement } from "@/lib/harness/refine/types";
 import { cn } from "@/lib/utils";
 
 /** Host UI after a refinement: what it created, updated, deleted or failed, with diffs. */
-export function RefinementCard({ refinement }: { refinement: Refinement }) {
+export function RefinementCard({
+  refinement,
+  rolledBackBy,
+}: {
+  refinement: Refinement;
+  /** The rollback that undid it, if any. */
+  rolledBackBy?: { id: string } | null;
+}) {
   const count = (predicate: (edit: Refinement["edits"][number]) => boolean) =>
     refinement.edits.filter(predicate).length;
   const applied = (action: string) =>
@@ -28,7 +36,7 @@ export function RefinementCard({ refinement }: { refinement: Refinement }) {
         </span>
         <span className="flex items-center gap-2">
           <Badge>{refinement.scope}</Badge>
-          <Badge>{refinement.status.replace("_", " ")}</Badge>
+          <StatusBadge status={refinement.status} rolledBackBy={rolledBackBy} />
           <Link className="text-xs underline" href={`/refinements/${refinement.id}`}>
             details
           </Link>

@@ -120,7 +120,7 @@ export function EntryForm(props: {
       }}
     >
       <div className="flex flex-wrap gap-4">
-        <div className="space-y-2">
+        <div className="grid min-w-0 gap-2">
           <Label htmlFor="entry-kind">Kind</Label>
           <Select
             id="entry-kind"
@@ -134,7 +134,7 @@ export function EntryForm(props: {
             <option value="subagent">Sub-agent</option>
           </Select>
         </div>
-        <div className="space-y-2">
+        <div className="grid min-w-0 gap-2">
           <Label htmlFor="entry-location">Scope</Label>
           <Select
             id="entry-location"
@@ -152,18 +152,18 @@ export function EntryForm(props: {
             ) : null}
           </Select>
         </div>
-        <div className="space-y-2">
+        <div className="grid min-w-0 gap-2">
           <Label htmlFor="entry-path">Path</Label>
           <Input id="entry-path" placeholder="general" value={values.path} onChange={set("path")} />
         </div>
       </div>
       {named ? (
         <>
-          <div className="space-y-2">
+          <div className="grid min-w-0 gap-2">
             <Label htmlFor="entry-name">Name</Label>
             <Input id="entry-name" value={values.name} onChange={set("name")} required />
           </div>
-          <div className="space-y-2">
+          <div className="grid min-w-0 gap-2">
             <Label htmlFor="entry-description">When to use it (one line)</Label>
             <Input
               id="entry-description"
@@ -174,24 +174,24 @@ export function EntryForm(props: {
           </div>
         </>
       ) : (
-        <div className="space-y-2">
+        <div className="grid min-w-0 gap-2">
           <Label htmlFor="entry-title">Title</Label>
           <Input id="entry-title" value={values.title} onChange={set("title")} required />
         </div>
       )}
       {values.kind === "subagent" ? (
-        <div className="flex gap-4">
-          <div className="flex-1 space-y-2">
+        <div className="flex flex-wrap gap-4">
+          <div className="grid min-w-0 flex-1 gap-2">
             <Label htmlFor="entry-tools">Tools (comma-separated)</Label>
             <Input id="entry-tools" value={values.tools} onChange={set("tools")} />
           </div>
-          <div className="space-y-2">
+          <div className="grid min-w-0 gap-2">
             <Label htmlFor="entry-model">Model (optional)</Label>
             <Input id="entry-model" value={values.model} onChange={set("model")} />
           </div>
         </div>
       ) : null}
-      <div className="space-y-2">
+      <div className="grid min-w-0 gap-2">
         <Label htmlFor="entry-content">{contentLabel[values.kind]}</Label>
         <textarea
           id="entry-content"
@@ -202,7 +202,7 @@ export function EntryForm(props: {
         />
       </div>
       {props.existing ? (
-        <div className="space-y-2">
+        <div className="grid min-w-0 gap-2">
           <Label htmlFor="entry-reason">Reason for the change (optional)</Label>
           <Input
             id="entry-reason"

@@ -25,7 +25,14 @@ function describeChange(conflict: RollbackConflictView): string {
  * person decides per entry ("revert anyway" overwrites the later change, "keep" leaves it),
  * then applies the rollback with those decisions.
  */
-export function RollbackControl({ refinementId }: { refinementId: string }) {
+export function RollbackControl({
+  refinementId,
+  undoneBy,
+}: {
+  refinementId: string;
+  /** The rollback that already undid this refinement: the button is then disabled. */
+  undoneBy?: { id: string } | null;
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -54,7 +61,7 @@ export function RollbackControl({ refinementId }: { refinementId: string }) {
         <Button
           variant="destructive"
           size="sm"
-          disabled={pending}
+          disabled={pending || Boolean(undoneBy)}
           data-testid="rollback"
           onClick={() => run()}
         >
@@ -135,6 +142,15 @@ export function RollbackControl({ refinementId }: { refinementId: string }) {
           </div>
         </div>
       )}
+      {undoneBy && !done && conflicts === null ? (
+        <p className="text-muted-foreground text-sm" data-testid="already-rolled-back">
+          Already rolled back —{" "}
+          <Link className="underline" href={`/refinements/${undoneBy.id}`}>
+            see the rollback
+          </Link>
+          .
+        </p>
+      ) : null}
       {done ? (
         <p className="text-sm" data-testid="rollback-done" aria-live="polite">
           Rolled back.{" "}

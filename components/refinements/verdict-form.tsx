@@ -15,12 +15,14 @@ export function VerdictForm(props: {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  const [verdict, setVerdict] = useState<"confirmed" | "refuted">(
-    props.initial?.verdict ?? "confirmed",
+  // No verdict is pre-selected: the person picks one deliberately.
+  const [verdict, setVerdict] = useState<"confirmed" | "refuted" | "">(
+    props.initial?.verdict ?? "",
   );
   const [note, setNote] = useState(props.initial?.note ?? "");
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (!verdict) return setError("Choose Confirmed or Refuted.");
     startTransition(async () => {
       const result = await setVerdictAction({ id: props.refinementId, verdict, note });
       if (!result.ok) return setError(result.error);
@@ -36,6 +38,9 @@ export function VerdictForm(props: {
           value={verdict}
           onChange={(event) => setVerdict(event.target.value as "confirmed" | "refuted")}
         >
+          <option value="" disabled>
+            Choose…
+          </option>
           <option value="confirmed">Confirmed</option>
           <option value="refuted">Refuted</option>
         </Select>
@@ -52,7 +57,7 @@ export function VerdictForm(props: {
           type="submit"
           size="sm"
           variant="outline"
-          disabled={pending}
+          disabled={pending || !verdict}
           data-testid="save-verdict"
         >
           {props.initial ? "Update verdict" : "Set verdict"}

@@ -7,7 +7,7 @@ import { cn } from "@/lib/utils";
 export function NavLinks({ links }: { links: { href: string; label: string }[] }) {
   const pathname = usePathname();
   return (
-    <nav className="flex items-center gap-1" aria-label="Main">
+    <nav className="flex flex-col gap-1 md:flex-row md:items-center" aria-label="Main">
       {links.map((link) => (
         <Link
           key={link.href}

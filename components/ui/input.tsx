@@ -17,7 +17,7 @@ export function Select({ className, ...props }: ComponentProps<"select">) {
   return (
     <select
       className={cn(
-        "border-border focus-visible:ring-ring h-9 rounded-md border bg-transparent px-2 text-sm focus-visible:ring-2 focus-visible:outline-none",
+        "border-border focus-visible:ring-ring h-9 max-w-full min-w-0 rounded-md border bg-transparent px-2 text-sm focus-visible:ring-2 focus-visible:outline-none",
         className,
       )}
       {...props}

@@ -77,3 +77,23 @@ export async function callServerAction(
     maxRedirects: 0,
   });
 }
+
+/**
+ * Creates an empty chat titled `title` and opens it. The app starts chats by typing a first
+ * message on /chat; tests that script the first message themselves create the chat through the
+ * same server action the /chat page calls, then send what they need.
+ */
+export async function createChat(page: Page, title: string): Promise<string> {
+  const response = await callServerAction(page.context().request, {
+    pagePath: "/chat",
+    file: "app/(app)/chat/actions.ts",
+    name: "createChatAction",
+    args: [{ title }],
+  });
+  const body = await response.text();
+  const chatId = /"chatId":"([^"]+)"/.exec(body)?.[1];
+  if (!chatId) throw new Error(`creating the chat failed: ${response.status()} ${body}`);
+  await page.goto(`/chat/${chatId}`);
+  await expect(page.getByTestId("chat-title")).toHaveText(title);
+  return chatId;
+}

@@ -114,7 +114,7 @@ async function resolveModelSelection(
       message:
         `No model is configured, and no Ollama server answered at ${displayURL(ollamaBaseURL)} ` +
         `(${probe.reason}). Chat needs a model; every other page works without one. ` +
-        "Set the variables below in .env (or the server's environment) and restart Cairn.",
+        "Set the variables below in .env.local (or the server’s environment) and restart Cairn.",
       help: [...resolved.hints, ...providerExamples()],
     };
 

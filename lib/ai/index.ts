@@ -10,6 +10,7 @@ export {
   type ProviderErrorCode,
   type ProviderErrorDescription,
 } from "./describe-provider-error";
+export { providerErrorMessage } from "./provider-error-for-role";
 export {
   getChatModel,
   getRefineModel,

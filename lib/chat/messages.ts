@@ -95,3 +95,57 @@ export async function appendMessage(db: Db, chatId: string, message: UIMessage):
     }
   }
 }
+
+/** When each message of a chat was stored (ISO 8601), to place refinement cards in the timeline. */
+export async function listMessageTimes(db: Db, chatId: string): Promise<Record<string, string>> {
+  const rows = await db.chatMessage.findMany({
+    where: { chatId },
+    select: { id: true, createdAt: true },
+  });
+  return Object.fromEntries(rows.map((row) => [row.id, row.createdAt.toISOString()]));
+}
+
+/**
+ * How a new turn treats the chat's stored messages:
+ * - `submit`: the message is appended (a duplicate id gets a fresh one);
+ * - `edit`: the user's stored message with that id and everything after it are replaced by it;
+ * - `regenerate`: everything after the user's stored message with that id is removed, and the
+ *   turn answers it again.
+ */
+export type TurnMode = "submit" | "edit" | "regenerate";
+
+/**
+ * Removes the messages from a user's message on (`inclusive`) or after it. Returns `false` when the
+ * chat has no user message with that id (the caller then treats the request as a plain submit).
+ * A compaction that covered a removed message is dropped, so later turns do not start from a
+ * summary of messages that no longer exist. Memory already committed by the removed turns stays:
+ * it was saved when those turns completed.
+ */
+export async function truncateChatAt(
+  db: Db,
+  options: { chatId: string; messageId: string; inclusive: boolean },
+): Promise<boolean> {
+  const anchor = await db.chatMessage.findFirst({
+    where: { id: options.messageId, chatId: options.chatId, role: "user" },
+    select: { seq: true },
+  });
+  if (!anchor) return false;
+  const from = options.inclusive ? anchor.seq : anchor.seq + 1;
+  const removed = await db.chatMessage.findMany({
+    where: { chatId: options.chatId, seq: { gte: from } },
+    select: { id: true },
+  });
+  if (removed.length === 0) return true;
+  await db.chatMessage.deleteMany({ where: { chatId: options.chatId, seq: { gte: from } } });
+  const chat = await db.chat.findUnique({
+    where: { id: options.chatId },
+    select: { compactedThroughId: true },
+  });
+  if (chat?.compactedThroughId && removed.some((row) => row.id === chat.compactedThroughId)) {
+    await db.chat.update({
+      where: { id: options.chatId },
+      data: { compactionSummary: null, compactedThroughId: null },
+    });
+  }
+  return true;
+}

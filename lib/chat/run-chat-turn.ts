@@ -4,6 +4,7 @@ import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } 
 import {
   describeProviderError,
   getChatModel,
+  providerErrorMessage,
   providerMemoryTool,
   type ModelNotReady,
 } from "@/lib/ai";
@@ -32,7 +33,13 @@ import {
 } from "@/lib/refinements";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
-import { appendMessage, loadChatMessages, messagesForModel } from "./messages";
+import {
+  appendMessage,
+  loadChatMessages,
+  messagesForModel,
+  truncateChatAt,
+  type TurnMode,
+} from "./messages";
 import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
 import { shellLimitsFromEnv } from "./shell-settings";
 
@@ -204,6 +211,8 @@ export async function startChatTurn(options: {
   actor: Actor;
   chatId: string;
   message: UIMessage;
+  /** `submit` (default) appends the message; `edit` and `regenerate` rewrite the chat's tail. */
+  mode?: TurnMode;
   abortSignal?: AbortSignal;
 }): Promise<StartTurnResult> {
   const { actor, chatId } = options;
@@ -247,12 +256,21 @@ async function runClaimedTurn(options: {
     where: { id: chatId },
     select: { compactionSummary: true, compactedThroughId: true },
   });
-  const message: UIMessage = (await db.chatMessage.findUnique({
-    where: { id: options.message.id },
-  }))
-    ? { ...options.message, id: randomUUID() }
-    : options.message;
-  await appendMessage(db, chatId, message);
+  const mode = options.mode ?? "submit";
+  const rewritten =
+    mode !== "submit" &&
+    (await truncateChatAt(db, {
+      chatId,
+      messageId: options.message.id,
+      inclusive: mode === "edit",
+    }));
+  // A regenerate answers the stored message again: nothing to append.
+  const reuse = rewritten && mode === "regenerate";
+  const message: UIMessage =
+    !reuse && (await db.chatMessage.findUnique({ where: { id: options.message.id } }))
+      ? { ...options.message, id: randomUUID() }
+      : options.message;
+  if (!reuse) await appendMessage(db, chatId, message);
   const history = await loadChatMessages(db, chatId);
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
@@ -279,7 +297,7 @@ async function runClaimedTurn(options: {
     session: { chatId },
     extraBody: { actor },
     abortSignal: options.abortSignal,
-    describeError: (error) => describeProviderError(error).message,
+    describeError: (error) => providerErrorMessage(describeProviderError(error), actor.role),
     turnData: { turnId: turnRow.id },
     turnId: turnRow.id,
   });

@@ -44,10 +44,13 @@ export async function getTurnForActor(actor: Actor, turnId: string): Promise<Tur
   };
 }
 
-/** The id of a chat's latest turn, or null. */
+/**
+ * The id of a chat's latest turn that reached the model (a `/refine` command turn has no prompt to
+ * show in the Context panel), or null.
+ */
 export async function latestTurnId(chatId: string): Promise<string | null> {
   const row = await getDb().turn.findFirst({
-    where: { chatId },
+    where: { chatId, instructions: { not: null } },
     orderBy: { startedAt: "desc" },
     select: { id: true },
   });

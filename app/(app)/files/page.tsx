@@ -52,8 +52,9 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
         <div>
           <h1 className="text-2xl font-semibold">Files</h1>
           <p className="text-muted-foreground text-sm">
-            Persistent dirs: files the agent keeps beyond one turn. Changes you save here commit
-            through the same compare-and-swap as the agent&apos;s.
+            Files Cairn keeps between chats: your memory, your company&apos;s knowledge and each
+            chat&apos;s notes. A change you save here is checked against the latest version, the
+            same way the agent&apos;s changes are, so nobody&apos;s edit is silently lost.
           </p>
         </div>
         <Link

@@ -65,7 +65,7 @@ export default async function HarnessPage({
   );
   return (
     <div className="space-y-6">
-      <div className="flex items-start justify-between gap-4">
+      <div className="flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold">Harness</h1>
           <p className="text-muted-foreground text-sm">
@@ -126,7 +126,7 @@ export default async function HarnessPage({
             : "Try other filters."}
         </EmptyState>
       ) : (
-        <table className="w-full text-sm" data-testid="entries-table">
+        <table className="table-cards w-full text-sm" data-testid="entries-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Entry</th>
@@ -143,7 +143,7 @@ export default async function HarnessPage({
                 className="border-border border-t"
                 data-testid="entry-row"
               >
-                <td className="py-2">
+                <td data-label="Entry" className="py-2">
                   <Link className="font-medium hover:underline" href={entryHref(entry)}>
                     {entry.pinned ? (
                       <Pin className="mr-1 inline size-3" aria-label="pinned" />
@@ -154,12 +154,14 @@ export default async function HarnessPage({
                     [{entry.scope}:{entry.id}]
                   </div>
                 </td>
-                <td>
+                <td data-label="Kind">
                   <Badge>{kindLabels[entry.kind]}</Badge>
                 </td>
-                <td className="font-mono text-xs">{entry.path}</td>
-                <td>v{entry.version}</td>
-                <td className="text-muted-foreground">
+                <td data-label="Path" className="font-mono text-xs">
+                  {entry.path}
+                </td>
+                <td data-label="Version">v{entry.version}</td>
+                <td data-label="Updated" className="text-muted-foreground">
                   {new Date(entry.updatedAt).toLocaleString()}
                 </td>
               </tr>

@@ -8,6 +8,7 @@ import {
   type RefinementStatus,
   type RefinementTrigger,
 } from "@/lib/harness";
+import { getDb } from "@/lib/db";
 import { getOwnChat } from "@/lib/harness-service";
 import { refinementStore } from "@/lib/refinements";
 
@@ -86,4 +87,27 @@ export async function canSeeRefinement(actor: Actor, refinement: Refinement): Pr
   if (refinement.workspaceId !== actor.workspaceId) return false;
   if (refinement.scope === "global") return true;
   return refinement.chatId !== null && (await getOwnChat(actor, refinement.chatId)) !== null;
+}
+
+/**
+ * For each of `ids`, the refinement that rolled it back (the latest one that changed something),
+ * so lists can say "Rolled back" instead of "Applied". Refinements nobody rolled back are absent.
+ */
+export async function findRollbacksOf(options: {
+  actor: Actor;
+  ids: readonly string[];
+}): Promise<Map<string, { id: string; createdAt: string }>> {
+  if (options.ids.length === 0) return new Map();
+  const rows = await getDb().refinement.findMany({
+    where: {
+      workspaceId: options.actor.workspaceId,
+      rollbackOf: { in: [...options.ids] },
+      status: { in: ["applied", "partial"] },
+    },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, rollbackOf: true, createdAt: true },
+  });
+  return new Map(
+    rows.map((row) => [row.rollbackOf!, { id: row.id, createdAt: row.createdAt.toISOString() }]),
+  );
 }

@@ -12,7 +12,7 @@ import { getDb } from "@/lib/db";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { listChats } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
-import { listVisibleRefinements } from "./list-visible-refinements";
+import { findRollbacksOf, listVisibleRefinements } from "./list-visible-refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -68,6 +68,10 @@ export default async function RefinementsPage({
       cursor: readableCursor(filters.cursor),
     },
     limit: PAGE_SIZE,
+  });
+  const rollbacks = await findRollbacksOf({
+    actor,
+    ids: page.items.map((refinement) => refinement.id),
   });
   const nextQuery = new URLSearchParams(
     Object.entries({ ...filters, chat: chatId, cursor: page.nextCursor ?? "" }).filter(
@@ -134,7 +138,7 @@ export default async function RefinementsPage({
           automatic review. Imported history shows with the status “Imported”.
         </EmptyState>
       ) : (
-        <table className="w-full text-sm" data-testid="refinements-table">
+        <table className="table-cards w-full text-sm" data-testid="refinements-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">When</th>
@@ -159,19 +163,27 @@ export default async function RefinementsPage({
                   data-scope={refinement.scope}
                   data-trigger={refinement.trigger}
                 >
-                  <td className="text-muted-foreground py-2 pr-2 whitespace-nowrap">
+                  <td
+                    data-label="When"
+                    className="text-muted-foreground py-2 pr-2 whitespace-nowrap"
+                  >
                     <time dateTime={refinement.createdAt}>
                       {new Date(refinement.createdAt).toLocaleString()}
                     </time>
                   </td>
-                  <td className="pr-2">
+                  <td data-label="Scope" className="pr-2">
                     <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
                   </td>
-                  <td className="pr-2 whitespace-nowrap">{TRIGGER_LABELS[refinement.trigger]}</td>
-                  <td className="pr-2">
-                    <StatusBadge status={refinement.status} />
+                  <td data-label="Trigger" className="pr-2 whitespace-nowrap">
+                    {TRIGGER_LABELS[refinement.trigger]}
                   </td>
-                  <td className="pr-2">
+                  <td data-label="Status" className="pr-2">
+                    <StatusBadge
+                      status={refinement.status}
+                      rolledBackBy={rollbacks.get(refinement.id)}
+                    />
+                  </td>
+                  <td data-label="Summary" className="pr-2">
                     <div data-testid="refinement-summary">
                       {refinement.summary || (
                         <span className="text-muted-foreground">(no summary)</span>
@@ -185,6 +197,7 @@ export default async function RefinementsPage({
                     </div>
                   </td>
                   <td
+                    data-label="Edits"
                     className="text-muted-foreground pr-2 text-xs whitespace-nowrap"
                     data-testid="refinement-counts"
                   >

@@ -7,7 +7,12 @@ export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
 export const maxDuration = 300;
 
-const bodySchema = z.object({ chatId: z.string().min(1).max(100), message: incomingMessageSchema });
+const bodySchema = z.object({
+  chatId: z.string().min(1).max(100),
+  message: incomingMessageSchema,
+  /** `edit` replaces the stored message and what follows; `regenerate` answers it again. */
+  mode: z.enum(["submit", "edit", "regenerate"]).optional(),
+});
 
 /**
  * POST a new user message to a chat; answers with the turn's UI message stream (SSE).
@@ -39,6 +44,7 @@ export async function POST(request: Request) {
         actor,
         chatId: parsed.data.chatId,
         message: parsed.data.message,
+        mode: parsed.data.mode,
         abortSignal: request.signal,
       }),
   });

@@ -33,7 +33,7 @@ export default async function MembersPage() {
       </section>
       <section className="space-y-2">
         <h2 className="font-medium">People</h2>
-        <table className="w-full text-sm" data-testid="members-table">
+        <table className="table-cards w-full text-sm" data-testid="members-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Name</th>

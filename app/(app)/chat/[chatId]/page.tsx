@@ -2,11 +2,19 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
+import { findRollbacksOf } from "@/app/(app)/refinements/list-visible-refinements";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
+import { CopyButton } from "@/components/ui/copy-button";
 import { getChatModel } from "@/lib/ai";
 import { requireActor } from "@/lib/auth";
-import { getTurnForActor, latestTurnId, listInterruptedTurns, loadChatMessages } from "@/lib/chat";
+import {
+  getTurnForActor,
+  latestTurnId,
+  listInterruptedTurns,
+  listMessageTimes,
+  loadChatMessages,
+} from "@/lib/chat";
 import { getDb } from "@/lib/db";
 import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
@@ -25,8 +33,9 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected } = firstSearchValues(await props.searchParams);
-  const [messages, model, turnId, refinements, interruptedTurns] = await Promise.all([
+  const [messages, messageTimes, model, turnId, refinements, interruptedTurns] = await Promise.all([
     loadChatMessages(getDb(), chat.id),
+    listMessageTimes(getDb(), chat.id),
     getChatModel(),
     selected ? Promise.resolve(selected) : latestTurnId(chat.id),
     refinementStore().listRefinements({
@@ -36,17 +45,28 @@ export default async function ChatPage(props: {
     }),
     listInterruptedTurns(chat.id),
   ]);
-  const turn = turnId ? await getTurnForActor(actor, turnId) : null;
+  const [turn, rollbacks] = await Promise.all([
+    turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
+    findRollbacksOf({ actor, ids: refinements.items.map((refinement) => refinement.id) }),
+  ]);
   const appOrigin = requestOrigin({ headers: await headers() });
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_320px]">
-      <div className="space-y-4">
-        <div className="flex items-center justify-between">
-          <h1 className="text-xl font-semibold" data-testid="chat-title">
-            {chat.title}
-          </h1>
+    <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_300px]">
+      <div className="min-w-0 space-y-4">
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <div className="flex min-w-0 items-center gap-3">
+            <Link
+              className="text-muted-foreground text-sm whitespace-nowrap lg:hidden"
+              href="/chat"
+            >
+              ← Chats
+            </Link>
+            <h1 className="truncate text-xl font-semibold" data-testid="chat-title">
+              {chat.title}
+            </h1>
+          </div>
           <Link className="text-sm underline" href={`/harness?chat=${chat.id}`}>
-            Harness of this chat
+            This chat’s notes
           </Link>
         </div>
         {model.status === "ready" ? (
@@ -54,7 +74,9 @@ export default async function ChatPage(props: {
             <ChatView
               chatId={chat.id}
               initialMessages={messages}
+              messageTimes={messageTimes}
               refinements={refinements.items}
+              rolledBack={Object.fromEntries(rollbacks)}
               canRefineGlobally={canWriteGlobal(actor)}
               interruptedTurns={interruptedTurns}
             />
@@ -68,15 +90,24 @@ export default async function ChatPage(props: {
             {model.help.map((help) => (
               <div key={help.title}>
                 <p className="font-medium">{help.title}</p>
-                <pre className="bg-muted mt-1 rounded p-2 text-xs whitespace-pre-wrap">
-                  {help.lines.join("\n")}
-                </pre>
+                <div className="bg-muted mt-1 flex items-start gap-2 rounded p-2">
+                  <pre className="min-w-0 flex-1 overflow-x-auto text-xs whitespace-pre-wrap">
+                    {help.lines.join("\n")}
+                  </pre>
+                  <CopyButton
+                    text={help.lines.join("\n")}
+                    label={`Copy: ${help.title}`}
+                    testId="copy-help"
+                  />
+                </div>
               </div>
             ))}
           </div>
         )}
       </div>
-      <ContextPanel turn={turn} />
+      <div className="min-w-0 xl:sticky xl:top-4 xl:self-start">
+        <ContextPanel turn={turn} />
+      </div>
     </div>
   );
 }

@@ -149,6 +149,11 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
 
   const global = refinement.scope === "global";
   const mayWriteScope = global ? canWriteGlobal(actor) : chat !== null;
+  // Rollbacks that changed something: once one exists, the refinement reads "Rolled back" and
+  // cannot be rolled back again (its edits are already undone).
+  const undoneBy = rollbacks.items.find(
+    (rollback) => rollback.status === "applied" || rollback.status === "partial",
+  );
   const rollbackable = refinement.status === "applied" || refinement.status === "partial";
   const restorable =
     global &&
@@ -171,7 +176,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
         <div className="text-muted-foreground flex flex-wrap items-center gap-2 text-sm">
           <Badge data-testid="refinement-scope">{refinement.scope}</Badge>
           <Badge data-testid="refinement-trigger">{TRIGGER_LABELS[refinement.trigger]}</Badge>
-          <StatusBadge status={refinement.status} />
+          <StatusBadge status={refinement.status} rolledBackBy={undoneBy} />
           <span>{when(refinement.createdAt)}</span>
           <span>by {nameOf(refinement.actorId)}</span>
           {chat ? (
@@ -228,7 +233,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
         <Card className="space-y-4 p-4" data-testid="refinement-actions">
           {rollbackable ? (
             mayWriteScope ? (
-              <RollbackControl refinementId={refinement.id} />
+              <RollbackControl refinementId={refinement.id} undoneBy={undoneBy} />
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="rollback-unavailable">
                 Rolling back a global refinement needs the editor or admin role.

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DiffView } from "@/components/harness/diff-view";
 import { EntryControls, RestoreButton } from "@/components/harness/entry-controls";
 import { EntryForm, type EntryFormValues } from "@/components/harness/entry-form";
+import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
@@ -92,8 +93,8 @@ export default async function EntryPage(props: {
 
   return (
     <div className="space-y-8">
-      <div className="flex items-start justify-between gap-4">
-        <div>
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
           <Link
             href={chat ? `/harness?chat=${chat.id}` : "/harness"}
             className="text-muted-foreground text-sm hover:underline"
@@ -103,7 +104,7 @@ export default async function EntryPage(props: {
           <h1 className="text-2xl font-semibold" data-testid="entry-title">
             {entry?.title ?? `${id} (deleted)`}
           </h1>
-          <div className="text-muted-foreground mt-1 flex items-center gap-2 text-sm">
+          <div className="text-muted-foreground mt-1 flex flex-wrap items-center gap-2 text-sm">
             <span className="font-mono">
               [{query.scope}:{id}]
             </span>
@@ -160,7 +161,7 @@ export default async function EntryPage(props: {
 
       <section className="space-y-3">
         <h2 className="text-lg font-medium">History</h2>
-        <table className="w-full text-sm" data-testid="history-table">
+        <table className="table-cards w-full text-sm" data-testid="history-table">
           <thead className="text-muted-foreground text-left">
             <tr>
               <th className="py-2">Version</th>
@@ -179,9 +180,11 @@ export default async function EntryPage(props: {
                 data-testid="history-row"
                 data-version={revisionVersion(revision)}
               >
-                <td className="py-2">v{revisionVersion(revision)}</td>
-                <td>{revision.action}</td>
-                <td>
+                <td data-label="Version" className="py-2">
+                  v{revisionVersion(revision)}
+                </td>
+                <td data-label="Change">{revision.action}</td>
+                <td data-label="Cause">
                   {revision.cause}
                   {revision.via ? (
                     <span className="text-muted-foreground block text-xs" data-testid="history-via">
@@ -189,8 +192,10 @@ export default async function EntryPage(props: {
                     </span>
                   ) : null}
                 </td>
-                <td className="text-muted-foreground">{revision.reason || "—"}</td>
-                <td className="text-muted-foreground">
+                <td data-label="Reason" className="text-muted-foreground">
+                  <RevisionReason reason={revision.reason} />
+                </td>
+                <td data-label="When" className="text-muted-foreground">
                   {new Date(revision.createdAt).toLocaleString()}
                 </td>
                 <td className="text-right">
@@ -215,7 +220,7 @@ export default async function EntryPage(props: {
           <h2 className="text-lg font-medium">Compare revisions</h2>
           <form
             key={`${from.id}-${to.id}`}
-            className="flex items-end gap-2"
+            className="flex flex-wrap items-end gap-2"
             data-testid="compare-form"
           >
             <input type="hidden" name="scope" value={query.scope} />

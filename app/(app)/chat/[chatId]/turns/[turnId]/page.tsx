@@ -16,10 +16,27 @@ function offset(event: TurnTraceEvent, start: number): string {
   return `+${Math.max(0, new Date(event.at).getTime() - start)} ms`;
 }
 
+/** Trace events in words a person knows; the raw event name stays in the tooltip. */
+const EVENT_LABELS: Record<string, string> = {
+  "dir.loaded": "Files loaded",
+  "instructions.built": "Prompt built",
+  "tool.call": "Tool called",
+  "tool.result": "Tool answered",
+  "commit.started": "Saving files",
+  "commit.succeeded": "Files saved",
+  "commit.conflict": "Save conflict",
+  "commit.failed": "Save failed",
+  "model.step": "Model step",
+  "model.error": "Model error",
+  compaction: "Conversation summarized",
+  delegate: "Sub-agent called",
+  "turn.finished": "Turn finished",
+};
+
 function EventRow({ event, start }: { event: TurnTraceEvent; start: number }) {
   const head = (
     <div className="flex items-center gap-2">
-      <Badge className="font-mono">{event.type}</Badge>
+      <Badge title={event.type}>{EVENT_LABELS[event.type] ?? event.type}</Badge>
       <span className="text-muted-foreground text-xs">{offset(event, start)}</span>
     </div>
   );

@@ -1,0 +1,45 @@
+"use client";
+
+import { Menu, X } from "lucide-react";
+import { usePathname } from "next/navigation";
+import { useState, type ReactNode } from "react";
+import { cn } from "@/lib/utils";
+
+/**
+ * The header's navigation and account controls: in a row on wide screens; behind a menu button
+ * on a phone, where they open as a panel under the header. The controls are rendered once, so
+ * they keep the same labels and test ids at every width.
+ */
+export function HeaderMenu({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  // The page the panel was opened on: navigating elsewhere closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const setOpen = (next: boolean) => setOpenOn(next ? pathname : null);
+  return (
+    <>
+      <button
+        type="button"
+        className="hover:bg-muted focus-visible:ring-ring ml-auto inline-flex size-9 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none md:hidden"
+        aria-label={open ? "Close menu" : "Open menu"}
+        aria-expanded={open}
+        aria-controls="app-menu"
+        data-testid="menu-button"
+        onClick={() => setOpen(!open)}
+      >
+        {open ? <X className="size-5" /> : <Menu className="size-5" />}
+      </button>
+      <div
+        id="app-menu"
+        data-testid="app-menu"
+        className={cn(
+          open ? "flex" : "hidden",
+          "border-border bg-background absolute inset-x-0 top-full z-40 flex-col gap-4 border-b p-4 shadow-md",
+          "md:static md:z-auto md:flex md:min-w-0 md:flex-1 md:flex-row md:items-center md:justify-between md:gap-4 md:border-0 md:bg-transparent md:p-0 md:shadow-none",
+        )}
+      >
+        {children}
+      </div>
+    </>
+  );
+}
