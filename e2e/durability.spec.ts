@@ -3,7 +3,7 @@ import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { scriptedModel } from "./support/model";
-import { AuthPages } from "./support/pages";
+import { AuthPages, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 // The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
@@ -29,12 +29,8 @@ async function signedIn(browser: Browser): Promise<Page> {
   return page;
 }
 
-async function newChat(page: Page, title: string): Promise<string> {
-  await page.goto("/chat");
-  await page.getByTestId("new-chat-title").fill(title);
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText(title);
-  return new URL(page.url()).pathname.split("/").at(-1)!;
+function newChat(page: Page, title: string): Promise<string> {
+  return createChat(page, title);
 }
 
 test("a commit that failed says it is kept and retrying, then that it was saved", async ({

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { AuthPages, type Person } from "./support/pages";
+import { AuthPages, type Person, createChat } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 14: the findings that were found through the browser or over HTTP, each checked the
@@ -35,12 +35,8 @@ async function signedIn(browser: Browser, person: Person): Promise<Page> {
   return page;
 }
 
-async function newChat(page: Page, title: string): Promise<string> {
-  await page.goto("/chat");
-  await page.getByTestId("new-chat-title").fill(title);
-  await page.getByTestId("new-chat").click();
-  await expect(page.getByTestId("chat-title")).toHaveText(title);
-  return new URL(page.url()).pathname.split("/").at(-1)!;
+function newChat(page: Page, title: string): Promise<string> {
+  return createChat(page, title);
 }
 
 test.beforeAll(async ({ browser }) => {

@@ -21,7 +21,6 @@ import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import type { Refinement } from "@/lib/harness/refine/types";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
 import { useFollowStream } from "./follow-stream";

@@ -245,6 +245,7 @@ async function runClaimedTurn(options: {
   actor: Actor;
   chatId: string;
   message: UIMessage;
+  mode?: TurnMode;
   abortSignal?: AbortSignal;
   turnId: string;
   claim: HeldChatClaim;
