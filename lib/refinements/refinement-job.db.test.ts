@@ -5,6 +5,7 @@ import type * as AiModule from "@/lib/ai";
 import type { ModelReady } from "@/lib/ai";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
+import type { RefineRequest } from "./index";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -60,6 +61,8 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
     ).id;
   });
   afterAll(async () => {
+    const { getJobQueue } = await import("@/lib/jobs");
+    await getJobQueue().stop({ timeoutMs: 1_000 });
     const { getDb } = await import("@/lib/db");
     await getDb().$disconnect();
     await database.cleanup();
@@ -75,13 +78,20 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
     expect(id).toBeTruthy();
     const row = await database.db.refinement.findUniqueOrThrow({ where: { id: id! } });
     expect(row.status).toBe("queued");
-    const job = await database.db.job.findFirstOrThrow({
-      where: { name: REFINEMENT_JOB, singletonKey: id! },
-    });
-    return {
-      id: id!,
-      job: { id: job.id, name: job.name, payload: JSON.parse(job.payload), retryCount: 0 },
+    // The job as the queue hands it to a worker (pg-boss on PostgreSQL, a table on SQLite).
+    const request: RefineRequest = {
+      kind: "explicit",
+      global: true,
+      instructions: "remember the deploy window",
     };
+    const payload = {
+      refinementId: id!,
+      workspaceId: editor.workspaceId,
+      userId: editor.userId,
+      chatId,
+      request,
+    };
+    return { id: id!, job: { id: `job-${id}`, name: REFINEMENT_JOB, payload, retryCount: 0 } };
   }
 
   it("refuses the global refinement of an editor demoted after asking, before any model call", async () => {
