@@ -16,7 +16,7 @@ import {
   type HarnessDefinition,
   type TurnResult,
 } from "@/lib/harness";
-import { getOwnChat, harnessFor } from "@/lib/harness-service";
+import { getOwnChat, harnessForTurn } from "@/lib/harness-service";
 import {
   getDurability,
   getPersistentDirs,
@@ -90,7 +90,7 @@ async function appHarness(
     journal: durability.journal,
     spool: durability.spool,
     retryPolicy: durability.retryPolicy,
-    store: () => harnessFor(actor, chatId),
+    store: () => harnessForTurn(actor, chatId),
     tokenBudget: settings.tokenBudget,
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
     tools: () => extraTools,

@@ -1,6 +1,13 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { createHarness, HarnessNotFoundError, type Actor, type Harness } from "@/lib/harness";
+import {
+  createHarness,
+  HarnessForbiddenError,
+  HarnessNotFoundError,
+  isRole,
+  type Actor,
+  type Harness,
+} from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/store-prisma";
 
 /** The chats of the actor in their workspace, most recently updated first. */
@@ -32,4 +39,46 @@ export async function harnessFor(actor: Actor, chatId: string | null): Promise<H
     });
   }
   return createHarness({ storage: harnessStorageFor(), actor, chatId });
+}
+
+const WRITE_METHOD = /^(?:create|update|delete|setPinned|pin|unpin|applyEdits|restore)/;
+
+/**
+ * The harness a chat turn's tools write through. A turn can run for minutes; a role changed
+ * meanwhile takes effect at the next write, not the next turn: every write reads the membership
+ * again, goes through a harness built for the role read now (a demoted editor's global write is
+ * refused like any member's; local writes still work), and a removed member writes nothing.
+ * Reads and the snapshot go through the turn's harness (the storage and its snapshot cache are
+ * shared either way).
+ */
+export async function harnessForTurn(actor: Actor, chatId: string): Promise<Harness> {
+  const harness = await harnessFor(actor, chatId);
+  return new Proxy(harness, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof property !== "string" || typeof value !== "function") return value;
+      if (!WRITE_METHOD.test(property)) return value.bind(target);
+      return async (...args: unknown[]) => {
+        const membership = await getDb().membership.findUnique({
+          where: { userId_workspaceId: { userId: actor.userId, workspaceId: actor.workspaceId } },
+          select: { role: true },
+        });
+        if (!membership || !isRole(membership.role)) {
+          throw new HarnessForbiddenError({
+            message: "You are no longer a member of this workspace; nothing was changed.",
+          });
+        }
+        const current =
+          membership.role === actor.role
+            ? target
+            : createHarness({
+                storage: harnessStorageFor(),
+                actor: { ...actor, role: membership.role },
+                chatId,
+              });
+        const method = Reflect.get(current, property) as (...input: unknown[]) => unknown;
+        return method.apply(current, args);
+      };
+    },
+  });
 }

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createUserInWorkspace } from "@/lib/accounts";
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { HarnessForbiddenError, type Actor } from "@/lib/harness";
+
+vi.hoisted(() => {
+  process.env.CAIRN_BCRYPT_COST = "4";
+});
+vi.mock("server-only", () => ({}));
+
+/**
+ * Issue 14, finding 7: a turn's tools write the harness with the role read at each write, not
+ * the role the turn started with.
+ */
+describe(`a turn's harness re-reads the role at every write (${testDatabaseProvider()})`, () => {
+  let database: TestDatabase;
+  let editor: Actor;
+  let chatId: string;
+  const membership = () => ({
+    userId_workspaceId: { userId: editor.userId, workspaceId: editor.workspaceId },
+  });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    process.env.DATABASE_URL = database.target.url;
+    const { user, workspace } = await createUserInWorkspace(database.db, {
+      email: "eve@example.com",
+      password: "long-password",
+      role: "editor",
+      workspaceName: "Acme",
+    });
+    editor = { userId: user.id, workspaceId: workspace.id, role: "editor" };
+    chatId = (
+      await database.db.chat.create({
+        data: { workspaceId: workspace.id, userId: user.id, title: "Notes" },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    const { getDb } = await import("@/lib/db");
+    await getDb().$disconnect();
+    await database.cleanup();
+  });
+
+  it("refuses a demoted editor's global write mid-turn, keeps local writes and reads working", async () => {
+    const { harnessForTurn } = await import("./index");
+    const harness = await harnessForTurn(editor, chatId);
+    const before = await harness.createEntry({
+      kind: "memory",
+      title: "Deploy window",
+      content: "Fridays are frozen.",
+      global: true,
+    });
+    expect(before.scope).toBe("global");
+
+    await database.db.membership.update({ where: membership(), data: { role: "member" } });
+
+    const refused = harness.updateEntry({
+      kind: "memory",
+      id: before.id,
+      scope: "global",
+      expectedVersion: before.version,
+      content: "Fridays are open.",
+    });
+    await expect(refused).rejects.toSatisfy((error) => HarnessForbiddenError.isInstance(error));
+    await expect(
+      harness.createEntry({ kind: "memory", title: "Another", content: "x", global: true }),
+    ).rejects.toSatisfy((error) => HarnessForbiddenError.isInstance(error));
+    const local = await harness.createEntry({ kind: "memory", title: "Mine", content: "local" });
+    expect(local.scope).toBe("local");
+    expect(
+      (await harness.getEntryOrThrow({ kind: "memory", id: before.id, scope: "global" })).content,
+    ).toBe("Fridays are frozen.");
+  });
+
+  it("lets a member promoted mid-turn write global entries at once", async () => {
+    const { harnessForTurn } = await import("./index");
+    const member = { ...editor, role: "member" as const };
+    const harness = await harnessForTurn(member, chatId);
+    await database.db.membership.update({ where: membership(), data: { role: "editor" } });
+    const entry = await harness.createEntry({
+      kind: "memory",
+      title: "Promoted",
+      content: "now an editor",
+      global: true,
+    });
+    expect(entry.scope).toBe("global");
+  });
+
+  it("writes nothing for a person removed mid-turn", async () => {
+    const { harnessForTurn } = await import("./index");
+    const harness = await harnessForTurn(editor, chatId);
+    await database.db.membership.delete({ where: membership() });
+    await expect(
+      harness.createEntry({ kind: "memory", title: "Gone", content: "x" }),
+    ).rejects.toThrow(/no longer a member/);
+    expect(await database.db.harnessEntry.count({ where: { title: "Gone" } })).toBe(0);
+  });
+});
