@@ -534,16 +534,7 @@ export function ChatView({
             <Elapsed since={waitingFor.since} />
           </p>
         ) : null}
-        {error ? (
-          <div className="flex flex-wrap items-center gap-2 text-sm">
-            <ChatError error={error} />
-            {busy || describeChatError(error).busy ? null : (
-              <Button variant="outline" size="sm" data-testid="retry" onClick={retry}>
-                <RotateCcw className="size-3.5" /> Retry
-              </Button>
-            )}
-          </div>
-        ) : null}
+        {error ? <ChatError error={error} onRetry={busy ? undefined : retry} /> : null}
         <div ref={endRef} data-testid="timeline-end" />
       </div>
       {atLatest ? null : (
@@ -647,12 +638,24 @@ export function ChatView({
   );
 }
 
-function ChatError({ error }: { error: Error }) {
+/** A failed send: its message in plain words, and Retry unless nothing was stored (409). */
+function ChatError({ error, onRetry }: { error: Error; onRetry?: () => void }) {
   const { message, busy } = describeChatError(error);
   return (
-    <p className="text-destructive text-sm" data-testid="chat-error" data-busy={busy || undefined}>
-      {message}
-      {busy ? "" : " Nothing was saved."}
-    </p>
+    <div
+      className="flex flex-wrap items-center gap-2 text-sm"
+      data-testid="chat-error"
+      data-busy={busy || undefined}
+    >
+      <span className="text-destructive">
+        {message}
+        {busy ? "" : " Nothing was saved."}
+      </span>
+      {busy || !onRetry ? null : (
+        <Button variant="outline" size="sm" data-testid="retry" onClick={onRetry}>
+          <RotateCcw className="size-3.5" /> Retry
+        </Button>
+      )}
+    </div>
   );
 }
