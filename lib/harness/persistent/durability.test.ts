@@ -430,6 +430,74 @@ describe("the turn journal and interrupted turns", () => {
   });
 });
 
+describe("a turn closed as interrupted while its own process was still committing", () => {
+  // A database outage stops the lease from being renewed: the turn is closed as interrupted and
+  // its journal listed while the live process's commit is still on its way. The change must end
+  // up applied once and not also offered for Apply.
+  it("its own commit, landing after the record was listed, settles the record as already applied", async () => {
+    const backing = createInMemoryDirBacking();
+    const dir: PersistentDir = { harnessDir: USER, load: backing.load, store: backing.store };
+    const commitLog = createInMemoryCommitLog();
+    const journal = createInMemoryTurnJournal();
+    const turn = await openTurn({ dir, commitLog, journal });
+    turn.checkout.writeFile({ path: `${USER}/a.md`, content: "kept" });
+    await turn.checkpoint();
+
+    const recovered = await recoverInterruptedTurn({
+      turnId: "t1",
+      journal,
+      commitLog,
+      dirs: [dir],
+    });
+    expect(recovered.records.map((record) => record.status)).toEqual(["interrupted"]);
+
+    const persistence = await turn.finishTurn({ status: "completed" });
+    expect(persistence.status).toBe("succeeded");
+    expect(backing.files()).toEqual({ "a.md": "kept" });
+    expect(commitLog.all()).toMatchObject([
+      { id: "turn:t1:/persistent/user", status: "resolved", resolution: "already-applied" },
+    ]);
+  });
+
+  it("recovery that listed the record just as the commit landed settles it itself", async () => {
+    const backing = createInMemoryDirBacking();
+    let landLater: (() => Promise<void>) | null = null;
+    const dir: PersistentDir = {
+      harnessDir: USER,
+      store: backing.store,
+      // Recovery's first look sees the dir before the live process's commit; the commit lands
+      // right after that look, before the record is appended.
+      load: async (input) => {
+        const loaded = await backing.load(input);
+        const land = landLater;
+        landLater = null;
+        if (land) await land();
+        return loaded;
+      },
+    };
+    const commitLog = createInMemoryCommitLog();
+    const journal = createInMemoryTurnJournal();
+    const turn = await openTurn({ dir, commitLog, journal });
+    turn.checkout.writeFile({ path: `${USER}/a.md`, content: "kept" });
+    await turn.checkpoint();
+    landLater = async () => {
+      backing.writeExternally({ files: { "a.md": "kept" } });
+    };
+
+    const recovered = await recoverInterruptedTurn({
+      turnId: "t1",
+      journal,
+      commitLog,
+      dirs: [dir],
+    });
+    expect(recovered).toEqual({ records: [], alreadyApplied: [USER] });
+    expect(backing.files()).toEqual({ "a.md": "kept" });
+    expect(commitLog.all()).toMatchObject([
+      { id: "turn:t1:/persistent/user", status: "resolved", resolution: "already-applied" },
+    ]);
+  });
+});
+
 describe("createFileSpool", () => {
   let directory: string | null = null;
   afterEach(async () => {

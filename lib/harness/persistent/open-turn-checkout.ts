@@ -29,6 +29,7 @@ import type {
   Clock,
   CommitMode,
   DirCommitResult,
+  DirCursor,
   FileContent,
   HostFileChange,
   HostFileContent,
@@ -259,6 +260,13 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     });
     if (outcome.status === "stored" || outcome.status === "already-applied") {
       const merged = outcome.status === "already-applied" || outcome.merged;
+      if (options.turnId !== undefined) {
+        await settleInterruptedRecord({
+          commitLog: options.commitLog,
+          id: turnCommitId({ turnId: options.turnId, harnessDir }),
+          cursor: outcome.cursor,
+        });
+      }
       emit({
         type: "commit.succeeded",
         at: clock.now().toISOString(),
@@ -636,5 +644,30 @@ export function ownerOf<TExtraBody>(
     return typeof value === "string" ? value : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A turn whose lease ran out while its process was still alive (a database outage stops the
+ * lease from being renewed) may have been closed as interrupted, and its journal listed as an
+ * `interrupted` record, just before its own commit landed. The change is in the dir now: close
+ * that record as already applied, so nobody applies it twice. Best effort — recovery checks the
+ * dir again after listing a record, which closes the other order of the race.
+ */
+async function settleInterruptedRecord(options: {
+  commitLog: CommitLog;
+  id: string;
+  cursor: DirCursor | null;
+}): Promise<void> {
+  try {
+    const existing = await options.commitLog.getCommit({ id: options.id });
+    if (existing?.status !== "interrupted" || existing.resolution !== null) return;
+    await options.commitLog.markResolved({
+      id: options.id,
+      resolution: "already-applied",
+      cursor: options.cursor,
+    });
+  } catch {
+    // The record stays listed; recovery's own check or a person settles it.
   }
 }

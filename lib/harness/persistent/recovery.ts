@@ -1,7 +1,12 @@
-import { HarnessConflictError, HarnessForbiddenError, HarnessNotFoundError } from "../errors";
+import {
+  HarnessConflictError,
+  HarnessError,
+  HarnessForbiddenError,
+  HarnessNotFoundError,
+} from "../errors";
 import { systemClock, validateLoadResult } from "./checkout";
 import type { CommitLog, CommitRecord } from "./commit-log";
-import { resolvePersistentDirs } from "./define-persistent-dirs";
+import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
 import {
   DEFAULT_RETRY_POLICY,
   nextAttemptAt,
@@ -10,6 +15,7 @@ import {
   type RetryPolicy,
   type SpoolItem,
   type TurnJournal,
+  type TurnJournalEntry,
 } from "./durability";
 import { describeError } from "./internal/apply-commit";
 import { isEmptyChangeSet, rebaseChanges } from "./internal/merge";
@@ -128,30 +134,11 @@ export async function recoverInterruptedTurn<TExtraBody, TSession>(options: {
       continue;
     }
     const dir = dirs.find((candidate) => candidate.harnessDir === entry.harnessDir);
-    if (dir) {
-      const loaded = await dir.definition.load({
-        extraBody: entry.extraBody as TExtraBody,
-        session: entry.session as TSession,
-        abortSignal,
-      });
-      const current = validateLoadResult({
-        harnessDir: dir.harnessDir,
-        limits: {
-          maxFileBytes: Number.MAX_SAFE_INTEGER,
-          maxDirBytes: Number.MAX_SAFE_INTEGER,
-          maxFiles: Number.MAX_SAFE_INTEGER,
-        },
-        result: loaded,
-      });
-      const rebased = rebaseChanges({
-        changes: entry.changes,
-        base: entry.base,
-        theirs: current.files,
-      });
-      if (rebased.conflicts.length === 0 && isEmptyChangeSet(rebased.changes)) {
-        alreadyApplied.push(entry.harnessDir);
-        continue;
-      }
+    const landed = async () =>
+      dir !== undefined && (await changesAlreadyIn({ dir, entry, abortSignal }));
+    if (await landed()) {
+      alreadyApplied.push(entry.harnessDir);
+      continue;
     }
     records.push(
       await commitLog.appendCommit({
@@ -175,6 +162,18 @@ export async function recoverInterruptedTurn<TExtraBody, TSession>(options: {
         abortSignal,
       }),
     );
+    // The turn's own process may still have been committing (its lease ran out during a
+    // database outage): if the change landed meanwhile, the record is settled, not listed. The
+    // commit path settles it too when it lands later (`settleInterruptedRecord`).
+    if (await landed()) {
+      records.pop();
+      alreadyApplied.push(entry.harnessDir);
+      await commitLog
+        .markResolved({ id, resolution: "already-applied", abortSignal })
+        .catch((error: unknown) => {
+          if (!HarnessError.isInstance(error) || !error.code.startsWith("conflict:")) throw error;
+        });
+    }
   }
   await journal.discard({ turnId, abortSignal });
   return { records, alreadyApplied };
@@ -275,4 +274,33 @@ export async function retryDueCommits<TExtraBody, TSession>(options: {
     }
   }
   return result;
+}
+
+/** True when the dir already holds every change of a journal entry (nothing left to apply). */
+async function changesAlreadyIn<TExtraBody, TSession>(options: {
+  dir: ResolvedPersistentDir<TExtraBody, TSession>;
+  entry: TurnJournalEntry;
+  abortSignal?: AbortSignal;
+}): Promise<boolean> {
+  const { dir, entry, abortSignal } = options;
+  const loaded = await dir.definition.load({
+    extraBody: entry.extraBody as TExtraBody,
+    session: entry.session as TSession,
+    abortSignal,
+  });
+  const current = validateLoadResult({
+    harnessDir: dir.harnessDir,
+    limits: {
+      maxFileBytes: Number.MAX_SAFE_INTEGER,
+      maxDirBytes: Number.MAX_SAFE_INTEGER,
+      maxFiles: Number.MAX_SAFE_INTEGER,
+    },
+    result: loaded,
+  });
+  const rebased = rebaseChanges({
+    changes: entry.changes,
+    base: entry.base,
+    theirs: current.files,
+  });
+  return rebased.conflicts.length === 0 && isEmptyChangeSet(rebased.changes);
 }
