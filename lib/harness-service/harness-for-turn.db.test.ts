@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { createAppTestWorld } from "@/lib/accounts/testing";
+import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { HarnessForbiddenError, type Actor } from "@/lib/harness";
 
 vi.hoisted(() => {
@@ -13,6 +13,7 @@ vi.mock("server-only", () => ({}));
  * the role the turn started with.
  */
 describe(`a turn's harness re-reads the role at every write (${testDatabaseProvider()})`, () => {
+  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
   let database: TestDatabase;
   let editor: Actor;
   let chatId: string;
@@ -21,25 +22,11 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
   });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    process.env.DATABASE_URL = database.target.url;
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "eve@example.com",
-      password: "long-password",
-      role: "editor",
-      workspaceName: "Acme",
-    });
-    editor = { userId: user.id, workspaceId: workspace.id, role: "editor" };
-    chatId = (
-      await database.db.chat.create({
-        data: { workspaceId: workspace.id, userId: user.id, title: "Notes" },
-      })
-    ).id;
+    world = await createAppTestWorld({ role: "editor" });
+    ({ database, actor: editor, chatId } = world);
   });
   afterAll(async () => {
-    const { getDb } = await import("@/lib/db");
-    await getDb().$disconnect();
-    await database.cleanup();
+    await world.cleanup();
   });
 
   it("refuses a demoted editor's global write mid-turn, keeps local writes and reads working", async () => {

@@ -1,9 +1,9 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
+import { createAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import type { ModelReady } from "@/lib/ai";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import type { RefineRequest } from "./index";
 
@@ -40,32 +40,19 @@ vi.mock("@/lib/ai", async (importOriginal) => {
  * the role they had when they asked. Requested by an editor, run after a demotion or a removal.
  */
 describe(`a queued refinement re-reads the role when it runs (${testDatabaseProvider()})`, () => {
+  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
   let database: TestDatabase;
   let editor: Actor;
   let chatId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    process.env.DATABASE_URL = database.target.url;
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "eve@example.com",
-      password: "long-password",
-      role: "editor",
-      workspaceName: "Acme",
-    });
-    editor = { userId: user.id, workspaceId: workspace.id, role: "editor" };
-    chatId = (
-      await database.db.chat.create({
-        data: { workspaceId: workspace.id, userId: user.id, title: "Notes" },
-      })
-    ).id;
+    world = await createAppTestWorld({ role: "editor" });
+    ({ database, actor: editor, chatId } = world);
   });
   afterAll(async () => {
     const { getJobQueue } = await import("@/lib/jobs");
     await getJobQueue().stop({ timeoutMs: 1_000 });
-    const { getDb } = await import("@/lib/db");
-    await getDb().$disconnect();
-    await database.cleanup();
+    await world.cleanup();
   });
 
   async function queueGlobalRefinement() {
