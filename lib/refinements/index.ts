@@ -348,6 +348,12 @@ export async function maybeAutoRefine(options: {
     });
 }
 
+/** Built once per process (a stable schema object keeps the AI SDK's JSON Schema cached). */
+const refineToolInput = z.object({
+  instructions: z.string().max(2000).optional(),
+  global: z.boolean().optional(),
+});
+
 /**
  * The agent's `refine` tool: asks for a refinement at the end of this turn. A second call in
  * the same turn replaces the first. `take()` hands the request to the host after the turn.
@@ -359,10 +365,7 @@ export function createRefineTool(): { tools: ToolSet; take: () => RefineRequest 
       refine: tool({
         description:
           "Ask for the harness to be refined after this turn, from evidence in this conversation (e.g. a lesson worth keeping). Local to this chat unless global: true (editors and admins only).",
-        inputSchema: z.object({
-          instructions: z.string().max(2000).optional(),
-          global: z.boolean().optional(),
-        }),
+        inputSchema: refineToolInput,
         execute: async ({ instructions, global }) => {
           request = { kind: "explicit", instructions, global: global ?? false };
           return "A refinement will run after this turn.";
