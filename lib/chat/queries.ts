@@ -10,9 +10,21 @@ import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
  * runs on SQLite and PostgreSQL. Prisma keeps the schema; these read and write its tables.
  */
 
-/** The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s). */
+/**
+ * The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s).
+ * Under `next start` the client may come from another chunk's copy of `lib/db`, which does not
+ * know it (`databaseTargetOf` throws): in the app every client is `getDb()`'s, on
+ * `DATABASE_URL`, so that is the database.
+ */
 export function sqlOf(db?: Db): Sql {
-  return db ? sqlFor(databaseTargetOf(db)) : getSql();
+  if (!db) return getSql();
+  let target;
+  try {
+    target = databaseTargetOf(db);
+  } catch {
+    return getSql();
+  }
+  return sqlFor(target);
 }
 
 export interface ChatForTurn {
