@@ -43,6 +43,12 @@ import { noteContent, seedEntries } from "./turn-overhead";
 const root = path.resolve(import.meta.dirname, "..");
 const PORT = Number(process.env.BENCH_ROUTE_PORT ?? 3190);
 const APP_URL = `http://127.0.0.1:${PORT}`;
+/**
+ * `next start` instances on the PostgreSQL database (ports PORT, PORT+1, …); the burst's chats
+ * are spread over them round-robin. SQLite always runs one.
+ */
+const INSTANCES = Math.max(1, Number(process.env.BENCH_ROUTE_INSTANCES ?? 1));
+const urlOf = (instance: number) => `http://127.0.0.1:${PORT + instance}`;
 const TURNS = Number(process.env.BENCH_ROUTE_TURNS ?? 20);
 const CHATS = Number(process.env.BENCH_ROUTE_CHATS ?? 50);
 const WARMUP = 3;
@@ -224,7 +230,12 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
 
 // ---------------------------------------------------------------- server
 
-function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): ChildProcess {
+function startServer(
+  env: NodeJS.ProcessEnv,
+  profile: boolean,
+  log: string[],
+  port = PORT,
+): ChildProcess {
   if (!existsSync(path.join(root, ".next", "BUILD_ID")))
     throw new Error("No production build in .next: run `npx next build` first.");
   const args = [
@@ -232,13 +243,13 @@ function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): C
     path.join(root, "node_modules/next/dist/bin/next"),
     "start",
     "-p",
-    String(PORT),
+    String(port),
     "-H",
     "127.0.0.1",
   ];
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env,
+    env: { ...env, PORT: String(port) },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -254,13 +265,13 @@ function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): C
   return child;
 }
 
-async function waitForHealth(app: ChildProcess, log: string[]) {
+async function waitForHealth(app: ChildProcess, log: string[], appUrl = APP_URL) {
   const deadline = Date.now() + 5 * 60_000;
   while (Date.now() < deadline) {
     if (app.exitCode !== null || app.signalCode !== null)
       throw new Error(`The app exited before it was healthy:\n${log.slice(-30).join("\n")}`);
     try {
-      const response = await fetch(`${APP_URL}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${appUrl}/api/health`, { signal: AbortSignal.timeout(5_000) });
       if (response.ok) return;
     } catch {
       // not up yet
@@ -329,7 +340,12 @@ interface Turn {
  * happens just after its stream ends: a 409 is retried after 20 ms (the wait counts as added
  * latency) and counted.
  */
-async function runTurn(load: number, chatId: string, cookie: string, appUrl = APP_URL): Promise<Turn> {
+async function runTurn(
+  load: number,
+  chatId: string,
+  cookie: string,
+  appUrl = APP_URL,
+): Promise<Turn> {
   const started = performance.now();
   let busy = 0;
   for (;;) {
@@ -446,13 +462,26 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
   const modelURL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
   const log: string[] = [];
   let app: ChildProcess | undefined;
+  const others: ChildProcess[] = [];
+  const instances = provider === "postgresql" ? INSTANCES : 1;
   let setup: Setup | undefined;
   try {
     setup = await setUp(provider, modelURL);
     const { db, users } = setup;
     app = startServer(setup.env, profile, log);
+    // More instances on the same database, each with its own data dir (spool, journal files).
+    for (let instance = 1; instance < instances; instance++) {
+      const dataDir = path.join(setup.env.CAIRN_DATA_DIR!, `instance-${instance}`);
+      mkdirSync(dataDir, { recursive: true });
+      others.push(
+        startServer({ ...setup.env, CAIRN_DATA_DIR: dataDir }, false, log, PORT + instance),
+      );
+    }
     await waitForHealth(app, log);
+    for (const [index, other] of others.entries())
+      await waitForHealth(other, log, urlOf(index + 1));
     const pid = app.pid!;
+    const pids = [pid, ...others.map((other) => other.pid!)];
     for (const user of users) user.cookie = await signIn(user.index);
     const modelTime = (load: number) =>
       spans
@@ -494,15 +523,25 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
 
     // Concurrency: users 1..CHATS, one turn each, all at once.
     const burstUsers = users.slice(1);
-    const burstCpuBefore = treeCpuMs(pid);
+    const instanceOf = (position: number) => position % instances;
+    const burstCpuBefore = pids.map((member) => treeCpuMs(member));
     const burstStarted = performance.now();
     const burstFrom = monotonicMicros();
     const burst = await Promise.all(
-      burstUsers.map((user) => runTurn(user.index, user.chatId, user.cookie)),
+      burstUsers.map(async (user, position) => {
+        const turn = await runTurn(
+          user.index,
+          user.chatId,
+          user.cookie,
+          urlOf(instanceOf(position)),
+        );
+        return { ...turn, instance: instanceOf(position), ended: performance.now() };
+      }),
     );
     const burstWall = performance.now() - burstStarted;
     const burstTo = monotonicMicros();
-    const burstCpu = treeCpuMs(pid) - burstCpuBefore;
+    const burstCpuEach = pids.map((member, index) => treeCpuMs(member) - burstCpuBefore[index]!);
+    const burstCpu = burstCpuEach.reduce((sum, cpu) => sum + cpu, 0);
     const burstLoad = loadLine();
     // Turns are recorded as their streams finish: wait until none is running (up to 60 s).
     const settleStarted = performance.now();
@@ -527,6 +566,16 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       );
     }
     const burstOk = burst.filter((turn) => !turn.error);
+    const perInstance =
+      instances === 1
+        ? []
+        : pids.map((_, instance) => {
+            const mine = burst.filter((turn) => turn.instance === instance);
+            const ok = mine.filter((turn) => !turn.error);
+            const added = summarize(ok.map((turn) => turn.total - modelTime(turn.load)));
+            const wall = Math.max(...mine.map((turn) => turn.ended - burstStarted));
+            return `  instance ${instance + 1} (${urlOf(instance)}): ${ok.length}/${mine.length} turns ok in ${ms(wall)} = ${(ok.length / (wall / 1000)).toFixed(1)} turns/s; CPU ${ms(burstCpuEach[instance]! / Math.max(1, mine.length))}/turn; added p50 ${ms(added.p50)}, p95 ${ms(added.p95)}`;
+          });
     const burstAdded = summarize(burstOk.map((turn) => turn.total - modelTime(turn.load)));
     const burstModel = summarize(burstOk.map((turn) => modelTime(turn.load)));
 
@@ -556,7 +605,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
         },
         {
           database: label,
-          run: `${CHATS} chats at once`,
+          run: `${CHATS} chats at once${instances > 1 ? ` on ${instances} instances` : ""}`,
           "CPU/turn (mean, /proc/stat)": ms(burstCpu / CHATS),
           "CPU/turn p50": "-",
           "CPU/turn p95": "-",
@@ -569,6 +618,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       ],
       notes: [
         `${label}: seeded ${ENTRIES} entries + ${CHATS + 1} users × ${FILES} files in ${ms(setup.seedMs)}; sequential wall ${ms(seqWall)} (${(TURNS / (seqWall / 1000)).toFixed(1)} turns/s); burst wall ${ms(burstWall)} (${(CHATS / (burstWall / 1000)).toFixed(1)} turns/s)`,
+        ...perInstance,
         `${label}: burst settled ${ms(settle)} after its last response; 409 retries (previous turn still being recorded): sequential ${busySeq}`,
         ...lostDetails.slice(0, 5),
         ...errors.slice(0, 3).map((error) => `  sequential error: ${error}`),
@@ -583,6 +633,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     throw error;
   } finally {
     if (app) await stopServer(app);
+    for (const other of others) await stopServer(other);
     await setup?.cleanup();
     proxy.closeAllConnections();
     await new Promise<void>((resolve) => proxy.close(() => resolve()));
