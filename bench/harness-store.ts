@@ -16,7 +16,13 @@ const COUNT = {
   postgresql: Number(process.env.BENCH_STORE_COUNT_PG ?? process.env.BENCH_STORE_COUNT ?? 300),
 };
 
-type Timing = { createMs: number; updateMs: number };
+/** Wall time of all creates / updates, and the process CPU time they took. */
+type Timing = { createMs: number; updateMs: number; createCpuMs: number; updateCpuMs: number };
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promise<Timing> {
   const database = await freshDatabase(provider);
@@ -29,6 +35,7 @@ async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promi
       actor: { userId: "bench", workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });
+    let cpu = process.cpuUsage();
     let started = performance.now();
     for (let index = 0; index < count; index++) {
       await harness.createMemory({
@@ -40,6 +47,8 @@ async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promi
       });
     }
     const createMs = performance.now() - started;
+    const createCpuMs = cpuMs(cpu);
+    cpu = process.cpuUsage();
     started = performance.now();
     for (let index = 0; index < count; index++) {
       await harness.updateMemory({
@@ -50,7 +59,7 @@ async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promi
       });
     }
     const updateMs = performance.now() - started;
-    return { createMs, updateMs };
+    return { createMs, updateMs, createCpuMs, updateCpuMs: cpuMs(cpu) };
   } finally {
     await db.$disconnect();
     await database.drop();
@@ -110,13 +119,16 @@ async function throughputFloor(provider: DatabaseTarget["provider"]): Promise<Ti
           now,
         ]);
       });
+    let cpu = process.cpuUsage();
     let started = performance.now();
     for (let index = 0; index < count; index++) await change(index, "create");
     const createMs = performance.now() - started;
+    const createCpuMs = cpuMs(cpu);
+    cpu = process.cpuUsage();
     started = performance.now();
     for (let index = 0; index < count; index++) await change(index, "update");
     const updateMs = performance.now() - started;
-    return { createMs, updateMs };
+    return { createMs, updateMs, createCpuMs, updateCpuMs: cpuMs(cpu) };
   } finally {
     await raw.close();
     await database.drop();
@@ -139,7 +151,10 @@ export async function benchHarnessStore(): Promise<string> {
     };
     const names = Object.keys(contenders) as (keyof typeof contenders)[];
     const best = Object.fromEntries(
-      names.map((name) => [name, { createMs: Infinity, updateMs: Infinity }]),
+      names.map((name) => [
+        name,
+        { createMs: Infinity, updateMs: Infinity, createCpuMs: Infinity, updateCpuMs: Infinity },
+      ]),
     ) as Record<keyof typeof contenders, Timing>;
     for (let round = 0; round < ROUNDS; round++) {
       for (let offset = 0; offset < names.length; offset++) {
@@ -147,11 +162,16 @@ export async function benchHarnessStore(): Promise<string> {
         const result = await contenders[name]();
         best[name].createMs = Math.min(best[name].createMs, result.createMs);
         best[name].updateMs = Math.min(best[name].updateMs, result.updateMs);
+        best[name].createCpuMs = Math.min(best[name].createCpuMs, result.createCpuMs);
+        best[name].updateCpuMs = Math.min(best[name].updateCpuMs, result.updateCpuMs);
       }
     }
     const perSecond = (milliseconds: number) => Math.round((COUNT[provider] / milliseconds) * 1000);
     for (const operation of ["create", "update"] as const) {
       const key = operation === "create" ? "createMs" : "updateMs";
+      const cpuKey = operation === "create" ? "createCpuMs" : "updateCpuMs";
+      const perChange = (milliseconds: number) =>
+        `${(milliseconds / COUNT[provider]).toFixed(3)} ms`;
       rows.push({
         database: provider === "sqlite" ? "SQLite" : "PostgreSQL",
         operation,
@@ -159,6 +179,9 @@ export async function benchHarnessStore(): Promise<string> {
         "Cairn ops/s": perSecond(best.harnessStorageFor[key]),
         "floor ops/s": perSecond(best.floor[key]),
         "ratio (floor = 1)": (best.harnessStorageFor[key] / best.floor[key]).toFixed(2),
+        "Cairn cpu/change": perChange(best.harnessStorageFor[cpuKey]),
+        "floor cpu/change": perChange(best.floor[cpuKey]),
+        "cpu ratio": (best.harnessStorageFor[cpuKey] / best.floor[cpuKey]).toFixed(2),
       });
     }
   }
