@@ -118,7 +118,10 @@ describe("MCP over Streamable HTTP against next start", () => {
       path: "preferences.md",
     });
     expect(stored?.content).toBe("Prefers short answers.\n");
-    const history = await listDirCommits({ sql: sqlForDb(app.db), dirKey: `user:${people.member.userId}` });
+    const history = await listDirCommits({
+      sql: sqlForDb(app.db),
+      dirKey: `user:${people.member.userId}`,
+    });
     expect(history.commits[0]).toMatchObject({ source: "mcp", via: "mcp:laptop (claude-code)" });
     await client.close();
   });
@@ -344,7 +347,10 @@ describe("the stdio bridge (npx cairn mcp) in a child process", () => {
       arguments: { command: "view", path: "/persistent/user/bridge.md" },
     });
     expect(textOf(viewed)).toContain("via stdio");
-    const history = await listDirCommits({ sql: sqlForDb(app.db), dirKey: `user:${people.member.userId}` });
+    const history = await listDirCommits({
+      sql: sqlForDb(app.db),
+      dirKey: `user:${people.member.userId}`,
+    });
     expect(history.commits[0]).toMatchObject({ via: "mcp:bridge (stdio-client)" });
     await client.close();
   });

@@ -227,7 +227,10 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     });
     expect(textOf(viewed)).toContain("likes tea");
 
-    const history = await listDirCommits({ sql: sqlFor(database.target), dirKey: `user:${users.member}` });
+    const history = await listDirCommits({
+      sql: sqlFor(database.target),
+      dirKey: `user:${users.member}`,
+    });
     expect(history.commits[0]).toMatchObject({
       source: "mcp",
       via: "mcp:laptop (unit-test)",
