@@ -35,7 +35,7 @@ import { lastIsToolResult, startScriptedModelServer } from "../e2e/support/scrip
 import { createDb, migrateDatabase, type DatabaseTarget, type Db } from "@/lib/db";
 import type { Actor } from "@/lib/harness";
 import { userDirKey } from "@/lib/persistent-dirs";
-import { createPrismaDirBacking } from "@/lib/store-prisma";
+import { createDirBacking, sqlForDb } from "@/lib/storage";
 import { cookiePairs, startTimingProxy, type ModelSpan } from "./chat-load";
 import { loadLine, ms, summarize, table } from "./stats";
 import { noteContent, seedEntries } from "./turn-overhead";
@@ -187,7 +187,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
       path: `notes/note-${String(file).padStart(4, "0")}.md`,
       content: noteContent(file),
     }));
-    await createPrismaDirBacking({ db, dirKey: () => userDirKey(actor) }).store({
+    await createDirBacking({ sql: sqlForDb(db), dirKey: () => userDirKey(actor) }).store({
       extraBody: null,
       session: null,
       harnessDir: "/persistent/user",

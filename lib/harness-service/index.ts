@@ -8,7 +8,7 @@ import {
   type Actor,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/storage";
 
 /** The chats of the actor in their workspace, most recently updated first. */
 export function listChats(actor: Actor) {

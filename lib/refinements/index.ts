@@ -17,8 +17,9 @@ import {
 } from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
 import { getJobQueue, jobExpirySeconds, type Job } from "@/lib/jobs";
-import { createDatabaseLock } from "@/lib/store-prisma/database-lock";
-import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
+import { createDatabaseLock } from "@/lib/storage/database-lock";
+import { SqlRefinementStore } from "@/lib/storage/refinement-store";
+import { getSql } from "@/lib/storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 
 export type RefineRequest = {
@@ -43,7 +44,7 @@ export function parseRefineCommand(
 }
 
 export function refinementStore() {
-  return new PrismaRefinementStore(getDb());
+  return new SqlRefinementStore(getSql());
 }
 
 const globalForLock = globalThis as unknown as {

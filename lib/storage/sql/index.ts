@@ -41,6 +41,7 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type pg from "pg";
 
+import { databaseTargetOf, type Db } from "@/lib/db/client";
 import { resolveDatabaseTarget, type DatabaseTarget } from "@/lib/db/database-url";
 import { closeConnection, pgPool, sqliteConnection } from "@/lib/db/connections";
 
@@ -359,6 +360,11 @@ export function sqlFor(database: DatabaseTarget | string): Sql {
     cache.set(key, sql);
   }
   return sql;
+}
+
+/** The client for the database a Prisma client (`createDb` / `getDb`) is connected to. */
+export function sqlForDb(db: Db): Sql {
+  return sqlFor(databaseTargetOf(db));
 }
 
 /** The client for `DATABASE_URL`'s database (the one `getDb()` uses). */

@@ -1,5 +1,7 @@
-import { isUniqueConstraintError, type Db } from "@/lib/db";
+import { randomUUID } from "node:crypto";
+
 import type { RefinementHistoryRecord, RefinementHistorySink } from "@/lib/harness";
+import { isUniqueViolation, type Sql } from "./sql";
 
 interface StoredPayload {
   kind: RefinementHistoryRecord["kind"];
@@ -11,11 +13,11 @@ interface StoredPayload {
 /**
  * Imported refinement history (Prime Agent's `RefinementResult` lines and refinement events)
  * kept as read-only `Refinement` rows with status `imported`, deduplicated per workspace by
- * the record's key.
+ * the record's key (`@@unique([workspaceId, externalKey])`).
  */
-export class PrismaRefinementHistory implements RefinementHistorySink {
+export class SqlRefinementHistory implements RefinementHistorySink {
   constructor(
-    private readonly db: Db,
+    private readonly sql: Sql,
     private readonly workspaceId: string,
   ) {}
 
@@ -25,33 +27,35 @@ export class PrismaRefinementHistory implements RefinementHistorySink {
   }): Promise<{ imported: number; duplicates: number }> {
     let imported = 0;
     let duplicates = 0;
-    let ordinal = await this.db.refinement.count({
-      where: { workspaceId: this.workspaceId, status: "imported" },
-    });
+    const counted = await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS "n" FROM "Refinement" WHERE "workspaceId" = ? AND "status" = 'imported'`,
+      [this.workspaceId],
+    );
+    let ordinal = Number(counted?.n ?? 0);
     for (const item of options.records) {
       options.abortSignal?.throwIfAborted();
       const payload: StoredPayload = { kind: item.kind, ordinal, record: item.record };
+      const now = new Date();
       try {
-        await this.db.refinement.create({
-          data: {
-            workspaceId: this.workspaceId,
-            scope: "global",
-            trigger: "import",
-            status: "imported",
-            summary:
-              typeof item.record.summary === "string" ? item.record.summary.slice(0, 2000) : "",
-            rationale:
-              typeof item.record.rationale === "string"
-                ? item.record.rationale.slice(0, 10_000)
-                : "",
-            externalKey: item.key,
-            payload: JSON.stringify(payload),
-          },
-        });
+        await this.sql.run(
+          `INSERT INTO "Refinement" ("id", "workspaceId", "scope", "trigger", "status", "summary",
+             "rationale", "expectedOutcome", "edits", "externalKey", "payload", "createdAt", "updatedAt")
+           VALUES (?, ?, 'global', 'import', 'imported', ?, ?, '', '[]', ?, ?, ?, ?)`,
+          [
+            randomUUID(),
+            this.workspaceId,
+            typeof item.record.summary === "string" ? item.record.summary.slice(0, 2000) : "",
+            typeof item.record.rationale === "string" ? item.record.rationale.slice(0, 10_000) : "",
+            item.key,
+            JSON.stringify(payload),
+            now,
+            now,
+          ],
+        );
         imported++;
         ordinal++;
       } catch (error) {
-        if (!isUniqueConstraintError(error)) throw error;
+        if (!isUniqueViolation(error)) throw error;
         duplicates++;
       }
     }
@@ -60,10 +64,10 @@ export class PrismaRefinementHistory implements RefinementHistorySink {
 
   /** Every imported record of the workspace, in import order. */
   async listImported(): Promise<RefinementHistoryRecord[]> {
-    const rows = await this.db.refinement.findMany({
-      where: { workspaceId: this.workspaceId, status: "imported" },
-      select: { externalKey: true, payload: true },
-    });
+    const rows = await this.sql.all<{ externalKey: string | null; payload: string | null }>(
+      `SELECT "externalKey", "payload" FROM "Refinement" WHERE "workspaceId" = ? AND "status" = 'imported'`,
+      [this.workspaceId],
+    );
     return rows
       .map((row) => ({
         key: row.externalKey ?? "",
