@@ -1,7 +1,7 @@
 import type { UIMessage } from "ai";
 import { databaseTargetOf, type Db } from "@/lib/db";
-import { getSql, sqlFor, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
-import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
+import { getSql, sqlFor, toBool, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 /**
  * The chat path's queries (chats, messages, turns, the turn claim) on the SQL layer
@@ -10,43 +10,51 @@ import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
  * runs on SQLite and PostgreSQL. Prisma keeps the schema; these read and write its tables.
  */
 
-/**
- * The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s).
- * Under `next start` the client may come from another chunk's copy of `lib/db`, which does not
- * know it (`databaseTargetOf` throws): in the app every client is `getDb()`'s, on
- * `DATABASE_URL`, so that is the database.
- */
+/** The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s). */
 export function sqlOf(db?: Db): Sql {
-  if (!db) return getSql();
-  let target;
-  try {
-    target = databaseTargetOf(db);
-  } catch {
-    return getSql();
-  }
-  return sqlFor(target);
+  return db ? sqlFor(databaseTargetOf(db)) : getSql();
 }
 
 export interface ChatForTurn {
   id: string;
   title: string;
-  /** The workspace's settings a turn reads, with their defaults when the workspace has none. */
-  settings: Pick<WorkspaceSettingsValues, "tokenBudget">;
+  /** The workspace's settings (their defaults when the workspace has none saved). */
+  settings: WorkspaceSettingsValues;
 }
 
-/** The chat if it is the actor's own (same user, same workspace), with the workspace's token budget. */
+/** The chat if it is the actor's own (same user, same workspace), with its workspace's settings. */
 export async function findChatForTurn(
   sql: SqlExecutor,
   options: { chatId: string; userId: string; workspaceId: string },
 ): Promise<ChatForTurn | null> {
-  const row = await sql.get<{ id: string; title: string; tokenBudget: number | null }>(
-    `SELECT c."id", c."title", s."tokenBudget"
+  const row = await sql.get<{
+    id: string;
+    title: string;
+    tokenBudget: number | null;
+    refineEveryTurns: number | null;
+    refineAfterCompaction: unknown;
+    refineCooldownMinutes: number | null;
+    globalRefineNeedsApproval: unknown;
+  }>(
+    `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
+       s."refineCooldownMinutes", s."globalRefineNeedsApproval"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
      WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
     [options.chatId, options.workspaceId, options.userId],
   );
   if (!row) return null;
-  return { id: row.id, title: row.title, settings: { tokenBudget: row.tokenBudget ?? 4000 } };
+  const settings =
+    row.tokenBudget === null
+      ? DEFAULT_WORKSPACE_SETTINGS
+      : {
+          tokenBudget: row.tokenBudget,
+          refineEveryTurns: row.refineEveryTurns ?? DEFAULT_WORKSPACE_SETTINGS.refineEveryTurns,
+          refineAfterCompaction: toBool(row.refineAfterCompaction),
+          refineCooldownMinutes:
+            row.refineCooldownMinutes ?? DEFAULT_WORKSPACE_SETTINGS.refineCooldownMinutes,
+          globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
+        };
+  return { id: row.id, title: row.title, settings };
 }
 
 /** A chat's compaction state (read once the turn holds the chat, so no other turn changes it). */

@@ -316,7 +316,13 @@ async function runClaimedTurn(options: {
       if (result.status !== "completed") return;
       const requested = refine.take();
       if (requested) scheduleRefinement({ actor, chatId, request: requested });
-      else await maybeAutoRefine({ actor, chatId, compacted: Boolean(result.compaction) });
+      else
+        await maybeAutoRefine({
+          actor,
+          chatId,
+          compacted: Boolean(result.compaction),
+          settings: options.chat.settings,
+        });
     })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
     .finally(() => claim.release());

@@ -22,7 +22,11 @@ function createSqliteClient(filePath: string) {
  */
 export type Db = ReturnType<typeof createSqliteClient>;
 
-const targets = new WeakMap<Db, DatabaseTarget>();
+// On globalThis: Next bundles this module into several chunks, each with its own copy; the
+// client `getDb()` caches on globalThis may have been made by another copy.
+const targets = ((
+  globalThis as unknown as { cairnDbTargets?: WeakMap<Db, DatabaseTarget> }
+).cairnDbTargets ??= new WeakMap<Db, DatabaseTarget>());
 
 /**
  * Open a client for a target. Callers own it and must `$disconnect()` it. On PostgreSQL it runs

@@ -20,7 +20,7 @@ import { getJobQueue, jobExpirySeconds, type Job } from "@/lib/jobs";
 import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { SqlRefinementStore } from "@/lib/storage/refinement-store";
 import { getSql } from "@/lib/storage/sql";
-import { getWorkspaceSettings } from "@/lib/workspace-settings";
+import { getWorkspaceSettings, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 export type RefineRequest = {
   kind: "explicit" | "every-n-turns" | "compaction";
@@ -322,18 +322,23 @@ export async function maybeAutoRefine(options: {
   actor: Actor;
   chatId: string;
   compacted: boolean;
+  /** The workspace's settings when the caller has read them already (the chat route has). */
+  settings?: WorkspaceSettingsValues;
 }): Promise<void> {
-  const db = getDb();
-  const settings = await getWorkspaceSettings(db, options.actor.workspaceId);
+  const settings =
+    options.settings ?? (await getWorkspaceSettings(getDb(), options.actor.workspaceId));
   const lastReviewAt = await refinementStore().getLastReviewAt({
     workspaceId: options.actor.workspaceId,
     chatId: options.chatId,
   });
   const since = lastReviewAt ? new Date(lastReviewAt) : new Date(0);
   if (Date.now() - since.getTime() < settings.refineCooldownMinutes * 60_000) return;
-  const turns = await db.turn.count({
-    where: { chatId: options.chatId, status: "completed", startedAt: { gt: since } },
-  });
+  const counted = await getSql().get<{ turns: number }>(
+    `SELECT COUNT(*) AS "turns" FROM "Turn"
+     WHERE "chatId" = ? AND "status" = 'completed' AND "startedAt" > ?`,
+    [options.chatId, since],
+  );
+  const turns = Number(counted?.turns ?? 0);
   const kind =
     options.compacted && settings.refineAfterCompaction
       ? "compaction"
