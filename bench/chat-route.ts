@@ -20,7 +20,9 @@
 //   npx tsx bench/chat-route.ts --summarize-prof <file.cpuprofile>
 //
 // Env: BENCH_ROUTE_PORT (3190), BENCH_ROUTE_TURNS (20 sequential), BENCH_ROUTE_CHATS (50),
-// BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres).
+// BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres),
+// BENCH_PG_DB_PREFIX (cairn_bench_route_), BENCH_ROUTE_INSTANCES (1; PostgreSQL: n servers on
+// ports PORT…PORT+n-1 share the database, the burst is spread over them).
 // Needs a build: `npx next build` first (this bench never builds).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
