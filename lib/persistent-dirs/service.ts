@@ -1,7 +1,7 @@
 import { diff3Merge } from "node-diff3";
 
 import {
-  HarnessError,
+  describeError,
   HarnessForbiddenError,
   HarnessNotFoundError,
   canWriteGlobal,
@@ -188,12 +188,6 @@ function withMarkers(options: { base: string; ours: string; theirs: string }): s
     }
   }
   return lines.join("\n");
-}
-
-function describeError(error: unknown): { code: string; message: string } {
-  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
-  return { code: "failed:store", message: String(error) };
 }
 
 function retryResult(result: RetryCommitResult): RetryResult {

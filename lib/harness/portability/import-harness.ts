@@ -456,7 +456,7 @@ async function parseMarkdownFile(options: {
     const { frontmatter, body } = parseMarkdownWithFrontmatter(text);
     return { kind: options.kind, rawId: options.rawId, file, frontmatter, body };
   } catch (error) {
-    if (!(error instanceof FrontmatterError)) throw error;
+    if (!FrontmatterError.isInstance(error)) throw error;
     options.skipped.push({
       file,
       kind: options.kind,

@@ -1,4 +1,4 @@
-import { HarnessError, HarnessValidationError } from "../../errors";
+import { describeError, HarnessValidationError } from "../../errors";
 import { validateLoadResult } from "../checkout";
 import type { FileConflict } from "../commit-log";
 import type { ResolvedPersistentDir } from "../define-persistent-dirs";
@@ -14,12 +14,6 @@ export type ApplyOutcome =
   | { status: "already-applied"; cursor: DirCursor }
   | { status: "conflict"; message: string; conflicts: FileConflict[] }
   | { status: "failed"; error: { code: string; message: string }; cause: unknown };
-
-export function describeError(error: unknown): { code: string; message: string } {
-  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
-  return { code: "failed:store", message: String(error) };
-}
 
 /**
  * Applies `changes` (computed against `base` at `baseCursor`) with compare-and-swap. With
