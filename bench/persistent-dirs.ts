@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
-import { createInMemoryCommitLog, openTurnCheckout, type PersistentDir } from "@/lib/harness";
+import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
+import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import { createPrismaDirBacking, createSqliteDirBacking } from "@/lib/store-prisma";
 import { loadLine, ms, summarize, table } from "./stats";
 

@@ -6,16 +6,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
 import {
+  type Actor,
   createHarness,
+  type Harness,
   restoreHarnessToVersion,
   rollbackRefinement,
   runRefinement,
-  type Actor,
-  type Harness,
 } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/store-prisma";
 import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
-import { scriptedModel, reply } from "@/lib/harness/refine/internal/test-support";
+import {
+  refinementReply as reply,
+  scriptedRefinementModel as scriptedModel,
+} from "@/lib/harness/testing";
 import { ms, summarize, table } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_REFINE_ROUNDS ?? 10);

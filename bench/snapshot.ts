@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
 import { createHarness, SnapshotCache } from "@/lib/harness";
-import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness/store";
+import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness";
 import { SqliteHarnessStorage } from "@/lib/store-prisma/sqlite-harness-storage";
 import { loadLine, ms, table, timeIt } from "./stats";
 

@@ -4,19 +4,19 @@ import { AccessTokenError } from "@/lib/access-tokens/access-tokens";
 import { AccountError } from "@/lib/accounts/accounts";
 import { InjectedFaultError } from "@/lib/persistent-dirs/fault-injection";
 import { UsageError } from "@/cli/usage-error";
-import { FrontmatterError } from "@/lib/harness/portability/internal/frontmatter";
-import { RefinementError } from "@/lib/harness/refine/refinement-error";
 import {
   describeError,
+  FrontmatterError,
   HarnessConflictError,
   HarnessError,
   HarnessForbiddenError,
   HarnessNotFoundError,
   HarnessValidationError,
+  RefinementError,
   httpStatusOf,
   toErrorInfo,
   toPublicError,
-} from "@/lib/harness/errors";
+} from "@/lib/harness";
 
 /** Every class of the family, one instance each, and the class it extends (besides the base). */
 const family = [

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 
 import { resolveDatabaseTarget, type DatabaseTarget } from "@/lib/db";
-import type { PersistentDirBacking } from "@/lib/harness";
+import { type PersistentDirBacking } from "@/lib/harness/spi";
 import { createPrismaDirBacking, type PrismaDirBackingOptions } from "./prisma-dir-backing";
 import { createSqliteDirBacking } from "./sqlite-dir-backing";
 

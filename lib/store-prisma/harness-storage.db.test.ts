@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import { runHarnessStorageConformance } from "@/lib/harness/store/store-conformance";
+import { runHarnessStorageConformance } from "@/lib/harness/testing";
 import { PrismaHarnessStorage } from "./harness-storage";
 
 let database: TestDatabase;

@@ -8,20 +8,22 @@ import {
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
-} from "@/lib/harness";
+} from "@/lib/harness/spi";
 import { isUniqueConstraintError } from "@/lib/db";
 import {
-  HarnessConflictError,
-  entryKeyOf,
   type Entry,
-  type EntryFilter,
-  type EntryRef,
+  HarnessConflictError,
   type HarnessStoragePort,
   type Page,
   type Revision,
+} from "@/lib/harness";
+import {
+  type EntryFilter,
+  entryKeyOf,
+  type EntryRef,
   type StorageCallOptions,
   type StorageChange,
-} from "@/lib/harness";
+} from "@/lib/harness/spi";
 
 type EntryRow = NonNullable<Awaited<ReturnType<Db["harnessEntry"]["findUnique"]>>>;
 type RevisionRow = NonNullable<Awaited<ReturnType<Db["harnessRevision"]["findUnique"]>>>;

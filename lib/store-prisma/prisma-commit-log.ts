@@ -2,20 +2,18 @@ import { randomBytes } from "node:crypto";
 
 import type { Db } from "@/lib/db";
 import {
-  HarnessConflictError,
-  HarnessNotFoundError,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
-  OPEN_COMMIT_STATUSES,
   type ChangeSet,
   type CommitLog,
   type CommitRecord,
   type CommitRecordStatus,
-  type CommitResolution,
   type DirCursor,
   type FileConflict,
   type FileContent,
+  HarnessConflictError,
+  HarnessNotFoundError,
+  HarnessValidationError,
 } from "@/lib/harness";
+import { type CommitResolution, MAX_PAGE_SIZE, OPEN_COMMIT_STATUSES } from "@/lib/harness/spi";
 
 /** An injected clock (the core's `Clock` shape). */
 type Clock = { now(): Date };

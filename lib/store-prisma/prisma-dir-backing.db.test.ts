@@ -6,12 +6,12 @@ import { createDb } from "@/lib/db";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import {
   openTurnCheckout,
+  type PersistentDir,
   resolveConflict,
   retryCommit,
-  type PersistentDir,
   type StoreOptions,
 } from "@/lib/harness";
-import { runDirBackingConformance } from "@/lib/harness/persistent/dir-backing-conformance";
+import { runDirBackingConformance } from "@/lib/harness/testing";
 import { createPrismaCommitLog } from "./prisma-commit-log";
 import {
   createPrismaDirBacking,

@@ -3,18 +3,20 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db";
 import { isNotFoundError, isUniqueConstraintError, joinSql, sql } from "@/lib/db";
 import {
-  DEFAULT_PAGE_SIZE,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
-  fileMapFromEntries,
-  validateRelativePath,
   type DirCursor,
   type FileContent,
-  type LoadOptions,
-  type PersistentDirBacking,
+  fileMapFromEntries,
+  HarnessValidationError,
   type StoreOptions,
   type StoreResult,
+  validateRelativePath,
 } from "@/lib/harness";
+import {
+  DEFAULT_PAGE_SIZE,
+  type LoadOptions,
+  MAX_PAGE_SIZE,
+  type PersistentDirBacking,
+} from "@/lib/harness/spi";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 
 /** What produced a successful commit, as recorded in the dir's history. */

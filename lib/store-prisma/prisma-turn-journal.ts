@@ -1,10 +1,6 @@
 import type { Db } from "@/lib/db";
-import {
-  decodeDurable,
-  encodeDurable,
-  type TurnJournal,
-  type TurnJournalEntry,
-} from "@/lib/harness";
+import { type TurnJournal } from "@/lib/harness";
+import { decodeDurable, encodeDurable, type TurnJournalEntry } from "@/lib/harness/spi";
 
 /**
  * `TurnJournal` on Prisma (`TurnJournalEntry` rows, one per turn and dir), for SQLite and

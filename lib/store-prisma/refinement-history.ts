@@ -1,5 +1,5 @@
 import { isUniqueConstraintError, type Db } from "@/lib/db";
-import type { RefinementHistoryRecord, RefinementHistorySink } from "@/lib/harness";
+import { type RefinementHistoryRecord, type RefinementHistorySink } from "@/lib/harness/spi";
 
 interface StoredPayload {
   kind: RefinementHistoryRecord["kind"];

@@ -1,30 +1,32 @@
 import type { Db } from "@/lib/db";
 import { isUniqueConstraintError } from "@/lib/db";
 import {
-  AUTOMATIC_TRIGGERS,
-  HarnessConflictError,
-  HarnessNotFoundError,
-  clampRefinementLimit,
   decodeRefinementCursor,
   encodeRefinementCursor,
-  filterLists,
-  wantsImported,
-  type ApprovalDecision,
   type EntryScope,
+  HarnessConflictError,
+  HarnessNotFoundError,
   type NewRefinement,
-  type OutcomeVerdict,
   type Page,
   type RecordedEdit,
   type Refinement,
-  type RefinementErrorInfo,
   type RefinementFilter,
-  type RefinementPatch,
   type RefinementStatus,
   type RefinementStore,
   type RefinementTrigger,
+} from "@/lib/harness";
+import {
+  type ApprovalDecision,
+  AUTOMATIC_TRIGGERS,
+  clampRefinementLimit,
+  filterLists,
+  type OutcomeVerdict,
+  type RefinementErrorInfo,
+  type RefinementPatch,
   type RefinementUsage,
   type ReviewDecision,
-} from "@/lib/harness";
+  wantsImported,
+} from "@/lib/harness/spi";
 
 type RefinementRow = NonNullable<Awaited<ReturnType<Db["refinement"]["findUnique"]>>>;
 type RefinementWhere = NonNullable<

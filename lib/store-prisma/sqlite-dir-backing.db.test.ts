@@ -4,8 +4,9 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { FileContent, PersistentDirBacking } from "@/lib/harness";
-import { runDirBackingConformance } from "@/lib/harness/persistent/dir-backing-conformance";
+import { type FileContent } from "@/lib/harness";
+import { type PersistentDirBacking } from "@/lib/harness/spi";
+import { runDirBackingConformance } from "@/lib/harness/testing";
 import { dirBackingFor } from "./dir-backing-for";
 import {
   createPrismaDirBacking,

@@ -3,16 +3,15 @@ import { createHash, randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 
 import {
-  HarnessValidationError,
-  fileMapFromEntries,
-  validateRelativePath,
   type DirCursor,
   type FileContent,
-  type LoadOptions,
-  type PersistentDirBacking,
+  fileMapFromEntries,
+  HarnessValidationError,
   type StoreOptions,
   type StoreResult,
+  validateRelativePath,
 } from "@/lib/harness";
+import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import type { DirCommitSource } from "./prisma-dir-backing";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { createHarness, type HarnessStoragePort } from "@/lib/harness";
-import { runHarnessStorageConformance } from "@/lib/harness/store/store-conformance";
+import { runHarnessStorageConformance } from "@/lib/harness/testing";
 import { PrismaHarnessStorage } from "./harness-storage";
 import { SqliteHarnessStorage } from "./sqlite-harness-storage";
 

@@ -8,19 +8,21 @@ import {
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
-} from "@/lib/harness";
+} from "@/lib/harness/spi";
 import {
-  HarnessConflictError,
-  entryKeyOf,
   type Entry,
-  type EntryFilter,
-  type EntryRef,
+  HarnessConflictError,
   type HarnessStoragePort,
   type Page,
   type Revision,
+} from "@/lib/harness";
+import {
+  type EntryFilter,
+  entryKeyOf,
+  type EntryRef,
   type StorageCallOptions,
   type StorageChange,
-} from "@/lib/harness";
+} from "@/lib/harness/spi";
 
 /** Options of `SqliteHarnessStorage`: an open connection, or the file to open one on. */
 export type SqliteHarnessStorageOptions =

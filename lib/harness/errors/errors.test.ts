@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { FrontmatterError } from "../portability/internal/frontmatter";
+import { FrontmatterError } from "../portability";
 import { RefinementError } from "../refine/refinement-error";
 import {
   describeError,

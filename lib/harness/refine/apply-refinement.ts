@@ -15,7 +15,7 @@ import {
   type HarnessEdit,
   type Revision,
 } from "../store";
-import { jsonEqual } from "../store/internal/json-equal";
+import { jsonEqual } from "../store";
 import { toErrorInfo } from "../errors";
 import {
   REFINEMENT_EDIT_ACTIONS,
