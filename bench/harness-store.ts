@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 
 import { createDb, type DatabaseTarget } from "@/lib/db";
-import { createHarness, entryKeyOf } from "@/lib/harness";
+import { createHarness } from "@/lib/harness";
+import { entryKeyOf } from "@/lib/harness/spi";
 import { harnessStorageFor } from "@/lib/storage";
 import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, table } from "./stats";

@@ -6,7 +6,8 @@
 import { createHash, randomUUID } from "node:crypto";
 
 import type { DatabaseTarget } from "@/lib/db";
-import { createInMemoryCommitLog, openTurnCheckout, type PersistentDir } from "@/lib/harness";
+import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
+import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import { createDirBacking, sqlFor } from "@/lib/storage";
 import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";

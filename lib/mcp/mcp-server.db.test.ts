@@ -90,7 +90,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     const refuse = (token: string | null, now?: Date) =>
       authenticateAccessToken(database.db, { token, now }).then(
         () => "accepted",
-        (error: { code: string }) => error.code,
+        (error: { reason: string }) => error.reason,
       );
     expect(await refuse(null)).toBe("missing");
     expect(await refuse("hello")).toBe("malformed");
@@ -143,7 +143,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
       where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
     });
     await expect(authenticateAccessToken(database.db, { token })).rejects.toMatchObject({
-      code: "no_membership",
+      reason: "no_membership",
     });
   });
 });

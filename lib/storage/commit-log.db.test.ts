@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { CommitLog, NewCommitRecord } from "@/lib/harness";
+import { type CommitLog } from "@/lib/harness";
+import { type NewCommitRecord } from "@/lib/harness/spi";
 import { createCommitLog, type DatabaseCommitLog } from "./commit-log";
 import { sqlFor } from "./sql";
 

@@ -1,19 +1,18 @@
 import { randomBytes } from "node:crypto";
 
 import {
-  HarnessConflictError,
-  HarnessNotFoundError,
-  HarnessValidationError,
-  OPEN_COMMIT_STATUSES,
   type ChangeSet,
   type CommitLog,
   type CommitRecord,
   type CommitRecordStatus,
-  type CommitResolution,
   type DirCursor,
   type FileConflict,
   type FileContent,
+  HarnessConflictError,
+  HarnessNotFoundError,
+  HarnessValidationError,
 } from "@/lib/harness";
+import { type CommitResolution, OPEN_COMMIT_STATUSES } from "@/lib/harness/spi";
 import { pageSize } from "./internal/files";
 import {
   isUniqueViolation,

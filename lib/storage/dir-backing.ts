@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
 
 import {
-  HarnessValidationError,
-  fileMapFromEntries,
-  validateRelativePath,
   type FileContent,
-  type LoadOptions,
-  type PersistentDirBacking,
+  fileMapFromEntries,
+  HarnessValidationError,
   type StoreOptions,
   type StoreResult,
+  validateRelativePath,
 } from "@/lib/harness";
+import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import {
   decodeFileContent,

@@ -1,24 +1,26 @@
 import { databaseTargetOf, resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
 import {
+  type Entry,
   HarnessConflictError,
+  type HarnessStoragePort,
+  type Page,
+  type Revision,
+} from "@/lib/harness";
+import {
   batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
+  type EntryFilter,
   entryKeyOf,
+  type EntryRef,
   entryVersionConflict,
   harnessVersionConflict,
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
-  type Entry,
-  type EntryFilter,
-  type EntryRef,
-  type HarnessStoragePort,
-  type Page,
-  type Revision,
   type StorageCallOptions,
   type StorageChange,
-} from "@/lib/harness";
+} from "@/lib/harness/spi";
 import {
   isUniqueViolation,
   placeholders,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import type { RefinementHistoryRecord, RefinementHistorySink } from "@/lib/harness";
+import { type RefinementHistoryRecord, type RefinementHistorySink } from "@/lib/harness/spi";
 import { isUniqueViolation, type Sql } from "./sql";
 
 interface StoredPayload {

@@ -1,9 +1,5 @@
-import {
-  decodeDurable,
-  encodeDurable,
-  type TurnJournal,
-  type TurnJournalEntry,
-} from "@/lib/harness";
+import { type TurnJournal } from "@/lib/harness";
+import { decodeDurable, encodeDurable, type TurnJournalEntry } from "@/lib/harness/spi";
 import type { Sql } from "./sql";
 
 /**

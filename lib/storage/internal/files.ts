@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type DirCursor, type FileContent } from "@/lib/harness";
+import { type DirCursor, type FileContent } from "@/lib/harness";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "@/lib/harness/spi";
 
 // ignoreBOM keeps a leading U+FEFF: text must round-trip exactly.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
