@@ -2,7 +2,6 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
-import { findRollbacksOf } from "@/app/(app)/refinements/list-visible-refinements";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -12,6 +11,7 @@ import { canWriteGlobal } from "@/lib/auth/permissions";
 import { getTurnForActor, latestTurnId, listInterruptedTurns } from "@/lib/chat";
 import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
+import { findRollbacksOf } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { imageOriginsFromEnv, requestOrigin } from "@/lib/security";
 

@@ -14,6 +14,7 @@ import { StatusBadge } from "@/components/refinements/status-badge";
 import { VerdictForm } from "@/components/refinements/verdict-form";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
+import { memberNames } from "@/lib/accounts/queries";
 import {
   isJudgeable,
   isRestorable,
@@ -24,12 +25,11 @@ import {
   mayWriteRefinementScope,
   requireActor,
 } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 import type { RecordedEdit, Refinement } from "@/lib/harness";
-import { getOwnChat } from "@/lib/harness-service";
+import { getOwnChat } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
+import { canSeeRefinement } from "@/lib/refinements/queries";
 import { cn } from "@/lib/utils";
-import { canSeeRefinement } from "../list-visible-refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -133,7 +133,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
   // Another person's local refinement reads as missing: its chat is theirs.
   if (!refinement || !(await canSeeRefinement(actor, refinement))) notFound();
 
-  const [chat, rollbacks, original, memberships] = await Promise.all([
+  const [chat, rollbacks, original, names] = await Promise.all([
     refinement.chatId ? getOwnChat(actor, refinement.chatId) : Promise.resolve(null),
     store.listRefinements({
       workspaceId: actor.workspaceId,
@@ -143,12 +143,8 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
     refinement.rollbackOf
       ? store.getRefinement({ workspaceId: actor.workspaceId, id: refinement.rollbackOf })
       : Promise.resolve(null),
-    getDb().membership.findMany({
-      where: { workspaceId: actor.workspaceId },
-      include: { user: { select: { name: true, email: true } } },
-    }),
+    memberNames(actor.workspaceId),
   ]);
-  const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));
   const nameOf = (userId: string | null) =>
     userId === null
       ? "—"
