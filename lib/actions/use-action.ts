@@ -12,6 +12,28 @@ export interface RunOptions<T> {
 }
 
 /**
+ * What a settled result does: a failure is shown (nothing else runs); a success clears it, runs
+ * `onSuccess`, then refreshes the page's server data unless `refresh` says not to.
+ */
+export function settleResult<T>(
+  result: ActionResult<T>,
+  options: RunOptions<T>,
+  effects: { show: (failure: ActionError | null) => void; refresh: () => void },
+): void {
+  if (!result.ok) {
+    effects.show(result.error);
+    return;
+  }
+  effects.show(null);
+  options.onSuccess?.(result.data);
+  const refresh =
+    typeof options.refresh === "function"
+      ? options.refresh(result.data)
+      : (options.refresh ?? true);
+  if (refresh) effects.refresh();
+}
+
+/**
  * The client side of every server action: `pending` while it runs, the last failure's message
  * (and messages per field), and a refresh of the page's server data after a success. A thrown
  * error (403, network) goes to the nearest error boundary, as it would without the hook.
@@ -24,18 +46,7 @@ export function useAction() {
   const run = useCallback(
     <T>(call: () => Promise<ActionResult<T>>, options: RunOptions<T> = {}) =>
       startTransition(async () => {
-        const result = await call();
-        if (!result.ok) {
-          setFailure(result.error);
-          return;
-        }
-        setFailure(null);
-        options.onSuccess?.(result.data);
-        const refresh =
-          typeof options.refresh === "function"
-            ? options.refresh(result.data)
-            : (options.refresh ?? true);
-        if (refresh) router.refresh();
+        settleResult(await call(), options, { show: setFailure, refresh: () => router.refresh() });
       }),
     [router],
   );
