@@ -6,8 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
-import { createHarness, SnapshotCache } from "@/lib/harness";
-import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness/store";
+import {
+  createHarness,
+  createPromptViewCache,
+  formatHarnessStateForPrompt,
+  SnapshotCache,
+} from "@/lib/harness";
 import { closeSql, harnessStorageFor } from "@/lib/storage";
 import { loadLine, ms, table, timeIt } from "./stats";
 

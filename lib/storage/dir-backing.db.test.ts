@@ -10,7 +10,7 @@ import {
   type PersistentDir,
   type StoreOptions,
 } from "@/lib/harness";
-import { runDirBackingConformance } from "@/lib/harness/persistent/dir-backing-conformance";
+import { runDirBackingConformance } from "@/lib/harness/testing";
 import { createCommitLog } from "./commit-log";
 import {
   createDirBacking,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { createHarness, type HarnessStoragePort } from "@/lib/harness";
 import { entryKeyOf } from "@/lib/harness/spi";
-import { runHarnessStorageConformance } from "@/lib/harness/store/store-conformance";
+import { runHarnessStorageConformance } from "@/lib/harness/testing";
 import { SqlHarnessStorage, harnessStorageFor } from "./harness-storage";
 import { sqlFor } from "./sql";
 

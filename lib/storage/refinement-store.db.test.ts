@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import { runRefinementStoreConformance } from "@/lib/harness/refine/refinement-store-conformance";
+import { runRefinementStoreConformance } from "@/lib/harness/testing";
 import { SqlRefinementHistory } from "./refinement-history";
 import { SqlRefinementStore } from "./refinement-store";
 import { sqlFor } from "./sql";
