@@ -14,7 +14,10 @@ import {
   type Harness,
 } from "@/lib/harness";
 import { SqlRefinementStore, harnessStorageFor, sqlFor } from "@/lib/storage";
-import { scriptedModel, reply } from "@/lib/harness/refine/internal/test-support";
+import {
+  refinementReply as reply,
+  scriptedRefinementModel as scriptedModel,
+} from "@/lib/harness/testing";
 import { ms, summarize, table } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_REFINE_ROUNDS ?? 10);
