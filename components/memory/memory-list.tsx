@@ -174,7 +174,8 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const editable = item.kind === "file" ? item.text !== null : item.editable;
-  const body = item.kind === "file" ? (item.text ?? `(binary file, ${item.size} bytes)`) : item.content;
+  const body =
+    item.kind === "file" ? (item.text ?? `(binary file, ${item.size} bytes)`) : item.content;
   const [title, setTitle] = useState(item.kind === "entry" ? item.title : "");
   const [content, setContent] = useState(body);
 
@@ -210,7 +211,11 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
   const remove = () =>
     run(() =>
       item.kind === "file"
-        ? deleteMemoryFileAction({ path: item.path, baseCursor: item.cursor, baseContent: item.text })
+        ? deleteMemoryFileAction({
+            path: item.path,
+            baseCursor: item.cursor,
+            baseContent: item.text,
+          })
         : deleteMemoryEntryAction({
             id: item.id,
             location: location(item),

@@ -158,7 +158,7 @@ async function commitOrigin(actor: Actor, commit: HistoryEntry): Promise<MemoryO
       };
     }
     case "editor":
-      return { ...base, label: "You, on the Files page", detail: null, href: null };
+      return { ...base, label: "You, by hand", detail: null, href: null };
     case "mcp":
       return { ...base, label: "A tool outside Cairn", detail: null, href: null };
     case "retry":

@@ -41,7 +41,13 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
 
     // A turn of the member's chat writes a local memory.
     await db.turn.create({
-      data: { chatId, userId: member.userId, status: "completed", startedAt: new Date() },
+      data: {
+        chatId,
+        userId: member.userId,
+        status: "completed",
+        instructions: "[]",
+        startedAt: new Date(),
+      },
     });
     const local = await (
       await harnessFor(member, chatId)
@@ -105,7 +111,7 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
       expect.objectContaining({
         path: "preferences.md",
         text: "Short answers.\n",
-        lastChange: expect.objectContaining({ label: "You, on the Files page" }),
+        lastChange: expect.objectContaining({ label: "You, by hand" }),
       }),
     ]);
     // The editor may edit the global one.

@@ -50,7 +50,10 @@ export async function refinementsByHarnessVersion(
   const byVersion = new Map<number, RefinementRef>();
   for (const row of rows) {
     if (row.harnessVersionAfter === null) continue;
-    byVersion.set(row.harnessVersionAfter, { ...row, harnessVersionAfter: row.harnessVersionAfter });
+    byVersion.set(row.harnessVersionAfter, {
+      ...row,
+      harnessVersionAfter: row.harnessVersionAfter,
+    });
   }
   return byVersion;
 }
@@ -72,6 +75,8 @@ export async function ownTurnAt(actor: Actor, at: Date): Promise<TurnRef | null>
     where: {
       userId: actor.userId,
       startedAt: { lte: at },
+      // Model turns; a `/refine` command turn builds no instructions and writes nothing itself.
+      instructions: { not: null },
       chat: { workspaceId: actor.workspaceId, userId: actor.userId },
     },
     orderBy: { startedAt: "desc" },

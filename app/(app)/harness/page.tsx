@@ -133,15 +133,15 @@ export default async function HarnessPage({
           <EmptyState title={chat ? "No entries for this chat yet" : "No workspace entries yet"}>
             <div className="mx-auto max-w-xl space-y-2" data-testid="harness-empty">
               <p>
-                The harness is what Cairn reads before every answer: prompt notes, memories,
-                skills and sub-agents. Entries get written when you tell Cairn something worth
-                keeping in a chat, when a refinement (Refine or <code>/refine</code> in a chat)
-                turns a conversation into notes, or by hand with New entry.
+                The harness is what Cairn reads before every answer: prompt notes, memories, skills
+                and sub-agents. Entries get written when you tell Cairn something worth keeping in a
+                chat, when a refinement (Refine or <code>/refine</code> in a chat) turns a
+                conversation into notes, or by hand with New entry.
               </p>
               {chat ? null : chats.length > 0 ? (
                 <p>
-                  This view shows entries for the whole workspace. Entries kept for one chat
-                  appear when you pick the chat under View; all your memories are on the{" "}
+                  This view shows entries for the whole workspace. Entries kept for one chat appear
+                  when you pick the chat under View; all your memories are on the{" "}
                   <Link href="/memory" className="underline">
                     Memory
                   </Link>{" "}
