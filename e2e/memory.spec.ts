@@ -74,6 +74,26 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
   const model = scriptedModel();
   await model.reset();
   await model.setScript([
+    // First: the planner's request quotes the conversation, which would match the next rule.
+    {
+      whenSystemIncludes: PLANNER,
+      reply: {
+        text: JSON.stringify({
+          summary: "Remember the tea preference",
+          rationale: "The user asked to remember it.",
+          expectedOutcome: "Answers offer tea.",
+          edits: [
+            {
+              action: "create",
+              kind: "memory",
+              title: "Drinks",
+              content: "Mia likes tea.",
+              reason: "Stated by the user",
+            },
+          ],
+        }),
+      },
+    },
     {
       whenLastUserIncludes: "I prefer short answers",
       reply: {
@@ -98,25 +118,6 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
       },
     },
     { whenLastIsToolResult: true, reply: { text: "Noted: short answers." } },
-    {
-      whenSystemIncludes: PLANNER,
-      reply: {
-        text: JSON.stringify({
-          summary: "Remember the tea preference",
-          rationale: "The user asked to remember it.",
-          expectedOutcome: "Answers offer tea.",
-          edits: [
-            {
-              action: "create",
-              kind: "memory",
-              title: "Drinks",
-              content: "Mia likes tea.",
-              reason: "Stated by the user",
-            },
-          ],
-        }),
-      },
-    },
   ]);
   const page = await signedIn(browser, member);
   const chatId = await createChat(page, "Preferences");
@@ -179,6 +180,7 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
   await item(page, "about-mia.md").getByTestId("memory-edit").click();
   await page.getByTestId("memory-edit-content").fill("Mia works in shipping.\n");
   await page.getByTestId("memory-save").click();
+  await expect(page.getByTestId("memory-edit-content")).toHaveCount(0);
   await page.reload();
   await expect(item(page, "about-mia.md").getByTestId("memory-content")).toHaveText(
     "Mia works in shipping.",
