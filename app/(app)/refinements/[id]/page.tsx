@@ -15,9 +15,18 @@ import { StatusBadge } from "@/components/refinements/status-badge";
 import { VerdictForm } from "@/components/refinements/verdict-form";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
-import { requireActor } from "@/lib/auth";
+import {
+  isJudgeable,
+  isRestorable,
+  isRollbackable,
+  mayDecideProposal,
+  mayJudge as mayJudgeRefinement,
+  mayRestore,
+  mayWriteRefinementScope,
+  requireActor,
+} from "@/lib/auth";
 import { getDb } from "@/lib/db";
-import { canWriteGlobal, type RecordedEdit, type Refinement } from "@/lib/harness";
+import type { RecordedEdit, Refinement } from "@/lib/harness";
 import { getOwnChat } from "@/lib/harness-service";
 import { refinementStore } from "@/lib/refinements";
 import { cn } from "@/lib/utils";
@@ -150,22 +159,15 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
         ? "you"
         : (names.get(userId) ?? "a former member");
 
-  const global = refinement.scope === "global";
-  const mayWriteScope = global ? canWriteGlobal(actor) : chat !== null;
+  const mayWriteScope = mayWriteRefinementScope(actor, refinement, chat !== null);
   // Rollbacks that changed something: once one exists, the refinement reads "Rolled back" and
   // cannot be rolled back again (its edits are already undone).
   const undoneBy = rollbacks.items.find(
     (rollback) => rollback.status === "applied" || rollback.status === "partial",
   );
-  const rollbackable = refinement.status === "applied" || refinement.status === "partial";
-  const restorable =
-    global &&
-    refinement.harnessVersionAfter !== null &&
-    !["pending", "imported"].includes(refinement.status);
-  const mayJudge =
-    refinement.status !== "pending" &&
-    refinement.expectedOutcome !== "" &&
-    (canWriteGlobal(actor) || (!global && refinement.actorId === actor.userId));
+  const rollbackable = isRollbackable(refinement);
+  const restorable = isRestorable(refinement);
+  const mayJudge = isJudgeable(refinement) && mayJudgeRefinement(actor, refinement);
 
   return (
     <div className="space-y-8" data-testid="refinement-detail" data-id={refinement.id}>
@@ -243,7 +245,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
             )
           ) : null}
           {refinement.status === "pending" ? (
-            canWriteGlobal(actor) ? (
+            mayDecideProposal(actor) ? (
               <ApprovalControls refinementId={refinement.id} />
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="approval-unavailable">
@@ -251,7 +253,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
               </p>
             )
           ) : null}
-          {restorable && canWriteGlobal(actor) ? (
+          {mayRestore(actor, refinement) ? (
             <RestoreVersionButton
               refinementId={refinement.id}
               version={refinement.harnessVersionAfter!}
