@@ -26,6 +26,7 @@ const PLANNER = "You refine an agent's continual harness";
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(() => {
+  mkdirSync("test-results/screenshots", { recursive: true });
   createUser(member);
   createUser(editor);
 });
@@ -58,7 +59,6 @@ test("on a fresh workspace the Memory and Harness pages explain what memory is a
   await expect(page.getByTestId("memory-empty")).toContainText("remember that I prefer");
   await expect(page.getByTestId("memory-empty")).toContainText("/refine");
   await expect(page.getByTestId("memory-item")).toHaveCount(0);
-  mkdirSync("test-results/screenshots", { recursive: true });
   await page.screenshot({ path: "test-results/screenshots/desktop-light-memory-empty.png" });
 
   await page.goto("/harness");
@@ -154,6 +154,31 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
   await byRefinement.getByTestId("memory-origin-link").first().click();
   await expect(page).toHaveURL(/\/refinements\/[^/]+$/);
   await expect(page.getByTestId("refinement-title")).toHaveText("Remember the tea preference");
+
+  // Screenshots of the full list, desktop and phone, light and dark; no sideways scroll on a phone.
+  await page.goto("/memory");
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [device, viewport] of [
+      ["desktop", { width: 1280, height: 800 }],
+      ["phone", { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.reload();
+      await expect(page.getByTestId("memory-item")).toHaveCount(3);
+      await page.screenshot({
+        path: `test-results/screenshots/${device}-${scheme}-memory-list.png`,
+        fullPage: true,
+      });
+      const [scrollWidth, innerWidth] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scrollWidth, `/memory at ${viewport.width} px`).toBeLessThanOrEqual(innerWidth);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
 
   // Filters and search.
   await page.goto("/memory");

@@ -2,8 +2,7 @@
 
 import { FileText, Globe, MessageSquare } from "lucide-react";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useMemo, useState, useTransition } from "react";
+import { useMemo, useState } from "react";
 import {
   deleteMemoryEntryAction,
   deleteMemoryFileAction,
@@ -14,6 +13,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
+import { useAction } from "@/lib/actions/use-action";
 import { cn } from "@/lib/utils";
 
 /** Where a memory came from, as the server worded it (dates already formatted). */
@@ -168,59 +168,50 @@ function Origin({ label, origin }: { label: string; origin: OriginView }) {
 }
 
 function MemoryCard({ item }: { item: MemoryItemView }) {
-  const router = useRouter();
+  const { pending, error, setError, run } = useAction();
   const [mode, setMode] = useState<"view" | "edit" | "delete">("view");
   const [expanded, setExpanded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
   const editable = item.kind === "file" ? item.text !== null : item.editable;
   const body =
     item.kind === "file" ? (item.text ?? `(binary file, ${item.size} bytes)`) : item.content;
   const [title, setTitle] = useState(item.kind === "entry" ? item.title : "");
   const [content, setContent] = useState(body);
 
-  const run = (action: () => Promise<{ ok: boolean; error?: string }>) =>
-    startTransition(async () => {
-      const result = await action();
-      if (!result.ok) {
-        setError(result.error ?? "That did not work.");
-        return;
-      }
-      setError(null);
-      setMode("view");
-      router.refresh();
-    });
-
+  const done = { onSuccess: () => setMode("view") };
   const save = () =>
-    run(() =>
-      item.kind === "file"
-        ? saveMemoryFileAction({
-            path: item.path,
-            content,
-            baseCursor: item.cursor,
-            baseContent: item.text,
-          })
-        : updateMemoryEntryAction({
-            id: item.id,
-            location: location(item),
-            expectedVersion: item.version,
-            title,
-            content,
-          }),
+    run(
+      () =>
+        item.kind === "file"
+          ? saveMemoryFileAction({
+              path: item.path,
+              content,
+              baseCursor: item.cursor,
+              baseContent: item.text,
+            })
+          : updateMemoryEntryAction({
+              id: item.id,
+              location: location(item),
+              expectedVersion: item.version,
+              title,
+              content,
+            }),
+      done,
     );
   const remove = () =>
-    run(() =>
-      item.kind === "file"
-        ? deleteMemoryFileAction({
-            path: item.path,
-            baseCursor: item.cursor,
-            baseContent: item.text,
-          })
-        : deleteMemoryEntryAction({
-            id: item.id,
-            location: location(item),
-            expectedVersion: item.version,
-          }),
+    run(
+      () =>
+        item.kind === "file"
+          ? deleteMemoryFileAction({
+              path: item.path,
+              baseCursor: item.cursor,
+              baseContent: item.text,
+            })
+          : deleteMemoryEntryAction({
+              id: item.id,
+              location: location(item),
+              expectedVersion: item.version,
+            }),
+      done,
     );
 
   return (
