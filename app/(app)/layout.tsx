@@ -20,6 +20,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   const workspace = workspaces.find((item) => item.current);
   const links = [
     { href: "/chat", label: "Chat" },
+    { href: "/memory", label: "Memory" },
     { href: "/harness", label: "Harness" },
     { href: "/refinements", label: "Refinements" },
     { href: "/files", label: "Files" },

@@ -89,7 +89,7 @@ export function RollbackControl({
               data-entry-key={conflict.entryKey}
             >
               <legend className="px-1 font-mono text-sm">
-                [{conflict.scope}:{conflict.kind}:{conflict.id}]
+                {conflict.kind} [{conflict.scope}:{conflict.id}]
               </legend>
               <p className="text-muted-foreground text-sm">{describeChange(conflict)}</p>
               <DiffView

@@ -53,6 +53,9 @@ function errorText(error: unknown): string {
   throw error;
 }
 
+/** Tool calls are the model's writes: recorded as `source: agent`, revision cause `agent`. */
+const AGENT = "agent" as const;
+
 function describe(entry: Entry): string {
   return `[${entry.scope}:${entry.id}] ${entry.kind} "${entry.title}" v${entry.version}`;
 }
@@ -95,6 +98,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
           const common = {
             path: input.path,
             reason: input.reason,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
           const entry =
@@ -137,6 +141,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             expectedVersion: input.expectedVersion,
             reason: input.reason,
             path: input.path,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
           const entry =
@@ -179,6 +184,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             id: input.id,
             expectedVersion: input.expectedVersion,
             reason: input.reason,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           });
           return `Deleted ${input.kind} ${input.id}.`;

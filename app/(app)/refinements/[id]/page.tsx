@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { z } from "zod";
 import { DiffView } from "@/components/harness/diff-view";
 import { entryHref } from "@/components/harness/entry-href";
+import { RevisionReason } from "@/components/harness/revision-reason";
 import { ApprovalControls } from "@/components/refinements/approval-controls";
 import { editCounts } from "@/components/refinements/edit-counts";
 import { entryAsText, proposedAsText } from "@/components/refinements/entry-as-text";
@@ -94,7 +95,9 @@ function EditCard({ edit, index }: { edit: RecordedEdit; index: number }) {
         </span>
       </div>
       {edit.proposed.reason ? (
-        <p className="text-muted-foreground text-sm">Reason: {edit.proposed.reason}</p>
+        <p className="text-muted-foreground text-sm" data-testid="edit-reason">
+          Reason: <RevisionReason reason={edit.proposed.reason} />
+        </p>
       ) : null}
       {edit.error ? (
         <p className="text-destructive text-sm" data-testid="edit-error">
@@ -184,11 +187,10 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
           ) : null}
           {refinement.harnessVersionBefore !== null ? (
             <span data-testid="harness-versions">
-              harness v{refinement.harnessVersionBefore}
               {refinement.harnessVersionAfter !== null &&
               refinement.harnessVersionAfter !== refinement.harnessVersionBefore
-                ? ` → v${refinement.harnessVersionAfter}`
-                : ""}
+                ? `Changed the harness from version ${refinement.harnessVersionBefore} to ${refinement.harnessVersionAfter}`
+                : `Harness unchanged (version ${refinement.harnessVersionBefore})`}
             </span>
           ) : null}
           {refinement.model ? <span className="font-mono text-xs">{refinement.model}</span> : null}
