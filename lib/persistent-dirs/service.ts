@@ -25,7 +25,9 @@ import {
   createPrismaCommitLog,
   listDirCommits,
   listDirFiles,
+  readDirCommitDetail,
   readDirFile,
+  type DirCommitFileChange,
   type PrismaCommitLog,
 } from "@/lib/store-prisma";
 import {
@@ -82,6 +84,18 @@ export interface HistoryEntry {
   deleted: string[];
   createdAt: string;
 }
+
+/** One commit of a dir with each changed file's content before and after it. */
+export interface CommitDetail {
+  id: string;
+  version: number;
+  files: DirCommitFileChange[];
+}
+
+/** What restoring the files of an earlier commit came to. */
+export type RestoreResult =
+  | { status: "restored"; cursor: DirCursor; changed: boolean }
+  | { status: "refused"; message: string };
 
 /** What a save from the editor came to. */
 export type SaveFileResult =
@@ -250,6 +264,18 @@ export interface PersistentDirsService {
     cursor?: string | null;
     limit?: number;
   }): Promise<{ commits: HistoryEntry[]; nextCursor: string | null }>;
+  /** One commit of a dir with the files' content before and after, or `null` when not found. */
+  readCommit(options: {
+    actor: Actor;
+    harnessDir: string;
+    id: string;
+  }): Promise<CommitDetail | null>;
+  /**
+   * Puts every file an earlier commit changed back to how that commit left it, as a new commit
+   * (history is never rewritten). Needs write permission on the dir. Refused when a file's
+   * content was not recorded (commits older than the content history) or is bytes.
+   */
+  restoreCommit(options: { actor: Actor; harnessDir: string; id: string }): Promise<RestoreResult>;
   /** Failed and conflicting commits the actor may see: their own memory's and their workspace's. */
   listFailures(options: {
     actor: Actor;
@@ -652,6 +678,65 @@ export function createPersistentDirsService(
           deleted: commit.deleted,
           createdAt: commit.createdAt.toISOString(),
         })),
+      };
+    },
+
+    async readCommit({ actor, harnessDir, id }) {
+      const dir = findDir(harnessDir);
+      const dirKey = dir.dirKey(actor);
+      if (dirKey === null) return null;
+      const detail = await readDirCommitDetail({ db, dirKey, id });
+      return detail && { id: detail.id, version: detail.version, files: detail.files };
+    },
+
+    async restoreCommit({ actor, harnessDir, id }) {
+      const dir = assertCanWrite({ actor, harnessDir });
+      const dirKey = dir.dirKey(actor);
+      const detail = dirKey === null ? null : await readDirCommitDetail({ db, dirKey, id });
+      if (!detail) {
+        throw new HarnessNotFoundError({
+          surface: "commit",
+          message: "That commit is not in this dir's history.",
+          details: { id },
+        });
+      }
+      const unrestorable = detail.files.filter(
+        (file) => file.after.state === "unrecorded" || file.after.state === "binary",
+      );
+      if (unrestorable.length > 0) {
+        return {
+          status: "refused",
+          message: `Version ${detail.version} cannot be restored: the content of ${unrestorable.map((file) => file.path).join(", ")} was not kept (binary, or saved before Cairn kept contents in the history).`,
+        };
+      }
+      const extraBody: AppExtraBody = { actor, source: "restore" };
+      const store = dir.definition.store!;
+      for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt += 1) {
+        const checkout = await loadCheckout({ dirs: [dir.definition], extraBody, session: null });
+        const cursor = checkout.listDirs()[0]!.cursor;
+        for (const file of detail.files) {
+          const path = joinHarnessPath({ harnessDir: dir.harnessDir, relativePath: file.path });
+          if (file.after.state === "text") checkout.writeFile({ path, content: file.after.text });
+          else if (checkout.readFile({ path }) !== null) checkout.deleteFile({ path });
+        }
+        const changes = checkout.diff({ harnessDir: dir.harnessDir })[0]!.changes;
+        if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
+          return { status: "restored", cursor, changed: false };
+        }
+        const result = await store({
+          extraBody,
+          session: null,
+          harnessDir: dir.harnessDir,
+          changes,
+          snapshot: snapshotOf(checkout, dir.harnessDir),
+          cursor,
+        });
+        if (result.status === "stored")
+          return { status: "restored", cursor: result.cursor, changed: true };
+      }
+      return {
+        status: "refused",
+        message: `${dir.label} kept changing while restoring; nothing was written. Try again.`,
       };
     },
 

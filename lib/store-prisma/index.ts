@@ -26,4 +26,11 @@ export {
   type SqliteDirBackingOptions,
 } from "./sqlite-dir-backing";
 export { dirBackingFor } from "./dir-backing-for";
+export {
+  commitContentsJson,
+  readDirCommitDetail,
+  type DirCommitDetail,
+  type DirCommitFileChange,
+  type RecordedContent,
+} from "./dir-commit-contents";
 export { createPrismaTurnJournal } from "./prisma-turn-journal";

@@ -15,10 +15,11 @@ import {
   type StoreOptions,
   type StoreResult,
 } from "@/lib/harness";
+import { commitContentsJson } from "./dir-commit-contents";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 
 /** What produced a successful commit, as recorded in the dir's history. */
-export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp";
+export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore";
 
 /** Options for `createPrismaDirBacking`. */
 export interface PrismaDirBackingOptions<TExtraBody> {
@@ -273,11 +274,11 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
                 "updatedBy" = excluded."updatedBy"`,
           ),
           db.$executeRaw`INSERT INTO "DirCommit"
-              ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
+              ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt")
             VALUES (${randomUUID()}, ${dirKey}, ${next}, ${actorId}, ${source}, ${via},
               ${JSON.stringify(changes.created.map((file) => file.path))},
               ${JSON.stringify(changes.updated.map((file) => file.path))},
-              ${JSON.stringify(changes.deleted)}, ${now})`,
+              ${JSON.stringify(changes.deleted)}, ${commitContentsJson(changes)}, ${now})`,
         ]);
       } catch (error) {
         if (isNotFoundError(error) || (expected === 0 && isUniqueConstraintError(error))) {

@@ -13,6 +13,7 @@ import {
   type StoreOptions,
   type StoreResult,
 } from "@/lib/harness";
+import { commitContentsJson } from "./dir-commit-contents";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import type { DirCommitSource } from "./prisma-dir-backing";
 
@@ -118,7 +119,7 @@ interface Commit {
   actorId: string | null;
   source: DirCommitSource;
   via: string | null;
-  history: { created: string; updated: string; deleted: string };
+  history: { created: string; updated: string; deleted: string; contents: string };
   now: Date;
 }
 
@@ -165,8 +166,8 @@ function connectionOf(database: Database.Database): Connection {
   );
   const insertHistory = database.prepare(
     `INSERT INTO "DirCommit"
-        ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt")
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
 
   const readVersion = (dirKey: string) => selectVersion.get(dirKey) ?? 0;
@@ -215,6 +216,7 @@ function connectionOf(database: Database.Database): Connection {
       commit.history.created,
       commit.history.updated,
       commit.history.deleted,
+      commit.history.contents,
       at,
     );
     return { status: "stored" as const };
@@ -333,6 +335,7 @@ export function createSqliteDirBacking<TExtraBody = unknown, TSession = unknown>
           created: JSON.stringify(changes.created.map((file) => file.path)),
           updated: JSON.stringify(changes.updated.map((file) => file.path)),
           deleted: JSON.stringify(changes.deleted),
+          contents: commitContentsJson(changes),
         },
         now,
       });
