@@ -131,3 +131,24 @@ export async function discardCommitAction(input: unknown): Promise<CommitActionR
     };
   });
 }
+
+/** Puts the files an earlier commit changed back to how it left them, as a new commit. */
+export async function restoreCommitAction(input: unknown): Promise<CommitActionResult> {
+  const parsed = z
+    .object({ harnessDir: z.string().min(1).max(200), id: z.string().min(1).max(200) })
+    .safeParse(input);
+  const actor = await requireActor();
+  if (!parsed.success) return { ok: false, kind: "invalid", error: "Invalid commit." };
+  return guarded(async (): Promise<CommitActionResult> => {
+    // Write permission and ownership: the service checks the dir against the Actor (403).
+    const result = await getPersistentDirs().restoreCommit({ actor, ...parsed.data });
+    revalidateFiles();
+    if (result.status === "refused") return { ok: false, kind: "invalid", error: result.message };
+    return {
+      ok: true,
+      message: result.changed
+        ? `Restored as version ${String(result.cursor)}.`
+        : "Nothing to restore: the files already read like that.",
+    };
+  });
+}

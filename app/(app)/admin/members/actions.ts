@@ -13,14 +13,22 @@ const roleSchema = z.enum(ROLES);
 
 // Every action: parse input, then the Actor (admin or 403), then ownership, then the change.
 
-export async function createInviteAction(input: { role: string }): Promise<AdminActionResult> {
-  const parsed = z.object({ role: roleSchema }).safeParse(input);
+export async function createInviteAction(input: {
+  role: string;
+  note?: string;
+}): Promise<AdminActionResult> {
+  const parsed = z
+    .object({ role: roleSchema, note: z.string().trim().max(200).optional() })
+    .safeParse(input);
   const actor = await requireRole("admin");
-  if (!parsed.success) return { ok: false, error: "Choose a role for the invite." };
+  if (!parsed.success) {
+    return { ok: false, error: "Choose a role; the note may be at most 200 characters." };
+  }
   const { token } = await createInvite(getDb(), {
     workspaceId: actor.workspaceId,
     createdById: actor.userId,
     role: parsed.data.role,
+    note: parsed.data.note,
   });
   revalidatePath("/admin/members");
   return { ok: true, inviteToken: token };

@@ -1,4 +1,5 @@
 import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
+import { listMembers, listOpenInvites } from "@/lib/accounts";
 import { requireRole } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 
@@ -8,15 +9,8 @@ export default async function MembersPage() {
   const actor = await requireRole("admin");
   const db = getDb();
   const [memberships, invites] = await Promise.all([
-    db.membership.findMany({
-      where: { workspaceId: actor.workspaceId },
-      include: { user: { select: { name: true, email: true } } },
-      orderBy: { createdAt: "asc" },
-    }),
-    db.invite.findMany({
-      where: { workspaceId: actor.workspaceId, usedAt: null, expiresAt: { gt: new Date() } },
-      orderBy: { createdAt: "desc" },
-    }),
+    listMembers(db, actor.workspaceId),
+    listOpenInvites(db, actor.workspaceId),
   ]);
   return (
     <div className="space-y-8">
@@ -58,19 +52,39 @@ export default async function MembersPage() {
       </section>
       <section className="space-y-2">
         <h2 className="font-medium">Open invites</h2>
+        <p className="text-muted-foreground text-sm">
+          Invites nobody has used yet. Cairn keeps only a fingerprint of each link, so a link cannot
+          be shown again: if one is lost, revoke it and create a new one.
+        </p>
         {invites.length === 0 ? (
-          <p className="text-muted-foreground text-sm">No open invites.</p>
+          <p className="text-muted-foreground text-sm" data-testid="no-open-invites">
+            No open invites.
+          </p>
         ) : (
-          <ul className="space-y-1 text-sm">
-            {invites.map((invite) => (
-              <InviteRow
-                key={invite.id}
-                inviteId={invite.id}
-                role={invite.role}
-                expiresAt={invite.expiresAt.toISOString()}
-              />
-            ))}
-          </ul>
+          <table className="table-cards w-full text-sm" data-testid="open-invites">
+            <thead className="text-muted-foreground text-left">
+              <tr>
+                <th className="py-2">For</th>
+                <th>Role</th>
+                <th>Created</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {invites.map((invite) => (
+                <InviteRow
+                  key={invite.id}
+                  inviteId={invite.id}
+                  role={invite.role}
+                  note={invite.note}
+                  createdBy={invite.createdBy.name}
+                  createdAt={invite.createdAt.toISOString()}
+                  expiresAt={invite.expiresAt.toISOString()}
+                />
+              ))}
+            </tbody>
+          </table>
         )}
       </section>
     </div>
