@@ -15,6 +15,7 @@ export function VerdictForm(props: {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
   // No verdict is pre-selected: the person picks one deliberately.
   const [verdict, setVerdict] = useState<"confirmed" | "refuted" | "">(
     props.initial?.verdict ?? "",
@@ -27,6 +28,7 @@ export function VerdictForm(props: {
       const result = await setVerdictAction({ id: props.refinementId, verdict, note });
       if (!result.ok) return setError(result.error);
       setError(null);
+      setSaved(true);
       router.refresh();
     });
   };
@@ -36,7 +38,10 @@ export function VerdictForm(props: {
         <Select
           aria-label="Verdict"
           value={verdict}
-          onChange={(event) => setVerdict(event.target.value as "confirmed" | "refuted")}
+          onChange={(event) => {
+            setVerdict(event.target.value as "confirmed" | "refuted");
+            setSaved(false);
+          }}
         >
           <option value="" disabled>
             Choose…
@@ -64,6 +69,7 @@ export function VerdictForm(props: {
         </Button>
       </div>
       <FormMessage message={error} />
+      <FormMessage message={saved && !error ? "Verdict saved." : null} tone="info" />
     </form>
   );
 }

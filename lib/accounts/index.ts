@@ -13,5 +13,5 @@ export {
   workspaceNameSchema,
 } from "./accounts";
 export { currentActor } from "./current-actor";
-export { listMembers, listOpenInvites } from "./queries";
+export { listMembers, listOpenInvites, userNamesById } from "./queries";
 export { hashPassword, verifyPassword, MIN_PASSWORD_LENGTH } from "./password";

@@ -24,3 +24,14 @@ export async function listMembers(db: Db, workspaceId: string) {
     orderBy: { createdAt: "asc" },
   });
 }
+
+/** Display names of the given users, by id (ids of deleted users are absent). */
+export async function userNamesById(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const users = await db.user.findMany({
+    where: { id: { in: unique } },
+    select: { id: true, name: true },
+  });
+  return new Map(users.map((user) => [user.id, user.name]));
+}

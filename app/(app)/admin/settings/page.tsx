@@ -1,4 +1,6 @@
+import { ModelOverviewCard } from "@/components/admin/model-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
+import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
@@ -7,7 +9,10 @@ export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const settings = await getWorkspaceSettings(getDb(), actor.workspaceId);
+  const [settings, model] = await Promise.all([
+    getWorkspaceSettings(getDb(), actor.workspaceId),
+    getModelOverview(),
+  ]);
   return (
     <div className="space-y-6">
       <div>
@@ -17,6 +22,7 @@ export default async function SettingsPage() {
         </p>
       </div>
       <SettingsForm initial={settings} />
+      <ModelOverviewCard overview={model} />
     </div>
   );
 }

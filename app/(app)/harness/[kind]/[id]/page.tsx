@@ -8,7 +8,9 @@ import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
+import { userNamesById } from "@/lib/accounts";
 import { requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
@@ -21,6 +23,7 @@ const querySchema = z.object({
   chat: z.string().max(100).optional().catch(undefined),
   from: z.string().max(100).optional().catch(undefined),
   to: z.string().max(100).optional().catch(undefined),
+  saved: z.coerce.number().int().optional().catch(undefined),
 });
 
 /** The whole state of an entry as text, so a diff shows every field that changed. */
@@ -89,7 +92,17 @@ export default async function EntryPage(props: {
   const to = history.find((revision) => revision.id === query.to) ?? newestFirst[0];
   const from =
     history.find((revision) => revision.id === query.from) ?? newestFirst[1] ?? newestFirst[0];
-  const chats = editable && entry ? await listChats(actor) : [];
+  const [chats, authors] = await Promise.all([
+    editable && entry ? listChats(actor) : [],
+    userNamesById(
+      getDb(),
+      history.map((revision) => revision.actorId),
+    ),
+  ]);
+  const authorOf = (revision: Revision) =>
+    revision.actorId === actor.userId
+      ? "you"
+      : (authors.get(revision.actorId) ?? "someone removed");
 
   return (
     <div className="space-y-8">
@@ -129,6 +142,16 @@ export default async function EntryPage(props: {
         ) : null}
       </div>
 
+      {entry && query.saved === entry.version ? (
+        <p
+          className="max-w-3xl rounded-md border border-green-600/40 bg-green-500/10 px-3 py-2 text-sm"
+          data-testid="entry-saved"
+          aria-live="polite"
+        >
+          {entry.version === 1 ? "Created." : `Saved as v${entry.version}.`}
+        </p>
+      ) : null}
+
       {entry ? (
         editable ? (
           <section className="max-w-3xl">
@@ -166,6 +189,7 @@ export default async function EntryPage(props: {
             <tr>
               <th className="py-2">Version</th>
               <th>Change</th>
+              <th>Author</th>
               <th>Cause</th>
               <th>Reason</th>
               <th>When</th>
@@ -184,6 +208,9 @@ export default async function EntryPage(props: {
                   v{revisionVersion(revision)}
                 </td>
                 <td data-label="Change">{revision.action}</td>
+                <td data-label="Author" data-testid="history-author">
+                  {authorOf(revision)}
+                </td>
                 <td data-label="Cause">
                   {revision.cause}
                   {revision.via ? (
