@@ -90,7 +90,8 @@ export function DirHistory(props: {
   selected: CommitDetail | null;
   canRestore: boolean;
 }) {
-  const newestId = props.commits[0]?.id;
+  // The newest commit is the current state: restoring it would change nothing.
+  const newestId = props.historyCursor ? null : props.commits[0]?.id;
   const hrefFor = (commitId: string | null) => {
     const query = new URLSearchParams({ dir: props.dirKind });
     if (props.historyCursor) query.set("history", props.historyCursor);

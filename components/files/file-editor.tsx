@@ -48,6 +48,16 @@ export function FileEditor(props: {
   const [status, setStatus] = useState<Status | null>(null);
   const [mode, setMode] = useState<"write" | "preview">("write");
   const dirty = text !== (base.content ?? "");
+  // A newer version arrived from the server (a restore, or a save elsewhere on this page): take
+  // it while nothing is typed, so the next save starts from it instead of conflicting with it.
+  const [seenCursor, setSeenCursor] = useState(props.file?.cursor);
+  if (props.file && props.file.cursor !== seenCursor) {
+    setSeenCursor(props.file.cursor);
+    if (!dirty && props.file.text !== null && props.file.cursor !== base.cursor) {
+      setText(props.file.text);
+      setBase({ cursor: props.file.cursor, content: props.file.text });
+    }
+  }
   const lines = text === "" ? 0 : text.split("\n").length;
   const bytes = new TextEncoder().encode(text).byteLength;
 
