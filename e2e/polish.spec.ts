@@ -110,7 +110,10 @@ test("company knowledge: editor with preview and line count, members read render
   await expect(
     page.getByTestId("editor-preview").getByRole("heading", { name: "Guide" }),
   ).toBeVisible();
-  await expect(page.getByTestId("editor-preview").locator("strong")).toHaveText("down");
+  // Rendered, not raw: the emphasis marks are gone.
+  await expect(page.getByTestId("editor-preview").getByRole("paragraph")).toHaveText(
+    "We write things down.",
+  );
   await page.getByTestId("tab-write").click();
   await expect(page.getByTestId("save-file")).toBeEnabled();
   await page.getByTestId("save-file").click();
@@ -126,7 +129,7 @@ test("company knowledge: editor with preview and line count, members read render
   await memberPage.goto("/files?dir=company&path=guide.md");
   const rendered = memberPage.getByTestId("file-rendered");
   await expect(rendered.getByRole("heading", { name: "Guide" })).toBeVisible();
-  await expect(rendered.locator("li")).toHaveText("Keep it short");
+  await expect(rendered.getByRole("listitem")).toHaveText("Keep it short");
   await expect(memberPage.getByTestId("file-editor")).toHaveCount(0);
   await memberPage.getByTestId("tab-source").click();
   await expect(memberPage.getByTestId("file-content")).toHaveText(guideV2);

@@ -87,6 +87,8 @@ export function DirHistory(props: {
   nextCursor: string | null;
   /** The `history` page cursor in the URL, kept when a row is opened. */
   historyCursor?: string;
+  /** The file open above the history, kept open when a row is opened. */
+  openPath?: string;
   selected: CommitDetail | null;
   canRestore: boolean;
 }) {
@@ -94,6 +96,7 @@ export function DirHistory(props: {
   const newestId = props.historyCursor ? null : props.commits[0]?.id;
   const hrefFor = (commitId: string | null) => {
     const query = new URLSearchParams({ dir: props.dirKind });
+    if (props.openPath) query.set("path", props.openPath);
     if (props.historyCursor) query.set("history", props.historyCursor);
     if (commitId) query.set("commit", commitId);
     return `/files?${query.toString()}${commitId ? `#commit-${commitId}` : "#commit-history"}`;

@@ -151,6 +151,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
           commits={history.commits}
           nextCursor={history.nextCursor}
           historyCursor={params.history}
+          openPath={opened?.path}
           selected={selectedCommit}
           canRestore={selected.writable}
         />
