@@ -140,8 +140,8 @@ test("company knowledge history: a commit's diff, and Restore as a new commit (n
   await page.goto("/files?dir=company&path=guide.md");
   const history = page.getByTestId("history-entry");
   await expect(history).toHaveCount(2);
-  const newest = history.first();
-  await expect(newest).toHaveAttribute("data-version", "2");
+  const newest = page.locator('[data-testid="history-entry"][data-version="2"]');
+  await expect(history.first()).toHaveAttribute("data-version", "2");
   await newest.getByTestId("show-commit").click();
   const diff = newest.getByTestId("commit-changes").getByTestId("diff-view");
   await expect(diff).toBeVisible();
@@ -149,7 +149,7 @@ test("company knowledge history: a commit's diff, and Restore as a new commit (n
   // The current version has nothing to restore.
   await expect(newest.getByTestId("restore-commit")).toHaveCount(0);
 
-  const first = history.nth(1);
+  const first = page.locator('[data-testid="history-entry"][data-version="1"]');
   await first.getByTestId("show-commit").click();
   await expect(first.getByTestId("commit-file")).toContainText("(created)");
   page.once("dialog", (dialog) => void dialog.accept());

@@ -1,37 +1,21 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import {
   changeRoleAction,
   createInviteAction,
   removeMemberAction,
   revokeInviteAction,
-  type AdminActionResult,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { useAction } from "@/lib/actions/use-action";
+import type { Role } from "@/lib/harness";
 
 const roles = ["member", "editor", "admin"] as const;
-
-function useAdminAction() {
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
-  const run = (
-    action: () => Promise<AdminActionResult>,
-    onOk?: (result: AdminActionResult & { ok: true }) => void,
-  ) =>
-    startTransition(async () => {
-      const result = await action();
-      if (result.ok) {
-        setError(null);
-        onOk?.(result);
-      } else setError(result.error);
-    });
-  return { pending, error, run };
-}
 
 /** A UTC timestamp the server and the browser render alike (no hydration mismatch). */
 function utc(iso: string): string {
@@ -39,12 +23,12 @@ function utc(iso: string): string {
 }
 
 export function InviteCreator() {
-  const [role, setRole] = useState<string>("member");
+  const [role, setRole] = useState<Role>("member");
   const [note, setNote] = useState("");
   // Every link made on this visit, newest first: the server keeps only a hash of each token, so a
   // link cannot be shown again later, and a new invite must not hide the previous one.
   const [links, setLinks] = useState<{ url: string; role: string; note: string }[]>([]);
-  const { pending, error, run } = useAdminAction();
+  const { pending, error, run } = useAction();
   return (
     <div className="space-y-3">
       <form
@@ -52,12 +36,11 @@ export function InviteCreator() {
         onSubmit={(event) => {
           event.preventDefault();
           const forWhom = note.trim();
-          run(
-            () => createInviteAction({ role, note: forWhom }),
-            (result) => {
+          run(() => createInviteAction({ role, note: forWhom }), {
+            onSuccess: ({ inviteToken }) => {
               setLinks((previous) => [
                 {
-                  url: `${window.location.origin}/sign-up?invite=${result.inviteToken}`,
+                  url: `${window.location.origin}/sign-up?invite=${inviteToken}`,
                   role,
                   note: forWhom,
                 },
@@ -65,7 +48,7 @@ export function InviteCreator() {
               ]);
               setNote("");
             },
-          );
+          });
         }}
       >
         <div className="grid min-w-0 flex-1 gap-1 sm:max-w-xs">
@@ -85,7 +68,7 @@ export function InviteCreator() {
             id="invite-role"
             data-testid="invite-role"
             value={role}
-            onChange={(e) => setRole(e.target.value)}
+            onChange={(e) => setRole(e.target.value as Role)}
           >
             {roles.map((r) => (
               <option key={r} value={r}>
@@ -141,7 +124,7 @@ export function MemberRow(props: {
   role: string;
   isSelf: boolean;
 }) {
-  const { pending, error, run } = useAdminAction();
+  const { pending, error, run } = useAction();
   return (
     <tr
       className="border-border border-t"
@@ -160,7 +143,7 @@ export function MemberRow(props: {
           defaultValue={props.role}
           disabled={pending}
           onChange={(e) => {
-            const role = e.target.value;
+            const role = e.target.value as Role;
             run(() => changeRoleAction({ membershipId: props.membershipId, role }));
           }}
         >
@@ -199,7 +182,7 @@ export function InviteRow(props: {
   createdAt: string;
   expiresAt: string;
 }) {
-  const { pending, error, run } = useAdminAction();
+  const { pending, error, run } = useAction();
   return (
     <tr className="border-border border-t" data-testid="open-invite">
       <td data-label="For" className="py-2">

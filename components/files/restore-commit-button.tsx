@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { restoreCommitAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
+import { useAction } from "@/lib/actions/use-action";
 
 /** Restores the files one commit changed to how it left them; the restore is a new commit. */
 export function RestoreCommitButton(props: {
@@ -13,9 +13,8 @@ export function RestoreCommitButton(props: {
   version: number;
   paths: string[];
 }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
-  const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);
+  const { pending, error, run } = useAction();
+  const [done, setDone] = useState<string | null>(null);
   return (
     <span className="inline-flex flex-wrap items-center gap-2">
       <Button
@@ -25,30 +24,24 @@ export function RestoreCommitButton(props: {
         disabled={pending}
         onClick={() => {
           const files = props.paths.join(", ");
+          const them = props.paths.length === 1 ? "it" : "them";
           if (
             !window.confirm(
-              `Put ${files} back to how version ${props.version} left ${props.paths.length === 1 ? "it" : "them"}? This adds a new version; nothing in the history is lost.`,
+              `Put ${files} back to how version ${props.version} left ${them}? This adds a new version; nothing in the history is lost.`,
             )
           ) {
             return;
           }
-          startTransition(async () => {
-            const result = await restoreCommitAction({
-              harnessDir: props.harnessDir,
-              id: props.commitId,
-            });
-            setMessage(
-              result.ok
-                ? { tone: "info", text: result.message }
-                : { tone: "error", text: result.error },
-            );
-            if (result.ok) router.refresh();
+          setDone(null);
+          run(() => restoreCommitAction({ harnessDir: props.harnessDir, id: props.commitId }), {
+            onSuccess: setDone,
           });
         }}
       >
         {pending ? "Restoring…" : `Restore v${props.version}`}
       </Button>
-      <FormMessage message={message?.text} tone={message?.tone} />
+      <FormMessage message={error} />
+      <FormMessage message={error ? null : done} tone="info" />
     </span>
   );
 }

@@ -13,5 +13,4 @@ export {
   workspaceNameSchema,
 } from "./accounts";
 export { currentActor } from "./current-actor";
-export { listMembers, listOpenInvites, userNamesById } from "./queries";
 export { hashPassword, verifyPassword, MIN_PASSWORD_LENGTH } from "./password";

@@ -1,8 +1,87 @@
-import type { Db } from "@/lib/db";
+import { revokeSessions } from "@/lib/auth/auth";
+import { getDb } from "@/lib/db";
+import type { Role } from "@/lib/harness";
+import { createInvite, findUsableInvite, signUpFirstUser, signUpWithInvite } from "./accounts";
 
-/** A workspace's invites nobody has used yet and that have not expired, newest first. */
-export async function listOpenInvites(db: Db, workspaceId: string, now: Date = new Date()) {
-  return db.invite.findMany({
+/**
+ * The app's account queries in one place (people, memberships, invites), as pages, layouts,
+ * actions and the session read them. Each runs on the app's database; the functions in
+ * `accounts.ts` take the database as an argument for the CLI and the tests.
+ */
+
+/** How many accounts exist (0: the first sign-up creates the workspace). */
+export function countUsers(): Promise<number> {
+  return getDb().user.count();
+}
+
+/** A person's name and email, for the header. */
+export function getUserProfile(userId: string) {
+  return getDb().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
+}
+
+/** The membership a session stands on, with the user's session version (null: not a member). */
+export function getSessionMembership(userId: string, workspaceId: string) {
+  return getDb().membership.findUnique({
+    where: { userId_workspaceId: { userId, workspaceId } },
+    select: { role: true, user: { select: { sessionVersion: true } } },
+  });
+}
+
+/** The workspaces a person belongs to, oldest membership first. */
+export function listUserMemberships(userId: string) {
+  return getDb().membership.findMany({
+    where: { userId },
+    orderBy: { createdAt: "asc" },
+    select: { role: true, workspace: { select: { id: true, name: true } } },
+  });
+}
+
+/** The workspace's members with their names and emails, oldest first. */
+export function listWorkspaceMembers(workspaceId: string) {
+  return getDb().membership.findMany({
+    where: { workspaceId },
+    include: { user: { select: { name: true, email: true } } },
+    orderBy: { createdAt: "asc" },
+  });
+}
+
+/** Display names by user id (name, else email), for "by …" lines. */
+export async function memberNames(workspaceId: string): Promise<Map<string, string>> {
+  const members = await listWorkspaceMembers(workspaceId);
+  return new Map(members.map((member) => [member.userId, member.user.name || member.user.email]));
+}
+
+/** One membership of the workspace (another workspace's reads as missing). */
+export function findWorkspaceMembership(workspaceId: string, membershipId: string) {
+  return getDb().membership.findFirst({ where: { id: membershipId, workspaceId } });
+}
+
+/** Whether `membershipId` is the workspace's only admin (a workspace keeps at least one). */
+export async function isLastAdmin(workspaceId: string, membershipId: string): Promise<boolean> {
+  const admins = await getDb().membership.findMany({
+    where: { workspaceId, role: "admin" },
+    select: { id: true },
+  });
+  return admins.length === 1 && admins[0]!.id === membershipId;
+}
+
+export function setMembershipRole(membershipId: string, role: Role) {
+  return getDb().membership.update({ where: { id: membershipId }, data: { role } });
+}
+
+/**
+ * Removes a membership and ends the person's sessions everywhere (their session version moves
+ * on, so every token issued before reads as signed out), not only in this workspace.
+ */
+export async function removeMembership(membership: { id: string; userId: string }) {
+  const db = getDb();
+  await db.membership.delete({ where: { id: membership.id } });
+  await revokeSessions(db, membership.userId);
+}
+
+/** Invites not used and not expired, newest first, with who they are for and who made them. */
+export function listOpenInvites(workspaceId: string, now = new Date()) {
+  return getDb().invite.findMany({
     where: { workspaceId, usedAt: null, expiresAt: { gt: now } },
     orderBy: { createdAt: "desc" },
     select: {
@@ -16,22 +95,24 @@ export async function listOpenInvites(db: Db, workspaceId: string, now: Date = n
   });
 }
 
-/** A workspace's members with their names and emails, oldest first. */
-export async function listMembers(db: Db, workspaceId: string) {
-  return db.membership.findMany({
-    where: { workspaceId },
-    include: { user: { select: { name: true, email: true } } },
-    orderBy: { createdAt: "asc" },
-  });
+export function createWorkspaceInvite(input: Parameters<typeof createInvite>[1]) {
+  return createInvite(getDb(), input);
 }
 
-/** Display names of the given users, by id (ids of deleted users are absent). */
-export async function userNamesById(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const users = await db.user.findMany({
-    where: { id: { in: unique } },
-    select: { id: true, name: true },
-  });
-  return new Map(users.map((user) => [user.id, user.name]));
+/** Revokes an unused invite of the workspace; another workspace's invite changes nothing. */
+export function revokeOpenInvite(workspaceId: string, inviteId: string) {
+  return getDb().invite.deleteMany({ where: { id: inviteId, workspaceId, usedAt: null } });
+}
+
+/** The invite behind a sign-up link (throws `AccountError` when it cannot be used). */
+export function findInviteForSignUp(token: string) {
+  return findUsableInvite(getDb(), token);
+}
+
+export function signUpFirstAccount(input: Parameters<typeof signUpFirstUser>[1]) {
+  return signUpFirstUser(getDb(), input);
+}
+
+export function signUpInvited(input: Parameters<typeof signUpWithInvite>[1]) {
+  return signUpWithInvite(getDb(), input);
 }

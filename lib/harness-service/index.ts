@@ -1,4 +1,5 @@
 import "server-only";
+import { getOwnChat } from "@/lib/chat/queries";
 import { getDb } from "@/lib/db";
 import {
   createHarness,
@@ -10,22 +11,8 @@ import {
 } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/store-prisma";
 
-/** The chats of the actor in their workspace, most recently updated first. */
-export function listChats(actor: Actor) {
-  return getDb().chat.findMany({
-    where: { workspaceId: actor.workspaceId, userId: actor.userId },
-    orderBy: { updatedAt: "desc" },
-    select: { id: true, title: true, updatedAt: true },
-  });
-}
-
-/** The chat if it belongs to the actor (same user, same workspace), else null. */
-export function getOwnChat(actor: Actor, chatId: string) {
-  return getDb().chat.findFirst({
-    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-    select: { id: true, title: true },
-  });
-}
+// The chat queries live in lib/chat/queries.ts; re-exported for the harness pages.
+export { getOwnChat, listChats } from "@/lib/chat/queries";
 
 /**
  * The harness as `actor` sees it from `chatId` (null: no chat — global entries only). A chat

@@ -1,16 +1,14 @@
 import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
-import { listMembers, listOpenInvites } from "@/lib/accounts";
+import { listOpenInvites, listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireRole } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
 export default async function MembersPage() {
   const actor = await requireRole("admin");
-  const db = getDb();
   const [memberships, invites] = await Promise.all([
-    listMembers(db, actor.workspaceId),
-    listOpenInvites(db, actor.workspaceId),
+    listWorkspaceMembers(actor.workspaceId),
+    listOpenInvites(actor.workspaceId),
   ]);
   return (
     <div className="space-y-8">

@@ -2,15 +2,14 @@ import { ModelOverviewCard } from "@/components/admin/model-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
-import { getDb } from "@/lib/db";
-import { getWorkspaceSettings } from "@/lib/workspace-settings";
+import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
 export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
   const [settings, model] = await Promise.all([
-    getWorkspaceSettings(getDb(), actor.workspaceId),
+    loadWorkspaceSettings(actor.workspaceId),
     getModelOverview(),
   ]);
   return (

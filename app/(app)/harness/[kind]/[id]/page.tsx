@@ -8,9 +8,8 @@ import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
-import { userNamesById } from "@/lib/accounts";
+import { memberNames } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
@@ -93,16 +92,13 @@ export default async function EntryPage(props: {
   const from =
     history.find((revision) => revision.id === query.from) ?? newestFirst[1] ?? newestFirst[0];
   const [chats, authors] = await Promise.all([
-    editable && entry ? listChats(actor) : [],
-    userNamesById(
-      getDb(),
-      history.map((revision) => revision.actorId),
-    ),
+    editable && entry ? listChats(actor) : Promise.resolve([]),
+    memberNames(actor.workspaceId),
   ]);
   const authorOf = (revision: Revision) =>
     revision.actorId === actor.userId
       ? "you"
-      : (authors.get(revision.actorId) ?? "someone removed");
+      : (authors.get(revision.actorId) ?? "a former member");
 
   return (
     <div className="space-y-8">

@@ -1,4 +1,6 @@
 import "server-only";
+// The refinement queries of the app's pages (the timeline, who may see one, what rolled one
+// back); the refinement store itself is the core's port, reached through `refinementStore()`.
 import {
   encodeRefinementCursor,
   type Actor,
@@ -8,9 +10,9 @@ import {
   type RefinementStatus,
   type RefinementTrigger,
 } from "@/lib/harness";
+import { getOwnChat } from "@/lib/chat/queries";
 import { getDb } from "@/lib/db";
-import { getOwnChat } from "@/lib/harness-service";
-import { refinementStore } from "@/lib/refinements";
+import { refinementStore } from "./index";
 
 /** The timeline's filters, already parsed. `chatId` must be one of `ownChatIds`. */
 export interface TimelineFilters {
