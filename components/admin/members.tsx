@@ -51,7 +51,7 @@ export function InviteCreator() {
           });
         }}
       >
-        <div className="grid min-w-0 flex-1 gap-1 sm:max-w-xs">
+        <div className="grid w-full min-w-0 gap-1 sm:w-auto sm:max-w-xs sm:flex-1">
           <Label htmlFor="invite-note">For whom (optional)</Label>
           <Input
             id="invite-note"

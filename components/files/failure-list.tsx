@@ -113,8 +113,8 @@ function FailureCard(props: {
               <DiffView
                 before={conflict.theirs.text}
                 after={conflict.ours.text}
-                beforeLabel="Current (saved by someone else)"
-                afterLabel="This commit's change"
+                beforeLabel="Theirs: the current version"
+                afterLabel="Ours: this commit's change"
               />
             </div>
           ) : (
