@@ -8,6 +8,11 @@ import { supervise } from "./supervise.mjs";
 
 prepare();
 
+// Under `npm start` (npm → sh -c → node) watch npm too: killed outright, it leaves the shell
+// running and would leave next-server behind. Run directly (`node scripts/start.mjs`, the e2e
+// server, `nohup`), only signals stop us.
+const watchAncestors = process.env.npm_lifecycle_event === "start" ? 2 : 0;
+
 const sourceRoots = [
   "app",
   "components",
@@ -44,7 +49,7 @@ if (process.env.CAIRN_SKIP_BUILD !== "1" && (built === 0 || sources > built)) {
   const build = await supervise(
     process.execPath,
     [path.join(root, "node_modules/next/dist/bin/next"), "build"],
-    { spawn: { cwd: root, env: process.env } },
+    { spawn: { cwd: root, env: process.env }, watchAncestors },
   );
   if (build.stopped || build.code !== 0) process.exit(build.code);
 }
@@ -55,6 +60,6 @@ const port = process.env.PORT ?? "3000";
 const server = await supervise(
   process.execPath,
   [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port],
-  { spawn: { cwd: root, env: process.env } },
+  { spawn: { cwd: root, env: process.env }, watchAncestors },
 );
 process.exit(server.code);

@@ -4,15 +4,28 @@
 // - Every signal that stops us (SIGINT, SIGTERM, SIGHUP) is passed on to the child; SIGKILL
 //   follows when it is still running after `graceMs`.
 // - When we exit for any other reason, the child gets SIGTERM on the way out.
-// - When our parent dies without telling us (npm killed with SIGKILL, or a shell between npm and
-//   us that took the signal and did not pass it on), we notice that our parent process changed
-//   and stop the child as if we had got SIGTERM.
+// - With `watchAncestors` (1: our parent; 2: also its parent), when one of them dies without
+//   telling us we stop the child as if we had got SIGTERM. `npm start` runs us as
+//   npm → sh -c → node, so npm killed outright (SIGKILL) leaves the shell alive, orphaned: we
+//   notice that the shell's parent changed. On systems without /proc only our parent is watched.
 // - The child stays in our process group, so whoever stops the whole group (a terminal's
 //   Ctrl+C, Playwright's web server shutdown) stops it directly too; a group of its own would
 //   outlive a SIGKILL sent to ours.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** The parent pid of `pid` from /proc (Linux), or null when it cannot be read. */
+function parentOf(pid) {
+  try {
+    // Field 4 of /proc/<pid>/stat, after the command name in parentheses (which may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
 
 function signalChild(child, signal) {
   if (child.exitCode !== null || child.signalCode !== null) return false;
@@ -26,12 +39,19 @@ function signalChild(child, signal) {
 /**
  * Runs `command` with `args`. Resolves with `{ code, stopped }`: the exit code (128 + the signal
  * number when a signal ended it) and whether we stopped it because we were told to stop.
- * `options.spawn` goes to `child_process.spawn` (cwd, env, stdio; default inherit).
+ * `options.spawn` goes to `child_process.spawn` (cwd, env, stdio; default inherit);
+ * `options.watchAncestors` (default 0) is how many generations above us to watch (see above).
  */
 export function supervise(command, args, options = {}) {
-  const { graceMs = 10_000, parentPollMs = 1_000, spawn: spawnOptions = {} } = options;
+  const {
+    graceMs = 10_000,
+    parentPollMs = 1_000,
+    watchAncestors = 0,
+    spawn: spawnOptions = {},
+  } = options;
   const child = spawn(command, args, { stdio: "inherit", ...spawnOptions });
   const parent = process.ppid;
+  const grandparent = watchAncestors >= 2 ? parentOf(parent) : null;
   let stopping = false;
 
   const stop = (signal) => {
@@ -45,8 +65,10 @@ export function supervise(command, args, options = {}) {
   for (const [signal, handler] of handlers) process.on(signal, handler);
   const onExit = () => signalChild(child, "SIGTERM");
   process.on("exit", onExit);
+  const ancestorsGone = () =>
+    process.ppid !== parent || (grandparent !== null && parentOf(parent) !== grandparent);
   const watchParent = setInterval(() => {
-    if (process.ppid !== parent) stop("SIGTERM");
+    if (watchAncestors > 0 && ancestorsGone()) stop("SIGTERM");
   }, parentPollMs);
   watchParent.unref();
 

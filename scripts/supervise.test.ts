@@ -51,6 +51,7 @@ async function scripts() {
     `import { supervise } from ${JSON.stringify(supervisor)};
      const result = await supervise(process.execPath, [${JSON.stringify(childScript)}], {
        parentPollMs: 100,
+       watchAncestors: 2,
        spawn: { stdio: "ignore" },
      });
      process.exit(result.stopped ? 99 : result.code);`,
@@ -85,5 +86,16 @@ describe("supervise (npm start's process handling)", () => {
     const pid = await childPid();
     shell.kill("SIGKILL");
     await until(() => !alive(pid), "the orphaned supervisor stopped the child");
+  });
+
+  it("stops the child when npm dies outright and leaves the shell between us running", async () => {
+    const { main, childPid } = await scripts();
+    // npm → sh -c → node: the outer shell stands for npm, the inner one outlives it, orphaned.
+    const inner = `"${process.execPath}" "${main}"; true`;
+    const npm = spawn("sh", ["-c", `sh -c '${inner}'; true`], { stdio: "ignore" });
+    started.push(npm);
+    const pid = await childPid();
+    npm.kill("SIGKILL");
+    await until(() => !alive(pid), "the supervisor noticed and stopped the child");
   });
 });
