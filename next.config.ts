@@ -11,6 +11,10 @@ const nextConfig: NextConfig = {
     "bcryptjs",
     // A simulated bash whose optional runtimes load lazily: keep it out of the bundle.
     "just-bash",
+    // Its o200k encoding is a 2.4 MB module: bundled, every server route group carried a copy
+    // (five 2.8 MB chunks and their source maps) and the first build parsed it five times.
+    // Required at run time instead (bench/README.md, "First build").
+    "gpt-tokenizer",
   ],
   poweredByHeader: false,
   typedRoutes: false,

@@ -86,6 +86,9 @@ test("a member sees company knowledge read-only and cannot save it", async () =>
   );
   await expect(memberPage.getByTestId("dir-user").getByTestId("dir-badge")).toHaveText("writable");
   await memberPage.getByTestId("file-link").filter({ hasText: "handbook.md" }).click();
+  // Markdown reads rendered; the source is one click away.
+  await expect(memberPage.getByTestId("file-rendered").getByRole("heading")).toHaveText("Handbook");
+  await memberPage.getByTestId("tab-source").click();
   await expect(memberPage.getByTestId("file-content")).toHaveText(handbookEdited);
   await expect(memberPage.getByTestId("file-editor")).toHaveCount(0);
   await expect(memberPage.getByTestId("save-file")).toHaveCount(0);
@@ -107,6 +110,7 @@ test("a member sees company knowledge read-only and cannot save it", async () =>
   }
 
   await memberPage.reload();
+  await memberPage.getByTestId("tab-source").click();
   await expect(memberPage.getByTestId("file-content")).toHaveText(handbookEdited);
   await expect(memberPage.getByTestId("file-link")).toHaveCount(1);
   await editorPage.reload();

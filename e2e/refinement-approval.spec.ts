@@ -146,9 +146,15 @@ test("a verdict is recorded on an applied refinement", async () => {
   const page = adminPage;
   await page.goto(freezeRefinementUrl);
   await expect(page.getByText("No verdict yet.")).toBeVisible();
+  // Nothing is pre-selected: the verdict must be chosen before it can be set.
+  await expect(page.getByLabel("Verdict", { exact: true })).toHaveValue("");
+  await expect(page.getByTestId("save-verdict")).toBeDisabled();
   await page.getByLabel("Verdict", { exact: true }).selectOption("refuted");
   await page.getByLabel("Verdict note").fill("The team shipped on December 28th anyway.");
   await page.getByTestId("save-verdict").click();
+  await expect(page.getByTestId("verdict-form").getByTestId("form-info")).toHaveText(
+    "Verdict saved.",
+  );
   const verdict = page.getByTestId("outcome-verdict");
   await expect(verdict).toHaveAttribute("data-verdict", "refuted");
   await expect(verdict).toContainText("Refuted by you");

@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // `npm start`: prepare (AUTH_SECRET, database), build when the sources are newer than the
 // last build, then serve on $PORT (default 3000).
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { prepare, root } from "./prepare.mjs";
+import { supervise } from "./supervise.mjs";
 
 prepare();
+
+// Under `npm start` (npm → sh -c → node) watch npm too: killed outright, it leaves the shell
+// running and would leave next-server behind. Run directly (`node scripts/start.mjs`, the e2e
+// server, `nohup`), only signals stop us.
+const watchAncestors = process.env.npm_lifecycle_event === "start" ? 2 : 0;
 
 const sourceRoots = [
   "app",
@@ -36,29 +41,25 @@ const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
 const sources = Math.max(...sourceRoots.map((entry) => newestMtime(path.join(root, entry))));
 if (process.env.CAIRN_SKIP_BUILD !== "1" && (built === 0 || sources > built)) {
   console.log(
-    built === 0 ? "cairn: building the app (first start)…" : "cairn: sources changed, rebuilding…",
+    built === 0
+      ? "cairn: building the app (first start; 5 to 15 minutes on a 2-core machine, about 2 on a fast laptop)…"
+      : "cairn: sources changed, rebuilding…",
   );
-  const build = spawnSync(
+  // Supervised like the server: stopping `npm start` during the build stops the build too.
+  const build = await supervise(
     process.execPath,
     [path.join(root, "node_modules/next/dist/bin/next"), "build"],
-    {
-      cwd: root,
-      stdio: "inherit",
-      env: process.env,
-    },
+    { spawn: { cwd: root, env: process.env }, watchAncestors },
   );
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  if (build.stopped || build.code !== 0) process.exit(build.code);
 }
 
 const port = process.env.PORT ?? "3000";
-const server = spawn(
+// next-server runs in its own process group, stopped with this process whatever stops it
+// (Ctrl+C, SIGTERM to npm, a closed terminal, npm killed outright): see scripts/supervise.mjs.
+const server = await supervise(
   process.execPath,
   [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: process.env,
-  },
+  { spawn: { cwd: root, env: process.env }, watchAncestors },
 );
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+process.exit(server.code);

@@ -11,82 +11,105 @@ import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
 import { useAction } from "@/lib/actions/use-action";
 import type { Role } from "@/lib/harness";
 
 const roles = ["member", "editor", "admin"] as const;
 
+/** A UTC timestamp the server and the browser render alike (no hydration mismatch). */
+function utc(iso: string): string {
+  return `${iso.replace("T", " ").slice(0, 16)} UTC`;
+}
+
 export function InviteCreator() {
   const [role, setRole] = useState<Role>("member");
+  const [note, setNote] = useState("");
   // Every link made on this visit, newest first: the server keeps only a hash of each token, so a
   // link cannot be shown again later, and a new invite must not hide the previous one.
-  const [links, setLinks] = useState<{ url: string; role: string }[]>([]);
-  const link = links[0] ?? null;
+  const [links, setLinks] = useState<{ url: string; role: string; note: string }[]>([]);
   const { pending, error, run } = useAction();
   return (
-    <div className="space-y-2">
-      <div className="flex items-center gap-2">
-        <Select
-          aria-label="Invite role"
-          data-testid="invite-role"
-          value={role}
-          onChange={(e) => setRole(e.target.value as Role)}
-        >
-          {roles.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </Select>
-        <Button
-          data-testid="create-invite"
-          disabled={pending}
-          onClick={() =>
-            run(() => createInviteAction({ role }), {
-              onSuccess: ({ inviteToken }) =>
-                setLinks((previous) => [
-                  { url: `${window.location.origin}/sign-up?invite=${inviteToken}`, role },
-                  ...previous,
-                ]),
-            })
-          }
-        >
+    <div className="space-y-3">
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const forWhom = note.trim();
+          run(() => createInviteAction({ role, note: forWhom }), {
+            onSuccess: ({ inviteToken }) => {
+              setLinks((previous) => [
+                {
+                  url: `${window.location.origin}/sign-up?invite=${inviteToken}`,
+                  role,
+                  note: forWhom,
+                },
+                ...previous,
+              ]);
+              setNote("");
+            },
+          });
+        }}
+      >
+        <div className="grid w-full min-w-0 gap-1 sm:w-auto sm:max-w-xs sm:flex-1">
+          <Label htmlFor="invite-note">For whom (optional)</Label>
+          <Input
+            id="invite-note"
+            data-testid="invite-note"
+            placeholder="Name or email, for your own reference"
+            maxLength={200}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+          />
+        </div>
+        <div className="grid gap-1">
+          <Label htmlFor="invite-role">Role</Label>
+          <Select
+            id="invite-role"
+            data-testid="invite-role"
+            value={role}
+            onChange={(e) => setRole(e.target.value as Role)}
+          >
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </Select>
+        </div>
+        <Button type="submit" data-testid="create-invite" disabled={pending}>
           Create invite link
         </Button>
-      </div>
-      {link ? (
-        <div className="space-y-1">
+      </form>
+      {links.length > 0 ? (
+        <div className="space-y-2" data-testid="new-invite-links">
           <p className="text-muted-foreground text-sm">
-            Share this {link.role} invite. It works once and expires in 7 days. Copy it now: it is
-            not shown again after you leave this page.
+            Each link works once and expires in 7 days. Copy it now: it is not shown again after you
+            leave this page (the invite stays listed under Open invites).
           </p>
-          <div className="flex items-center gap-1">
-            <Input
-              readOnly
-              value={link.url}
-              data-testid="invite-link"
-              onFocus={(e) => e.target.select()}
-            />
-            <CopyButton text={link.url} label="Copy invite link" testId="copy-invite-link" />
-          </div>
-          {links.length > 1 ? (
-            <details className="text-sm">
-              <summary className="text-muted-foreground cursor-pointer">
-                Earlier links made on this visit ({links.length - 1})
-              </summary>
-              <ul className="mt-1 space-y-1">
-                {links.slice(1).map((earlier) => (
-                  <li key={earlier.url} className="flex items-center gap-1">
-                    <span className="text-muted-foreground w-14 shrink-0 text-xs">
-                      {earlier.role}
-                    </span>
-                    <Input readOnly value={earlier.url} data-testid="earlier-invite-link" />
-                    <CopyButton text={earlier.url} label="Copy invite link" />
-                  </li>
-                ))}
-              </ul>
-            </details>
-          ) : null}
+          <ul className="space-y-2">
+            {links.map((link, index) => (
+              <li key={link.url} className="space-y-1" data-testid="new-invite">
+                <div className="text-sm">
+                  <span className="font-medium">{link.note || "Invite"}</span>
+                  <span className="text-muted-foreground"> · {link.role}</span>
+                  {index === 0 ? (
+                    <span className="text-muted-foreground"> · just created</span>
+                  ) : null}
+                </div>
+                <div className="flex items-center gap-1">
+                  <Input
+                    readOnly
+                    aria-label={`Invite link${link.note ? ` for ${link.note}` : ""}`}
+                    value={link.url}
+                    data-testid="invite-link"
+                    onFocus={(e) => e.target.select()}
+                  />
+                  <CopyButton text={link.url} label="Copy invite link" testId="copy-invite-link" />
+                </div>
+              </li>
+            ))}
+          </ul>
         </div>
       ) : null}
       <FormMessage message={error} />
@@ -151,21 +174,44 @@ export function MemberRow(props: {
   );
 }
 
-export function InviteRow(props: { inviteId: string; role: string; expiresAt: string }) {
-  const { pending, run } = useAction();
+export function InviteRow(props: {
+  inviteId: string;
+  role: string;
+  note: string;
+  createdBy: string;
+  createdAt: string;
+  expiresAt: string;
+}) {
+  const { pending, error, run } = useAction();
   return (
-    <li className="flex items-center justify-between gap-2">
-      <span>
-        {props.role} invite · expires {new Date(props.expiresAt).toLocaleString()}
-      </span>
-      <Button
-        variant="ghost"
-        size="sm"
-        disabled={pending}
-        onClick={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}
-      >
-        Revoke
-      </Button>
-    </li>
+    <tr className="border-border border-t" data-testid="open-invite">
+      <td data-label="For" className="py-2">
+        {props.note || <span className="text-muted-foreground">(no note)</span>}
+      </td>
+      <td data-label="Role">{props.role}</td>
+      <td data-label="Created" className="text-muted-foreground">
+        {utc(props.createdAt)} by {props.createdBy}
+      </td>
+      <td data-label="Expires" className="text-muted-foreground">
+        {utc(props.expiresAt)}
+      </td>
+      <td className="text-right">
+        <Button
+          variant="ghost"
+          size="sm"
+          disabled={pending}
+          data-testid="revoke-invite"
+          onClick={() => {
+            const who = props.note ? ` for ${props.note}` : "";
+            if (window.confirm(`Revoke the ${props.role} invite${who}? Its link stops working.`)) {
+              run(() => revokeInviteAction({ inviteId: props.inviteId }));
+            }
+          }}
+        >
+          Revoke
+        </Button>
+        <FormMessage message={error} />
+      </td>
+    </tr>
   );
 }

@@ -68,6 +68,10 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
         />
         Review after a context compaction
       </label>
+      <p className="text-muted-foreground -mt-3 pl-6 text-xs">
+        When a long chat is summarised to fit the model&apos;s context, review it first so nothing
+        worth keeping is lost with the older messages.
+      </p>
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"
@@ -82,6 +86,10 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
         />
         Global refinements need approval by an editor or admin
       </label>
+      <p className="text-muted-foreground -mt-3 pl-6 text-xs">
+        A refinement that would change what the whole workspace sees waits on the Refinements page
+        until an editor or admin approves it. Changes local to one chat apply at once.
+      </p>
       <FormMessage message={error ?? (saved ? "Saved." : null)} tone={error ? "error" : "info"} />
       <Button type="submit" disabled={pending} data-testid="save-settings">
         Save settings

@@ -7,6 +7,7 @@ import {
   resolveConflictAction,
   retryCommitAction,
 } from "@/app/(app)/files/actions";
+import { DiffView } from "@/components/harness/diff-view";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -105,16 +106,29 @@ function FailureCard(props: {
             <span className="font-mono">{conflict.path}</span>:{" "}
             {reasons[conflict.reason] ?? conflict.reason}
           </p>
-          <div className="grid gap-2 md:grid-cols-2">
-            <div>
-              <p className="text-muted-foreground text-xs">Ours (this commit)</p>
-              <Content value={conflict.ours} testId="conflict-ours" />
+          {conflict.ours?.text != null && conflict.theirs?.text != null ? (
+            // Both sides are text: what the saved version has (left) against this commit's
+            // change (right), changed lines highlighted.
+            <div data-testid="conflict-diff">
+              <DiffView
+                before={conflict.theirs.text}
+                after={conflict.ours.text}
+                beforeLabel="Theirs: the current version"
+                afterLabel="Ours: this commit's change"
+              />
             </div>
-            <div>
-              <p className="text-muted-foreground text-xs">Theirs (current)</p>
-              <Content value={conflict.theirs} testId="conflict-theirs" />
+          ) : (
+            <div className="grid gap-2 md:grid-cols-2">
+              <div>
+                <p className="text-muted-foreground text-xs">Ours (this commit)</p>
+                <Content value={conflict.ours} testId="conflict-ours" />
+              </div>
+              <div>
+                <p className="text-muted-foreground text-xs">Theirs (current)</p>
+                <Content value={conflict.theirs} testId="conflict-theirs" />
+              </div>
             </div>
-          </div>
+          )}
           {failure.canAct && editable ? (
             <textarea
               aria-label={`Merged content of ${conflict.path}`}

@@ -8,6 +8,8 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
+import { ViewTabs } from "./file-viewer";
+import { isMarkdownPath, MarkdownPreview } from "./markdown-preview";
 
 type Status =
   | { tone: "ok"; message: string }
@@ -44,6 +46,20 @@ export function FileEditor(props: {
     content: props.file ? props.file.text : null,
   });
   const [status, setStatus] = useState<Status | null>(null);
+  const [mode, setMode] = useState<"write" | "preview">("write");
+  const dirty = text !== (base.content ?? "");
+  // A newer version arrived from the server (a restore, or a save elsewhere on this page): take
+  // it while nothing is typed, so the next save starts from it instead of conflicting with it.
+  const [seenCursor, setSeenCursor] = useState(props.file?.cursor);
+  if (props.file && props.file.cursor !== seenCursor) {
+    setSeenCursor(props.file.cursor);
+    if (!dirty && props.file.text !== null && props.file.cursor !== base.cursor) {
+      setText(props.file.text);
+      setBase({ cursor: props.file.cursor, content: props.file.text });
+    }
+  }
+  const lines = text === "" ? 0 : text.split("\n").length;
+  const bytes = new TextEncoder().encode(text).byteLength;
 
   const save = (content: string | null) => {
     const bytes = content === null ? 0 : new TextEncoder().encode(content).byteLength;
@@ -119,13 +135,44 @@ export function FileEditor(props: {
           {path}
         </div>
       )}
-      <textarea
-        aria-label="File content"
-        data-testid="file-content-input"
-        className="border-border focus-visible:ring-ring min-h-[20rem] w-full rounded-md border bg-transparent p-3 font-mono text-sm focus-visible:ring-2 focus-visible:outline-none"
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-      />
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <ViewTabs
+          label="Editor mode"
+          value={mode}
+          onChange={setMode}
+          options={[
+            { value: "write", label: "Write" },
+            { value: "preview", label: isMarkdownPath(path) ? "Preview" : "Preview (markdown)" },
+          ]}
+        />
+        <span className="text-muted-foreground text-xs" data-testid="editor-stats">
+          {lines} {lines === 1 ? "line" : "lines"} · {formatSize(bytes)} of{" "}
+          {formatSize(props.maxFileBytes)}
+          {dirty ? " · unsaved changes" : ""}
+        </span>
+      </div>
+      {mode === "write" ? (
+        <textarea
+          aria-label="File content"
+          data-testid="file-content-input"
+          spellCheck={false}
+          className="border-border focus-visible:ring-ring min-h-[20rem] w-full resize-y rounded-md border bg-transparent p-3 font-mono text-sm leading-6 [tab-size:2] focus-visible:ring-2 focus-visible:outline-none"
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+            if (status?.tone === "ok") setStatus(null);
+          }}
+          onKeyDown={(event) => {
+            // Ctrl/Cmd+S saves instead of the browser's "save page".
+            if ((event.metaKey || event.ctrlKey) && event.key.toLowerCase() === "s") {
+              event.preventDefault();
+              if (!pending && path.trim() !== "") save(text);
+            }
+          }}
+        />
+      ) : (
+        <MarkdownPreview text={text} testId="editor-preview" />
+      )}
       <div className="flex items-center gap-2">
         <Button type="submit" data-testid="save-file" disabled={pending || path.trim() === ""}>
           {creating ? "Create file" : "Save"}
@@ -144,6 +191,9 @@ export function FileEditor(props: {
           </Button>
         )}
         {pending ? <span className="text-muted-foreground text-sm">Saving…</span> : null}
+        <span className="text-muted-foreground ml-auto hidden text-xs sm:inline">
+          Ctrl+S / ⌘S saves
+        </span>
       </div>
       {status ? (
         <div

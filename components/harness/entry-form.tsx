@@ -22,6 +22,13 @@ export interface EntryFormValues {
   model: string;
 }
 
+const kindLabels: Record<Kind, string> = {
+  memory: "Memory",
+  prompt: "Prompt note",
+  skill: "Skill",
+  subagent: "Sub-agent",
+};
+
 const contentLabel: Record<Kind, string> = {
   prompt: "Instruction",
   memory: "Content",
@@ -69,6 +76,10 @@ export function EntryForm(props: {
   const set = (field: keyof EntryFormValues) => (event: { target: { value: string } }) =>
     setValues((current) => ({ ...current, [field]: event.target.value }));
   const named = values.kind === "skill" || values.kind === "subagent";
+  const locationLabel =
+    location === "global"
+      ? "Global — whole workspace"
+      : `Local — ${props.chats.find((chat) => `chat:${chat.id}` === location)?.title ?? "a chat"}`;
 
   function submit() {
     const where =
@@ -105,7 +116,8 @@ export function EntryForm(props: {
           : createEntryAction(fields),
       {
         onSuccess: ({ entry }) => {
-          if (entry) router.push(entryHref(entry));
+          // The entry page says "Saved" for the version in `saved` (the form remounts per version).
+          if (entry) router.push(`${entryHref(entry)}&saved=${entry.version}`, { scroll: false });
         },
       },
     );
@@ -120,44 +132,65 @@ export function EntryForm(props: {
         submit();
       }}
     >
-      <div className="flex flex-wrap gap-4">
-        <div className="grid min-w-0 gap-2">
-          <Label htmlFor="entry-kind">Kind</Label>
-          <Select
-            id="entry-kind"
-            value={values.kind}
-            onChange={set("kind")}
-            disabled={Boolean(props.existing)}
-          >
-            <option value="memory">Memory</option>
-            <option value="prompt">Prompt note</option>
-            <option value="skill">Skill</option>
-            <option value="subagent">Sub-agent</option>
-          </Select>
-        </div>
-        <div className="grid min-w-0 gap-2">
-          <Label htmlFor="entry-location">Scope</Label>
-          <Select
-            id="entry-location"
-            value={location}
-            onChange={(event) => setLocation(event.target.value)}
-            disabled={Boolean(props.existing)}
-          >
-            {props.chats.map((chat) => (
-              <option key={chat.id} value={`chat:${chat.id}`}>
-                Local — {chat.title}
-              </option>
-            ))}
-            {props.canWriteGlobal || props.existing?.scope === "global" ? (
-              <option value="global">Global — whole workspace</option>
-            ) : null}
-          </Select>
-        </div>
-        <div className="grid min-w-0 gap-2">
+      <div className="grid gap-4 sm:grid-cols-3">
+        {props.existing ? (
+          <>
+            <div className="grid min-w-0 content-start gap-2">
+              <span className="text-sm leading-none font-medium">Kind</span>
+              <p className="flex h-9 items-center text-sm" data-testid="entry-kind-fixed">
+                {kindLabels[values.kind]}
+              </p>
+            </div>
+            <div className="grid min-w-0 content-start gap-2">
+              <span className="text-sm leading-none font-medium">Scope</span>
+              <p className="flex h-9 items-center text-sm" data-testid="entry-scope-fixed">
+                {locationLabel}
+              </p>
+            </div>
+          </>
+        ) : (
+          <>
+            <div className="grid min-w-0 content-start gap-2">
+              <Label htmlFor="entry-kind">Kind</Label>
+              <Select id="entry-kind" className="w-full" value={values.kind} onChange={set("kind")}>
+                {(Object.keys(kindLabels) as Kind[]).map((kind) => (
+                  <option key={kind} value={kind}>
+                    {kindLabels[kind]}
+                  </option>
+                ))}
+              </Select>
+            </div>
+            <div className="grid min-w-0 content-start gap-2">
+              <Label htmlFor="entry-location">Scope</Label>
+              <Select
+                id="entry-location"
+                className="w-full"
+                value={location}
+                onChange={(event) => setLocation(event.target.value)}
+              >
+                {props.chats.map((chat) => (
+                  <option key={chat.id} value={`chat:${chat.id}`}>
+                    Local — {chat.title}
+                  </option>
+                ))}
+                {props.canWriteGlobal ? (
+                  <option value="global">Global — whole workspace</option>
+                ) : null}
+              </Select>
+            </div>
+          </>
+        )}
+        <div className="grid min-w-0 content-start gap-2">
           <Label htmlFor="entry-path">Path</Label>
           <Input id="entry-path" placeholder="general" value={values.path} onChange={set("path")} />
         </div>
       </div>
+      {props.existing ? (
+        <p className="text-muted-foreground -mt-2 text-xs">
+          Kind and scope are fixed once an entry exists. To change them, create a new entry and
+          delete this one.
+        </p>
+      ) : null}
       {named ? (
         <>
           <div className="grid min-w-0 gap-2">

@@ -13,6 +13,7 @@ export function VerdictForm(props: {
   initial?: { verdict: "confirmed" | "refuted"; note: string };
 }) {
   const { pending, error, setError, run } = useAction();
+  const [saved, setSaved] = useState(false);
   // No verdict is pre-selected: the person picks one deliberately.
   const [verdict, setVerdict] = useState<"confirmed" | "refuted" | "">(
     props.initial?.verdict ?? "",
@@ -21,7 +22,10 @@ export function VerdictForm(props: {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!verdict) return setError("Choose Confirmed or Refuted.");
-    run(() => setVerdictAction({ id: props.refinementId, verdict, note }));
+    setSaved(false);
+    run(() => setVerdictAction({ id: props.refinementId, verdict, note }), {
+      onSuccess: () => setSaved(true),
+    });
   };
   return (
     <form className="space-y-2" onSubmit={submit} data-testid="verdict-form">
@@ -29,7 +33,10 @@ export function VerdictForm(props: {
         <Select
           aria-label="Verdict"
           value={verdict}
-          onChange={(event) => setVerdict(event.target.value as "confirmed" | "refuted")}
+          onChange={(event) => {
+            setVerdict(event.target.value as "confirmed" | "refuted");
+            setSaved(false);
+          }}
         >
           <option value="" disabled>
             Choose…
@@ -57,6 +64,7 @@ export function VerdictForm(props: {
         </Button>
       </div>
       <FormMessage message={error} />
+      <FormMessage message={saved && !error ? "Verdict saved." : null} tone="info" />
     </form>
   );
 }

@@ -214,7 +214,15 @@ export async function signUpWithInvite(
 /** Create an invite and return its raw token (shown once; only its hash is stored). */
 export async function createInvite(
   db: Db,
-  input: { workspaceId: string; createdById: string; role: Role; now?: Date; ttlMs?: number },
+  input: {
+    workspaceId: string;
+    createdById: string;
+    role: Role;
+    /** Who it is for, in the admin's words (a name or an email); shown in the open-invite list. */
+    note?: string;
+    now?: Date;
+    ttlMs?: number;
+  },
 ) {
   const token = randomBytes(24).toString("base64url");
   const now = input.now ?? new Date();
@@ -224,6 +232,7 @@ export async function createInvite(
       workspaceId: input.workspaceId,
       createdById: input.createdById,
       role: input.role,
+      note: input.note?.trim() ?? "",
       expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
     },
   });

@@ -86,11 +86,19 @@ export async function removeMembership(membership: { id: string; userId: string 
   await revokeSessions(db, membership.userId);
 }
 
-/** Invites not used and not expired, newest first. */
+/** Invites not used and not expired, newest first, with who they are for and who made them. */
 export function listOpenInvites(workspaceId: string, now = new Date()) {
   return getDb().invite.findMany({
     where: { workspaceId, usedAt: null, expiresAt: { gt: now } },
     orderBy: { createdAt: "desc" },
+    select: {
+      id: true,
+      role: true,
+      note: true,
+      createdAt: true,
+      expiresAt: true,
+      createdBy: { select: { name: true } },
+    },
   });
 }
 

@@ -43,3 +43,4 @@ export {
   type ModelUnconfigured,
 } from "./resolve-model-config";
 export { providerMemoryTool } from "./memory-tool";
+export { getModelOverview, type ModelOverview, type ModelOverviewEntry } from "./model-overview";

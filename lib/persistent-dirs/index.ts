@@ -23,6 +23,7 @@ export {
 } from "./fault-injection";
 export {
   createPersistentDirsService,
+  type CommitDetail,
   type ContentView,
   type DirFileView,
   type FailureResolution,
@@ -31,6 +32,7 @@ export {
   type OpenedFile,
   type PersistentDirsService,
   type PersistentDirsServiceOptions,
+  type RestoreResult,
   type RetryResult,
   type SaveFileResult,
   type TurnSaveStatus,

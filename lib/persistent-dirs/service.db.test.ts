@@ -365,4 +365,58 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
       expect(await dirs[0]!.canWrite!({ extraBody: extraBody as never })).toBe(false);
     }
   });
+  it("shows a commit's diff and restores an earlier version as a new commit", async () => {
+    // Another workspace's company knowledge: its history is this test's alone.
+    const actor = outsider;
+    const save = async (content: string | null, baseCursor: number, baseContent: string | null) =>
+      service.saveFile({
+        actor,
+        harnessDir: COMPANY,
+        path: "faq.md",
+        content,
+        baseCursor,
+        baseContent,
+      });
+    const start = (await service.listFiles({ actor, harnessDir: COMPANY })).cursor as number;
+    expect(await save("one\ntwo\n", start, null)).toMatchObject({ status: "saved" });
+    expect(await save("one\nTWO\n", start + 1, "one\ntwo\n")).toMatchObject({ status: "saved" });
+    const history = await service.listHistory({ actor, harnessDir: COMPANY });
+    const [second, first] = history.commits;
+    expect(second).toMatchObject({ version: start + 2, updated: ["faq.md"] });
+
+    const detail = await service.readCommit({ actor, harnessDir: COMPANY, id: second!.id });
+    expect(detail?.files).toEqual([
+      {
+        path: "faq.md",
+        change: "updated",
+        before: { state: "text", text: "one\ntwo\n" },
+        after: { state: "text", text: "one\nTWO\n" },
+      },
+    ]);
+    const created = await service.readCommit({ actor, harnessDir: COMPANY, id: first!.id });
+    expect(created?.files[0]).toMatchObject({ change: "created", before: { state: "absent" } });
+    // Another workspace's commit reads as missing.
+    expect(
+      await service.readCommit({ actor: admin, harnessDir: COMPANY, id: second!.id }),
+    ).toBeNull();
+
+    // A member of the workspace may look but not restore.
+    await expect(
+      service.restoreCommit({ actor: member, harnessDir: COMPANY, id: second!.id }),
+    ).rejects.toMatchObject({ code: "forbidden:dir" });
+
+    const restored = await service.restoreCommit({ actor, harnessDir: COMPANY, id: first!.id });
+    expect(restored).toEqual({ status: "restored", cursor: start + 3, changed: true });
+    expect((await service.readFile({ actor, harnessDir: COMPANY, path: "faq.md" }))?.text).toBe(
+      "one\ntwo\n",
+    );
+    const after = await service.listHistory({ actor, harnessDir: COMPANY });
+    expect(after.commits[0]).toMatchObject({ version: start + 3, source: "restore" });
+    // Restoring what is already there writes nothing.
+    expect(await service.restoreCommit({ actor, harnessDir: COMPANY, id: first!.id })).toEqual({
+      status: "restored",
+      cursor: start + 3,
+      changed: false,
+    });
+  });
 });

@@ -21,10 +21,12 @@ import {
   createCommitLog,
   listDirCommits,
   listDirFiles,
+  readDirCommitDetail,
   readDirFile,
   sqlFor,
   sqlForDb,
   type DatabaseCommitLog,
+  type DirCommitFileChange,
 } from "@/lib/storage";
 import {
   createAppDirs,
@@ -80,6 +82,18 @@ export interface HistoryEntry {
   deleted: string[];
   createdAt: string;
 }
+
+/** One commit of a dir with each changed file's content before and after it. */
+export interface CommitDetail {
+  id: string;
+  version: number;
+  files: DirCommitFileChange[];
+}
+
+/** What restoring the files of an earlier commit came to. */
+export type RestoreResult =
+  | { status: "restored"; cursor: DirCursor; changed: boolean }
+  | { status: "refused"; message: string };
 
 /** What a save from the editor came to. */
 export type SaveFileResult =
@@ -210,6 +224,18 @@ export interface PersistentDirsService {
     cursor?: string | null;
     limit?: number;
   }): Promise<{ commits: HistoryEntry[]; nextCursor: string | null }>;
+  /** One commit of a dir with the files' content before and after, or `null` when not found. */
+  readCommit(options: {
+    actor: Actor;
+    harnessDir: string;
+    id: string;
+  }): Promise<CommitDetail | null>;
+  /**
+   * Puts every file an earlier commit changed back to how that commit left it, as a new commit
+   * (history is never rewritten). Needs write permission on the dir. Refused when a file's
+   * content was not recorded (commits older than the content history) or is bytes.
+   */
+  restoreCommit(options: { actor: Actor; harnessDir: string; id: string }): Promise<RestoreResult>;
   /** Failed and conflicting commits the actor may see: their own memory's and their workspace's. */
   listFailures(options: {
     actor: Actor;
@@ -535,6 +561,84 @@ export function createPersistentDirsService(
           deleted: commit.deleted,
           createdAt: commit.createdAt.toISOString(),
         })),
+      };
+    },
+
+    async readCommit({ actor, harnessDir, id }) {
+      const dir = findDir(harnessDir);
+      const dirKey = dir.dirKey(actor);
+      if (dirKey === null) return null;
+      const detail = await readDirCommitDetail({ db, dirKey, id });
+      return detail && { id: detail.id, version: detail.version, files: detail.files };
+    },
+
+    async restoreCommit({ actor, harnessDir, id }) {
+      const dir = assertCanWrite({ actor, harnessDir });
+      const dirKey = dir.dirKey(actor);
+      const detail = dirKey === null ? null : await readDirCommitDetail({ db, dirKey, id });
+      if (!detail) {
+        throw new HarnessNotFoundError({
+          surface: "commit",
+          message: "That commit is not in this dir's history.",
+          details: { id },
+        });
+      }
+      const unrestorable = detail.files.filter(
+        (file) => file.after.state === "unrecorded" || file.after.state === "binary",
+      );
+      if (unrestorable.length > 0) {
+        return {
+          status: "refused",
+          message: `Version ${detail.version} cannot be restored: the content of ${unrestorable.map((file) => file.path).join(", ")} was not kept (binary, or saved before Cairn kept contents in the history).`,
+        };
+      }
+      const extraBody: AppExtraBody = { actor, source: "restore" };
+      // A restore is a new commit: the commit's files set back to their content after it, made
+      // against the dir as it is now through the core's compare-and-swap loop. A file moving
+      // between the read and the store is read again (up to MAX_SAVE_ATTEMPTS).
+      for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt += 1) {
+        const current = await dir.definition.load({ extraBody, session: null });
+        const changes: ChangeSet = { created: [], updated: [], deleted: [] };
+        const base = Object.create(null) as Record<string, FileContent | null>;
+        for (const file of detail.files) {
+          const now = Object.hasOwn(current.files, file.path) ? current.files[file.path]! : null;
+          if (file.after.state === "text") {
+            if (now === file.after.text) continue;
+            (now === null ? changes.created : changes.updated).push({
+              path: file.path,
+              content: file.after.text,
+            });
+          } else if (now !== null) changes.deleted.push(file.path);
+          else continue;
+          base[file.path] = now;
+        }
+        if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
+          return { status: "restored", cursor: current.cursor, changed: false };
+        }
+        const outcome = await commitChangeSet({
+          dir: dir.definition,
+          extraBody,
+          session: null,
+          changes,
+          base,
+          baseCursor: current.cursor,
+          mergeText: false,
+          maxAttempts: MAX_SAVE_ATTEMPTS,
+        });
+        if (outcome.status === "stored")
+          return { status: "restored", cursor: outcome.cursor, changed: true };
+        if (outcome.status === "already-applied")
+          return { status: "restored", cursor: outcome.cursor, changed: false };
+        if (outcome.status === "failed") {
+          return {
+            status: "refused",
+            message: `Version ${detail.version} was not restored: ${outcome.error.message}`,
+          };
+        }
+      }
+      return {
+        status: "refused",
+        message: `${dir.label} kept changing while restoring; nothing was written. Try again.`,
       };
     },
 

@@ -9,6 +9,7 @@ import {
   validateRelativePath,
 } from "@/lib/harness";
 import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
+import { commitContentsJson } from "./dir-commit-contents";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import {
   decodeFileContent,
@@ -28,7 +29,7 @@ import {
 } from "./sql";
 
 /** What produced a successful commit, as recorded in the dir's history. */
-export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp";
+export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
@@ -276,8 +277,8 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
         // The paths as the change set gave them.
         await tx.run(
           `INSERT INTO "DirCommit"
-             ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             randomUUID(),
             dirKey,
@@ -288,6 +289,7 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
             JSON.stringify(changes.created.map((file) => file.path)),
             JSON.stringify(changes.updated.map((file) => file.path)),
             JSON.stringify(changes.deleted),
+            commitContentsJson(changes),
             now,
           ],
         );

@@ -25,3 +25,10 @@ export { SqlRefinementStore } from "./refinement-store";
 export { SqlRefinementHistory } from "./refinement-history";
 export { DirSnapshotCache } from "./internal/dir-snapshot-cache";
 export { closeSql, getSql, sqlFor, sqlForDb, type Sql } from "./sql";
+export {
+  commitContentsJson,
+  readDirCommitDetail,
+  type DirCommitDetail,
+  type DirCommitFileChange,
+  type RecordedContent,
+} from "./dir-commit-contents";

@@ -85,3 +85,19 @@ export const discardCommitAction = action({ input: idSchema }, async ({ input, a
   revalidateFiles();
   return "Discarded. Nothing was applied; the record stays under Resolved.";
 });
+
+const restoreSchema = z.object({
+  harnessDir: z.string().min(1).max(200),
+  id: z.string().min(1).max(200),
+});
+
+/** Puts the files an earlier commit changed back to how it left them, as a new commit. */
+export const restoreCommitAction = action({ input: restoreSchema }, async ({ input, actor }) => {
+  // Write permission and ownership: the service checks the dir against the Actor (403).
+  const result = await getPersistentDirs().restoreCommit({ actor, ...input });
+  revalidateFiles();
+  if (result.status === "refused") fail("commit:refused", result.message);
+  return result.changed
+    ? `Restored as version ${String(result.cursor)}.`
+    : "Nothing to restore: the files already read like that.";
+});

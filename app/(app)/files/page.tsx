@@ -2,6 +2,7 @@ import Link from "next/link";
 import { DirHistory } from "@/components/files/dir-history";
 import { FileEditor } from "@/components/files/file-editor";
 import { FileTree } from "@/components/files/file-tree";
+import { FileViewer } from "@/components/files/file-viewer";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
@@ -16,19 +17,21 @@ type SearchParams = Promise<RawSearchParams>;
 
 export default async function FilesPage({ searchParams }: { searchParams: SearchParams }) {
   const actor = await requireActor();
-  const params: { dir?: string; path?: string; history?: string } = firstSearchValues(
-    await searchParams,
-  );
+  const params: { dir?: string; path?: string; history?: string; commit?: string } =
+    firstSearchValues(await searchParams);
   const service = getPersistentDirs();
   const dirs = service.listVisibleDirs({ actor });
   const selected = dirs.find((dir) => dir.kind === params.dir) ?? dirs[0]!;
-  const [listing, history, openFailures] = await Promise.all([
+  const [listing, history, openFailures, selectedCommit] = await Promise.all([
     service.listFiles({ actor, harnessDir: selected.harnessDir }),
     // A mangled history cursor shows the newest page rather than an error.
     service
       .listHistory({ actor, harnessDir: selected.harnessDir, cursor: params.history, limit: 20 })
       .catch(() => service.listHistory({ actor, harnessDir: selected.harnessDir, limit: 20 })),
     service.listFailures({ actor, status: "open", limit: 100 }),
+    params.commit && selected.hasHistory
+      ? service.readCommit({ actor, harnessDir: selected.harnessDir, id: params.commit })
+      : null,
   ]);
   let opened: OpenedFile | null = null;
   let openError: string | null = null;
@@ -131,20 +134,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 maxFileBytes={DEFAULT_DIR_LIMITS.maxFileBytes}
               />
             ) : opened ? (
-              <div className="space-y-1">
-                <div className="flex items-center justify-between text-sm">
-                  <span className="font-mono" data-testid="file-path">
-                    {opened.path}
-                  </span>
-                  <span className="text-muted-foreground">{opened.size} bytes</span>
-                </div>
-                <pre
-                  data-testid="file-content"
-                  className="border-border bg-muted/40 max-h-[32rem] overflow-auto rounded-md border p-3 text-sm whitespace-pre-wrap"
-                >
-                  {opened.text ?? `(binary file, ${opened.size} bytes)`}
-                </pre>
-              </div>
+              <FileViewer path={opened.path} text={opened.text} size={opened.size} />
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="no-file-selected">
                 {listing.files.length === 0 ? "This dir is empty." : "Choose a file to view it."}
@@ -157,8 +147,13 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
       {selected.hasHistory ? (
         <DirHistory
           dirKind={selected.kind}
+          harnessDir={selected.harnessDir}
           commits={history.commits}
           nextCursor={history.nextCursor}
+          historyCursor={params.history}
+          openPath={opened?.path}
+          selected={selectedCommit}
+          canRestore={selected.writable}
         />
       ) : null}
     </div>

@@ -20,12 +20,19 @@ const membershipIdSchema = z.string().min(1);
 // be in the actor's workspace), then the change.
 
 export const createInviteAction = action(
-  { input: z.object({ role: roleSchema }), role: "admin" },
+  {
+    input: z.object({
+      role: roleSchema,
+      note: z.string().trim().max(200, { error: "Keep the note under 200 characters." }).optional(),
+    }),
+    role: "admin",
+  },
   async ({ input, actor }) => {
     const { token } = await createWorkspaceInvite({
       workspaceId: actor.workspaceId,
       createdById: actor.userId,
       role: input.role,
+      note: input.note,
     });
     revalidatePath("/admin/members");
     return { inviteToken: token };

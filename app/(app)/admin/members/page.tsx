@@ -50,19 +50,39 @@ export default async function MembersPage() {
       </section>
       <section className="space-y-2">
         <h2 className="font-medium">Open invites</h2>
+        <p className="text-muted-foreground text-sm">
+          Invites nobody has used yet. Cairn keeps only a fingerprint of each link, so a link cannot
+          be shown again: if one is lost, revoke it and create a new one.
+        </p>
         {invites.length === 0 ? (
-          <p className="text-muted-foreground text-sm">No open invites.</p>
+          <p className="text-muted-foreground text-sm" data-testid="no-open-invites">
+            No open invites.
+          </p>
         ) : (
-          <ul className="space-y-1 text-sm">
-            {invites.map((invite) => (
-              <InviteRow
-                key={invite.id}
-                inviteId={invite.id}
-                role={invite.role}
-                expiresAt={invite.expiresAt.toISOString()}
-              />
-            ))}
-          </ul>
+          <table className="table-cards w-full text-sm" data-testid="open-invites">
+            <thead className="text-muted-foreground text-left">
+              <tr>
+                <th className="py-2">For</th>
+                <th>Role</th>
+                <th>Created</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {invites.map((invite) => (
+                <InviteRow
+                  key={invite.id}
+                  inviteId={invite.id}
+                  role={invite.role}
+                  note={invite.note}
+                  createdBy={invite.createdBy.name}
+                  createdAt={invite.createdAt.toISOString()}
+                  expiresAt={invite.expiresAt.toISOString()}
+                />
+              ))}
+            </tbody>
+          </table>
         )}
       </section>
     </div>

@@ -1,4 +1,6 @@
+import { ModelOverviewCard } from "@/components/admin/model-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
+import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
 import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
@@ -6,7 +8,10 @@ export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const settings = await loadWorkspaceSettings(actor.workspaceId);
+  const [settings, model] = await Promise.all([
+    loadWorkspaceSettings(actor.workspaceId),
+    getModelOverview(),
+  ]);
   return (
     <div className="space-y-6">
       <div>
@@ -16,6 +21,7 @@ export default async function SettingsPage() {
         </p>
       </div>
       <SettingsForm initial={settings} />
+      <ModelOverviewCard overview={model} />
     </div>
   );
 }

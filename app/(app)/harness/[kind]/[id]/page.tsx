@@ -8,6 +8,7 @@ import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
+import { memberNames } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
@@ -21,6 +22,7 @@ const querySchema = z.object({
   chat: z.string().max(100).optional().catch(undefined),
   from: z.string().max(100).optional().catch(undefined),
   to: z.string().max(100).optional().catch(undefined),
+  saved: z.coerce.number().int().optional().catch(undefined),
 });
 
 /** The whole state of an entry as text, so a diff shows every field that changed. */
@@ -89,7 +91,14 @@ export default async function EntryPage(props: {
   const to = history.find((revision) => revision.id === query.to) ?? newestFirst[0];
   const from =
     history.find((revision) => revision.id === query.from) ?? newestFirst[1] ?? newestFirst[0];
-  const chats = editable && entry ? await listChats(actor) : [];
+  const [chats, authors] = await Promise.all([
+    editable && entry ? listChats(actor) : Promise.resolve([]),
+    memberNames(actor.workspaceId),
+  ]);
+  const authorOf = (revision: Revision) =>
+    revision.actorId === actor.userId
+      ? "you"
+      : (authors.get(revision.actorId) ?? "a former member");
 
   return (
     <div className="space-y-8">
@@ -129,6 +138,16 @@ export default async function EntryPage(props: {
         ) : null}
       </div>
 
+      {entry && query.saved === entry.version ? (
+        <p
+          className="max-w-3xl rounded-md border border-green-600/40 bg-green-500/10 px-3 py-2 text-sm"
+          data-testid="entry-saved"
+          aria-live="polite"
+        >
+          {entry.version === 1 ? "Created." : `Saved as v${entry.version}.`}
+        </p>
+      ) : null}
+
       {entry ? (
         editable ? (
           <section className="max-w-3xl">
@@ -166,6 +185,7 @@ export default async function EntryPage(props: {
             <tr>
               <th className="py-2">Version</th>
               <th>Change</th>
+              <th>Author</th>
               <th>Cause</th>
               <th>Reason</th>
               <th>When</th>
@@ -184,6 +204,9 @@ export default async function EntryPage(props: {
                   v{revisionVersion(revision)}
                 </td>
                 <td data-label="Change">{revision.action}</td>
+                <td data-label="Author" data-testid="history-author">
+                  {authorOf(revision)}
+                </td>
                 <td data-label="Cause">
                   {revision.cause}
                   {revision.via ? (

@@ -1,0 +1,60 @@
+import type { ModelOverview } from "@/lib/ai";
+
+function windowText(entry: { contextWindow: number; contextWindowSource: string }): string {
+  const tokens = `${entry.contextWindow.toLocaleString("en-US")} tokens`;
+  if (entry.contextWindowSource === "env") return `${tokens} (AI_CONTEXT_WINDOW)`;
+  if (entry.contextWindowSource === "default") return `${tokens} (assumed: unknown model)`;
+  return tokens;
+}
+
+const providerNames: Record<string, string> = {
+  openai: "OpenAI",
+  anthropic: "Anthropic",
+  "openai-compatible": "OpenAI-compatible server",
+};
+
+/** The model and provider the server is configured with, read-only (never the API key). */
+export function ModelOverviewCard({ overview }: { overview: ModelOverview }) {
+  const rows: [string, string][] =
+    overview.status === "ready"
+      ? [
+          [
+            "Provider",
+            `${providerNames[overview.provider] ?? overview.provider}${overview.source === "ollama" ? " (a local Ollama, found automatically)" : ""}`,
+          ],
+          ["Endpoint", overview.baseURL ?? "the provider's default"],
+          ["Chat model", overview.chat.modelId],
+          ["Chat context window", windowText(overview.chat)],
+          ["Refinement model", overview.refine.modelId],
+          ["API key", overview.apiKeySet ? "set (not shown)" : "not set"],
+        ]
+      : [];
+  return (
+    <section className="max-w-lg space-y-2" data-testid="model-overview">
+      <h2 className="font-medium">Model</h2>
+      <p className="text-muted-foreground text-sm">
+        Read from the server&apos;s environment (AI_PROVIDER, AI_MODEL, AI_REFINE_MODEL,
+        AI_BASE_URL); change it there and restart Cairn. See the README&apos;s model section.
+      </p>
+      {overview.status === "ready" ? (
+        <dl className="border-border grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm">
+          {rows.map(([term, value]) => (
+            <div key={term} className="contents">
+              <dt className="text-muted-foreground">{term}</dt>
+              <dd
+                className="min-w-0 font-mono break-all"
+                data-testid={`model-${term.toLowerCase().replace(/\s+/g, "-")}`}
+              >
+                {value}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      ) : (
+        <p className="text-destructive text-sm" data-testid="model-not-ready">
+          {overview.message}
+        </p>
+      )}
+    </section>
+  );
+}
