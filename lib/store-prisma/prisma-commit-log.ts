@@ -389,10 +389,14 @@ export function createPrismaCommitLog(options: {
       return getOrThrow(id);
     },
 
-    async claimDueCommits({ now: due, leaseUntil, limit, abortSignal }) {
+    async claimDueCommits({ now: due, leaseUntil, limit, ids, abortSignal }) {
       abortSignal?.throwIfAborted();
       const candidates = await db.dirCommitRecord.findMany({
-        where: { status: "failed", nextAttemptAt: { lte: due } },
+        where: {
+          status: "failed",
+          nextAttemptAt: { lte: due },
+          ...(ids ? { id: { in: [...ids] } } : {}),
+        },
         orderBy: { nextAttemptAt: "asc" },
         take: limit,
         select: { id: true, nextAttemptAt: true },
