@@ -344,9 +344,13 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       content: "once",
       nextAttemptAt: now(),
     });
-    // Both instances' passes find it due at once: one job is stored.
+    // Both instances' passes find it due at once. One job waits per record, so the second pass
+    // stores none — unless a worker already took the first one, when a second job is stored
+    // and finds the record settled or claimed.
     const passes = await Promise.all([durability.runOnce(), other.durability.runOnce()]);
-    expect(passes.map((pass) => pass.retries.enqueued).sort()).toEqual([0, 1]);
+    const enqueued = passes.reduce((sum, pass) => sum + pass.retries.enqueued, 0);
+    expect(enqueued).toBeGreaterThanOrEqual(1);
+    expect(enqueued).toBeLessThanOrEqual(2);
     // Whichever instance's worker takes it (on SQLite only this process's client works: see below).
     if (testDatabaseProvider() === "postgresql") await work(other);
     await resolved(record.id);
