@@ -414,8 +414,9 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(after.nextAttemptAt?.getTime()).toBe(clockNow + 2 * POLICY.baseDelayMs);
     // Its job is stored and waiting (a second one for the record is refused) …
     expect(await flaky.durability.retryRunner.schedule(record.id, now())).toBeNull();
-    // … and not run early: a delivery before the time only reschedules.
-    expect(await durability.retryRunner.runJob(job)).toBe("scheduled");
+    // … and not run early: a delivery before the time does nothing.
+    expect(await durability.retryRunner.runJob(job)).toBe("not-due");
+    expect((await service.commitLog.getCommit({ id: record.id }))?.attempts).toBe(2);
     // The instance goes away; another instance's worker runs the job once it is due.
     await flaky.queue.stop({ timeoutMs: 0 });
     clockNow += 2 * POLICY.baseDelayMs;

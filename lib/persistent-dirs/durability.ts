@@ -49,7 +49,7 @@ export interface CommitRetryRunner {
   /**
    * The job's handler: retries the record if it is due and still `failed`; a record resolved
    * meanwhile (a person, another attempt) is left alone, so a job delivered twice retries once.
-   * Returns what happened (`succeeded`, `failed`, `conflict`, `scheduled`, `settled`, `taken`, …).
+   * Returns what happened (`succeeded`, `failed`, `conflict`, `not-due`, `settled`, `taken`, …).
    */
   runJob(job: Job<CommitRetryPayload>): Promise<string>;
 }
@@ -160,11 +160,10 @@ export function createDurability(options: DurabilityOptions): Durability {
       const { recordId } = job.payload;
       const record = await commitLog.getCommit({ id: recordId });
       if (!record || record.status !== "failed" || record.nextAttemptAt === null) return "settled";
-      // Not due yet (a job that started early, or a record another attempt holds): come back then.
-      if (record.nextAttemptAt.getTime() > now().getTime()) {
-        await schedule(recordId, record.nextAttemptAt);
-        return "scheduled";
-      }
+      // Not due: another attempt holds the record's claim (it stores the next job itself if it
+      // fails), or this job started early. Storing a job here could hold the record's one
+      // waiting slot at the wrong time; the pass enqueues the record once it is due.
+      if (record.nextAttemptAt.getTime() > now().getTime()) return "not-due";
       let status = "taken";
       const sweep = await retryDueCommits({
         commitLog,
