@@ -24,6 +24,29 @@ const harnessBoundary = {
   ],
 };
 
+/**
+ * Each module's `internal/` folder is its own: nothing outside the module imports it (a module is
+ * a folder under `lib/` or `lib/harness/`). Outside the core, the core is used through its three
+ * doors only: `@/lib/harness` (consumer API), `@/lib/harness/spi` (adapters) and
+ * `@/lib/harness/testing` (tests, benchmarks, examples).
+ */
+const internalBoundary = [
+  {
+    group: ["../*/internal", "../*/internal/*", "../../*/internal", "../../*/internal/*"],
+    message: "Another module's internal/ is private: import the module's index instead.",
+  },
+  {
+    group: ["../../../*/internal/*", "@/lib/*/internal/*", "@/lib/*/*/internal/*"],
+    message: "Another module's internal/ is private: import the module's index instead.",
+  },
+];
+
+const harnessDoors = {
+  group: ["@/lib/harness/*", "!@/lib/harness/spi", "!@/lib/harness/testing"],
+  message:
+    "Use one of the core's three doors: @/lib/harness, @/lib/harness/spi or @/lib/harness/testing.",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -61,8 +84,29 @@ export default tseslint.config(
     },
   },
   {
+    files: ["**/*.ts", "**/*.tsx"],
+    ignores: ["lib/harness/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [...internalBoundary, harnessDoors] }],
+    },
+  },
+  {
     // The library example must stay a host that only needs the core.
-    files: ["lib/harness/**/*.ts", "docs/examples/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", harnessBoundary] },
+    files: ["docs/examples/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [...harnessBoundary.patterns, ...internalBoundary, harnessDoors] },
+      ],
+    },
+  },
+  {
+    files: ["lib/harness/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [...harnessBoundary.patterns, ...internalBoundary] },
+      ],
+    },
   },
 );

@@ -11,7 +11,7 @@
 // - after an edit: before every run, a new snapshot with one entry rewritten (every other
 //   entry the same object, as the store's snapshot cache keeps them).
 import { type Entry } from "@/lib/harness";
-import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness/store";
+import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness";
 import { loadLine, ms, table, timeIt } from "./stats";
 
 const words =

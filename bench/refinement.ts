@@ -13,8 +13,7 @@ import {
   type Actor,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/store-prisma";
-import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
+import { SqlRefinementStore, harnessStorageFor, sqlFor } from "@/lib/storage";
 import { scriptedModel, reply } from "@/lib/harness/refine/internal/test-support";
 import { ms, summarize, table } from "./stats";
 
@@ -33,7 +32,7 @@ async function fresh() {
     actor,
     chatId: null,
   });
-  return { directory, db, actor, harness, store: new PrismaRefinementStore(db) };
+  return { directory, db, actor, harness, store: new SqlRefinementStore(sqlFor(target)) };
 }
 
 export async function benchRefinement(): Promise<string> {

@@ -4,7 +4,8 @@ import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
 import { isRole } from "@/lib/harness";
 import { exportCommand, importCommand } from "./harness-commands";
-import { CliUsageError, mcpCommand, tokenCreateCommand } from "./mcp-commands";
+import { mcpCommand, tokenCreateCommand } from "./mcp-commands";
+import { UsageError } from "./usage-error";
 
 const usage = `Usage: cairn <command>
 
@@ -25,8 +26,6 @@ Commands:
 
 DATABASE_URL picks the database as for the server: unset → ./data/cairn.db (SQLite),
 file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
-
-class UsageError extends Error {}
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 bad arguments. */
 export async function main(
@@ -49,14 +48,13 @@ export async function main(
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {
     if (
-      error instanceof UsageError ||
-      error instanceof CliUsageError ||
+      UsageError.isInstance(error) ||
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
       io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
-    if (error instanceof AccountError || error instanceof AccessTokenError) {
+    if (AccountError.isInstance(error) || AccessTokenError.isInstance(error)) {
       io.err(`cairn: ${error.message}`);
       return 1;
     }

@@ -7,11 +7,9 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import { UsageError } from "./usage-error";
 
 type Io = { out: (line: string) => void; err: (line: string) => void };
-
-/** A usage mistake: the CLI prints the message and the usage, and exits 2. */
-export class CliUsageError extends Error {}
 
 /**
  * `cairn token create --email E --workspace W [--name N] [--expires-in-days D]`: prints a new
@@ -28,13 +26,13 @@ export async function tokenCreateCommand(args: string[], io: Io): Promise<number
       "expires-in-days": { type: "string" },
     },
   });
-  if (!values.email) throw new CliUsageError("--email is required");
-  if (!values.workspace) throw new CliUsageError("--workspace is required");
+  if (!values.email) throw new UsageError("--email is required");
+  if (!values.workspace) throw new UsageError("--workspace is required");
   let expiresAt: Date | null = null;
   if (values["expires-in-days"] !== undefined) {
     const days = Number(values["expires-in-days"]);
     if (!Number.isInteger(days) || days < 1 || days > 3650) {
-      throw new CliUsageError("--expires-in-days must be a whole number from 1 to 3650");
+      throw new UsageError("--expires-in-days must be a whole number from 1 to 3650");
     }
     expiresAt = new Date(Date.now() + days * 24 * 60 * 60 * 1000);
   }
@@ -131,12 +129,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
   });
   const url = values.url ?? process.env.CAIRN_URL;
   const token = values.token ?? process.env.CAIRN_TOKEN;
-  if (!url) throw new CliUsageError("--url is required (e.g. http://localhost:3000/api/mcp)");
-  if (!token) throw new CliUsageError("--token (or CAIRN_TOKEN) is required");
+  if (!url) throw new UsageError("--url is required (e.g. http://localhost:3000/api/mcp)");
+  if (!token) throw new UsageError("--token (or CAIRN_TOKEN) is required");
   try {
     new URL(url);
   } catch {
-    throw new CliUsageError(`--url ${JSON.stringify(url)} is not a URL`);
+    throw new UsageError(`--url ${JSON.stringify(url)} is not a URL`);
   }
   await runMcpBridge({ url, token });
   return 0;

@@ -30,14 +30,14 @@ describe("toAppError", () => {
   it("maps zod and Prisma errors, and hides unknown ones", () => {
     const zodError = z.object({ title: z.string() }).safeParse({}).error;
     expect(toAppError(zodError)).toMatchObject({ status: 400, code: "validation:input" });
-    expect(toAppError({ code: "P2002" })).toMatchObject({ status: 409 });
-    expect(toAppError({ code: "P2025" })).toMatchObject({ status: 404 });
+    expect(toAppError({ code: "P2002" })).toMatchObject({ status: 409, code: "conflict:record" });
+    expect(toAppError({ code: "P2025" })).toMatchObject({ status: 404, code: "not_found:record" });
     const original = console.error;
     console.error = () => {};
     try {
       expect(toAppError(new Error("secret detail"))).toEqual({
         status: 500,
-        code: "internal",
+        code: "failed:internal",
         message: "Something went wrong. Try again.",
       });
     } finally {

@@ -15,7 +15,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
-import type { Refinement } from "@/lib/harness/refine/types";
+import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";

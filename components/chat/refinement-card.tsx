@@ -4,7 +4,7 @@ import Link from "next/link";
 import { DiffView } from "@/components/harness/diff-view";
 import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
-import type { Refinement } from "@/lib/harness/refine/types";
+import type { Refinement } from "@/lib/harness";
 import { cn } from "@/lib/utils";
 
 /** Host UI after a refinement: what it created, updated, deleted or failed, with diffs. */

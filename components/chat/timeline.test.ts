@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import type { Refinement } from "@/lib/harness/refine/types";
+import type { Refinement } from "@/lib/harness";
 import { buildTimeline, titleFromMessage } from "./timeline";
 
 const message = (id: string): UIMessage => ({ id, role: "user", parts: [] });

@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai";
-import type { Refinement } from "@/lib/harness/refine/types";
+import type { Refinement } from "@/lib/harness";
 
 /** One row of the chat: a message, or the card of a refinement that ran at that point. */
 export type TimelineItem =

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createInMemoryCommitLog } from "@/lib/harness";
+import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import {
   promptText,
   scriptedModel,
@@ -9,7 +9,7 @@ import {
   toolCallReply,
   toolResults,
   userMessage,
-} from "@/lib/harness/turn/internal/testing";
+} from "@/lib/harness/testing";
 import {
   chatWithUpload,
   createFolderStorage,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { isRole, type Actor } from "@/lib/harness";
+import { hasErrorMarker, HarnessError, isRole, type Actor } from "@/lib/harness";
 
 /** Every token starts with this, so secret scanners and people recognise one. */
 export const ACCESS_TOKEN_PREFIX = "cairn_pat_";
@@ -45,14 +45,28 @@ const viewSelect = {
   clientName: true,
 } as const;
 
-/** A refusal the MCP endpoint answers with 401; the message is safe to show. */
-export class AccessTokenError extends Error {
+/** Why a token was refused. */
+export type AccessTokenErrorReason =
+  "missing" | "malformed" | "unknown" | "expired" | "revoked" | "no_membership";
+
+const accessTokenErrorMarker = Symbol.for("cairn.access-tokens.error");
+
+/**
+ * A refusal the MCP endpoint answers with 401; the message is safe to show. Part of the core's
+ * error family: code `access_token:<reason>`.
+ */
+export class AccessTokenError extends HarnessError {
+  private readonly [accessTokenErrorMarker] = true;
+
   constructor(
-    readonly code: "missing" | "malformed" | "unknown" | "expired" | "revoked" | "no_membership",
+    readonly reason: AccessTokenErrorReason,
     message: string,
   ) {
-    super(message);
-    this.name = "AccessTokenError";
+    super({ code: `access_token:${reason}`, message });
+  }
+
+  static override isInstance(error: unknown): error is AccessTokenError {
+    return hasErrorMarker(error, accessTokenErrorMarker);
   }
 }
 

@@ -48,7 +48,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
         name: "Eve",
         workspaceName: "Evil",
       }),
-    ).rejects.toMatchObject({ code: "sign_up_closed" });
+    ).rejects.toMatchObject({ reason: "sign_up_closed" });
     expect(await database.db.user.count()).toBe(1);
   });
 
@@ -97,7 +97,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
         role: "admin",
         workspaceName: "Beta",
       }),
-    ).rejects.toMatchObject({ code: "email_taken" });
+    ).rejects.toMatchObject({ reason: "email_taken" });
     const added = await createUserInWorkspace(database.db, {
       email: "max@example.com",
       password: "long-password",
@@ -113,7 +113,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
         role: "editor",
         workspaceName: "Beta",
       }),
-    ).rejects.toMatchObject({ code: "email_taken" });
+    ).rejects.toMatchObject({ reason: "email_taken" });
   });
 
   it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
@@ -146,7 +146,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
       await database.db.membership.count({ where: { workspaceId: workspace.id, role: "editor" } }),
     ).toBe(1);
     await expect(findUsableInvite(database.db, token)).rejects.toMatchObject({
-      code: "invite_used",
+      reason: "invite_used",
     });
 
     const expired = await createInvite(database.db, {
@@ -162,7 +162,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
         password: "long-password",
         name: "Z",
       }),
-    ).rejects.toMatchObject({ code: "invite_expired" });
+    ).rejects.toMatchObject({ reason: "invite_expired" });
     await expect(findUsableInvite(database.db, "made-up")).rejects.toBeInstanceOf(AccountError);
   });
 
@@ -184,7 +184,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
       password: "other-password",
       name: "Not Ada",
     }).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: "email_taken" });
+    expect(refused).toMatchObject({ reason: "email_taken" });
     expect((refused as Error).message).not.toMatch(/exist|account|sign in/i);
     // The invite is still usable: nothing was consumed.
     await expect(findUsableInvite(database.db, token)).resolves.toBeTruthy();

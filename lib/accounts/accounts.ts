@@ -1,23 +1,36 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { isRole, type Role } from "@/lib/harness";
+import { hasErrorMarker, HarnessError, isRole, type Role } from "@/lib/harness";
 import { isUniqueConstraintError, type Db } from "@/lib/db";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
-/** Account errors carry a code the UI and CLI turn into a message. */
-export class AccountError extends Error {
+/** Why an account step was refused. */
+export type AccountErrorReason =
+  | "email_taken"
+  | "invite_invalid"
+  | "invite_expired"
+  | "invite_used"
+  | "sign_up_closed"
+  | "invalid_input";
+
+const accountErrorMarker = Symbol.for("cairn.accounts.error");
+
+/**
+ * A refused account step (sign-up, invite, user creation). Part of the core's error family:
+ * code `account:<reason>`; the message is written for people.
+ */
+export class AccountError extends HarnessError {
+  private readonly [accountErrorMarker] = true;
+
   constructor(
-    readonly code:
-      | "email_taken"
-      | "invite_invalid"
-      | "invite_expired"
-      | "invite_used"
-      | "sign_up_closed"
-      | "invalid_input",
+    readonly reason: AccountErrorReason,
     message: string,
   ) {
-    super(message);
-    this.name = "AccountError";
+    super({ code: `account:${reason}`, message });
+  }
+
+  static override isInstance(error: unknown): error is AccountError {
+    return hasErrorMarker(error, accountErrorMarker);
   }
 }
 

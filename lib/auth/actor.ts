@@ -3,6 +3,7 @@ import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/lib/db";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
+import { getSql } from "@/lib/storage/sql";
 import { auth, unstable_update } from "./auth";
 
 /**
@@ -16,12 +17,14 @@ export const getActor = cache(async (): Promise<Actor | null> => {
   const userId = session?.user?.id;
   const workspaceId = session?.workspaceId;
   if (!userId || !workspaceId) return null;
-  const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId, workspaceId } },
-    select: { role: true, user: { select: { sessionVersion: true } } },
-  });
+  // On the SQL layer, not Prisma's engine: every request of a signed-in person runs it.
+  const membership = await getSql().get<{ role: string; sessionVersion: number }>(
+    `SELECT m."role", u."sessionVersion" FROM "Membership" m JOIN "User" u ON u."id" = m."userId"
+     WHERE m."userId" = ? AND m."workspaceId" = ?`,
+    [userId, workspaceId],
+  );
   if (!membership || !isRole(membership.role)) return null;
-  if ((session.sessionVersion ?? 0) !== membership.user.sessionVersion) return null;
+  if ((session.sessionVersion ?? 0) !== Number(membership.sessionVersion)) return null;
   return { userId, workspaceId, role: membership.role };
 });
 

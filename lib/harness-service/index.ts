@@ -8,7 +8,7 @@ import {
   type Actor,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/storage";
 
 /** The chats of the actor in their workspace, most recently updated first. */
 export function listChats(actor: Actor) {
@@ -51,8 +51,17 @@ const WRITE_METHOD = /^(?:create|update|delete|setPinned|pin|unpin|applyEdits|re
  * Reads and the snapshot go through the turn's harness (the storage and its snapshot cache are
  * shared either way).
  */
-export async function harnessForTurn(actor: Actor, chatId: string): Promise<Harness> {
-  const harness = await harnessFor(actor, chatId);
+export async function harnessForTurn(
+  actor: Actor,
+  chatId: string,
+  options: {
+    /** The caller has just checked that the chat is the actor's own (the chat route has). */
+    chatChecked?: boolean;
+  } = {},
+): Promise<Harness> {
+  const harness = options.chatChecked
+    ? createHarness({ storage: harnessStorageFor(), actor, chatId })
+    : await harnessFor(actor, chatId);
   return new Proxy(harness, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);

@@ -29,7 +29,7 @@ function jsonRpcError(status: number, code: number, message: string, headers?: H
 function unauthorized(error: AccessTokenError): Response {
   const description = error.message.replace(/"/g, "'");
   const challenge =
-    error.code === "missing"
+    error.reason === "missing"
       ? 'Bearer realm="cairn"'
       : `Bearer realm="cairn", error="invalid_token", error_description="${description}"`;
   return jsonRpcError(401, -32001, error.message, { "WWW-Authenticate": challenge });

@@ -16,7 +16,7 @@ import {
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { HarnessStoragePort } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
-import { harnessStorageFor, listDirCommits } from "@/lib/store-prisma";
+import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
 
@@ -90,7 +90,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     const refuse = (token: string | null, now?: Date) =>
       authenticateAccessToken(database.db, { token, now }).then(
         () => "accepted",
-        (error: { code: string }) => error.code,
+        (error: { reason: string }) => error.reason,
       );
     expect(await refuse(null)).toBe("missing");
     expect(await refuse("hello")).toBe("malformed");
@@ -143,7 +143,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
       where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
     });
     await expect(authenticateAccessToken(database.db, { token })).rejects.toMatchObject({
-      code: "no_membership",
+      reason: "no_membership",
     });
   });
 });
@@ -227,7 +227,10 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     });
     expect(textOf(viewed)).toContain("likes tea");
 
-    const history = await listDirCommits({ db: database.db, dirKey: `user:${users.member}` });
+    const history = await listDirCommits({
+      sql: sqlFor(database.target),
+      dirKey: `user:${users.member}`,
+    });
     expect(history.commits[0]).toMatchObject({
       source: "mcp",
       via: "mcp:laptop (unit-test)",

@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 
-import type { FileContent, StoreOptions, StoreResult } from "@/lib/harness";
+import {
+  hasErrorMarker,
+  HarnessError,
+  type FileContent,
+  type StoreOptions,
+  type StoreResult,
+} from "@/lib/harness";
 
 /**
  * The parsed `CAIRN_FAULT_INJECTION` setting. **For testing only**: it makes commits fail on
@@ -12,11 +18,18 @@ export interface FaultInjectionSetting {
   marker: string | null;
 }
 
-/** The error a fault-injected store throws. */
-export class InjectedFaultError extends Error {
+const injectedFaultMarker = Symbol.for("cairn.persistent-dirs.error.injected_fault");
+
+/** The error a fault-injected store throws: code `failed:injected_fault`. */
+export class InjectedFaultError extends HarnessError {
+  private readonly [injectedFaultMarker] = true;
+
   constructor(message: string) {
-    super(message);
-    this.name = "InjectedFaultError";
+    super({ code: "failed:injected_fault", message });
+  }
+
+  static override isInstance(error: unknown): error is InjectedFaultError {
+    return hasErrorMarker(error, injectedFaultMarker);
   }
 }
 

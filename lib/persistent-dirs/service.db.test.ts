@@ -229,7 +229,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
       ours: { text: "# Handbook\nsecond line by editor\n" },
       theirs: { text: "# Handbook\nline by admin\n" },
     });
-    expect(seenByMember!.conflicts[0]!.mergeText).toContain("<<<<<<< yours");
+    expect(seenByMember!.conflicts[0]!.mergeText).toContain("<<<<<<< ours");
     expect((await service.listFailures({ actor: outsider })).failures).toEqual([]);
     await expect(
       service.resolveFailure({ actor: member, id: stale.commitId, resolution: "ours" }),

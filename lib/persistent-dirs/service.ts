@@ -1,12 +1,9 @@
-import { diff3Merge } from "node-diff3";
-
 import {
-  HarnessError,
+  describeError,
   HarnessForbiddenError,
   HarnessNotFoundError,
   canWriteGlobal,
-  joinHarnessPath,
-  loadCheckout,
+  commitChangeSet,
   resolveConflict,
   retryCommit,
   validateRelativePath,
@@ -17,17 +14,18 @@ import {
   type DirCursor,
   type FileConflict,
   type FileContent,
-  type FileMap,
   type PersistentDir,
   type RetryCommitResult,
 } from "@/lib/harness";
 import {
-  createPrismaCommitLog,
+  createCommitLog,
   listDirCommits,
   listDirFiles,
   readDirFile,
-  type PrismaCommitLog,
-} from "@/lib/store-prisma";
+  sqlFor,
+  sqlForDb,
+  type DatabaseCommitLog,
+} from "@/lib/storage";
 import {
   createAppDirs,
   type AppDir,
@@ -158,44 +156,6 @@ function contentView(content: FileContent | null): ContentView | null {
     : { text: null, bytes: content.byteLength };
 }
 
-function sameContent(left: FileContent | null, right: FileContent | null): boolean {
-  if (left === null || right === null) return left === right;
-  if (typeof left === "string" && typeof right === "string") return left === right;
-  const a = typeof left === "string" ? Buffer.from(left, "utf8") : Buffer.from(left);
-  const b = typeof right === "string" ? Buffer.from(right, "utf8") : Buffer.from(right);
-  return a.equals(b);
-}
-
-function withMarkers(options: { base: string; ours: string; theirs: string }): string {
-  const lines: string[] = [];
-  for (const region of diff3Merge(
-    options.ours.split("\n"),
-    options.base.split("\n"),
-    options.theirs.split("\n"),
-    { excludeFalseConflicts: true },
-  )) {
-    if (region.ok) lines.push(...region.ok);
-    if (region.conflict) {
-      lines.push(
-        "<<<<<<< yours",
-        ...region.conflict.a,
-        "||||||| base",
-        ...region.conflict.o,
-        "=======",
-        ...region.conflict.b,
-        ">>>>>>> theirs",
-      );
-    }
-  }
-  return lines.join("\n");
-}
-
-function describeError(error: unknown): { code: string; message: string } {
-  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
-  return { code: "failed:store", message: String(error) };
-}
-
 function retryResult(result: RetryCommitResult): RetryResult {
   if (result.status === "succeeded")
     return { status: "succeeded", cursor: result.cursor, merged: result.merged };
@@ -205,8 +165,8 @@ function retryResult(result: RetryCommitResult): RetryResult {
 
 /** Options for `createPersistentDirsService`. */
 export interface PersistentDirsServiceOptions extends AppDirsOptions {
-  /** Default: a Prisma commit log on `db`. */
-  commitLog?: PrismaCommitLog;
+  /** Default: the database commit log on `db`'s database. */
+  commitLog?: DatabaseCommitLog;
 }
 
 /** The app's persistent dirs, their commit log, and what the Files pages do with them. */
@@ -216,7 +176,7 @@ export interface PersistentDirsService {
   /** The dir definitions to hand the runtime for a turn (`extraBody: { actor }`). */
   readonly dirs: PersistentDir<AppExtraBody, AppSession>[];
   /** Where failed and conflicting commits are kept. */
-  readonly commitLog: PrismaCommitLog;
+  readonly commitLog: DatabaseCommitLog;
   /** Every dir the actor can see, with whether they may write it. */
   listVisibleDirs(options: { actor: Actor }): VisibleDir[];
   /** Throws `not_found:dir` for an unknown dir and `forbidden:dir` when the actor may not write it. */
@@ -289,9 +249,10 @@ export function createPersistentDirsService(
   options: PersistentDirsServiceOptions,
 ): PersistentDirsService {
   const { db } = options;
+  const sql = options.target ? sqlFor(options.target) : sqlForDb(db);
   const appDirs = createAppDirs(options);
   const dirs = appDirs.map((dir) => dir.definition);
-  const commitLog = options.commitLog ?? createPrismaCommitLog({ db });
+  const commitLog = options.commitLog ?? createCommitLog({ sql });
 
   const findDir = (harnessDir: string): AppDir => {
     const dir = appDirs.find((candidate) => candidate.harnessDir === harnessDir);
@@ -393,71 +354,6 @@ export function createPersistentDirsService(
     };
   };
 
-  const snapshotOf = (
-    checkout: Awaited<ReturnType<typeof loadCheckout>>,
-    harnessDir: string,
-  ): FileMap => {
-    const snapshot = Object.create(null) as FileMap;
-    for (const file of checkout.listFiles({ path: harnessDir })) {
-      snapshot[file.relativePath] = checkout.readFileOrThrow({ path: file.path });
-    }
-    return snapshot;
-  };
-
-  const recordConflict = async (options: {
-    dir: AppDir;
-    actor: Actor;
-    extraBody: AppExtraBody;
-    path: string;
-    content: string | null;
-    baseCursor: DirCursor;
-    baseContent: string | null;
-    current: FileContent | null;
-    currentCursor: DirCursor;
-  }): Promise<SaveFileResult> => {
-    const { dir, path, content, baseContent, current } = options;
-    const changes: ChangeSet = { created: [], updated: [], deleted: [] };
-    if (content === null) changes.deleted.push(path);
-    else (baseContent === null ? changes.created : changes.updated).push({ path, content });
-    const base = Object.create(null) as Record<string, FileContent | null>;
-    base[path] = baseContent;
-    const conflict: FileConflict = {
-      path,
-      reason:
-        baseContent === null
-          ? "both-created"
-          : content === null || current === null
-            ? "modify-delete"
-            : typeof current !== "string"
-              ? "binary"
-              : "both-modified",
-      base: baseContent,
-      ours: content,
-      theirs: current,
-      ...(baseContent !== null && content !== null && typeof current === "string"
-        ? { markers: withMarkers({ base: baseContent, ours: content, theirs: current }) }
-        : {}),
-    };
-    const message = `${path} was changed by someone else since you opened it (version ${String(options.baseCursor)}, now ${String(options.currentCursor)}). Your edit was not applied and nothing was lost: it is kept as a conflict on the Commit failures page.`;
-    const record = await commitLog.appendCommit({
-      commit: {
-        harnessDir: dir.harnessDir,
-        mode: dir.definition.commit ?? "after-turn",
-        status: "conflict",
-        owner: dir.owner(options.actor),
-        changes,
-        baseCursor: options.baseCursor,
-        base,
-        extraBody: options.extraBody,
-        session: null,
-        error: { code: "conflict:commit", message },
-        conflicts: [conflict],
-        attempts: 1,
-      },
-    });
-    return { status: "conflict", commitId: record.id, message };
-  };
-
   return {
     appDirs,
     dirs,
@@ -480,7 +376,7 @@ export function createPersistentDirsService(
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey !== null) {
-        const listed = await listDirFiles({ db, dirKey });
+        const listed = await listDirFiles({ sql, dirKey });
         return {
           cursor: listed.version,
           files: listed.files.map((file) => ({
@@ -514,7 +410,7 @@ export function createPersistentDirsService(
       const path = validateRelativePath({ path: rawPath });
       const dirKey = dir.dirKey(actor);
       if (dirKey !== null) {
-        const file = await readDirFile({ db, dirKey, path });
+        const file = await readDirFile({ sql, dirKey, path });
         if (!file) return null;
         return {
           path,
@@ -540,94 +436,81 @@ export function createPersistentDirsService(
     async saveFile({ actor, harnessDir, path: rawPath, content, baseCursor, baseContent }) {
       const dir = assertCanWrite({ actor, harnessDir });
       const path = validateRelativePath({ path: rawPath });
-      const absolute = joinHarnessPath({ harnessDir: dir.harnessDir, relativePath: path });
       const extraBody: AppExtraBody = { actor, source: "editor" };
-      const store = dir.definition.store!;
-      for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt += 1) {
-        // A fresh checkout per attempt: the core validates the path, the limits and canWrite.
-        const checkout = await loadCheckout({ dirs: [dir.definition], extraBody, session: null });
-        const cursor = checkout.listDirs()[0]!.cursor;
-        const current = checkout.readFile({ path: absolute });
-        if (cursor !== baseCursor && !sameContent(current, baseContent)) {
-          return recordConflict({
-            dir,
-            actor,
-            extraBody,
-            path,
-            content,
+      const changes: ChangeSet = { created: [], updated: [], deleted: [] };
+      if (content === null) {
+        if (baseContent !== null) changes.deleted.push(path);
+      } else (baseContent === null ? changes.created : changes.updated).push({ path, content });
+      const base = Object.create(null) as Record<string, FileContent | null>;
+      base[path] = baseContent;
+      // The core's compare-and-swap loop: other files moving is fine; this file moving is a
+      // conflict (a person's whole-file edit is not merged behind their back).
+      const outcome = await commitChangeSet({
+        dir: dir.definition,
+        extraBody,
+        session: null,
+        changes,
+        base,
+        baseCursor,
+        mergeText: false,
+        maxAttempts: MAX_SAVE_ATTEMPTS,
+      });
+      if (outcome.status === "stored")
+        return { status: "saved", cursor: outcome.cursor, changed: true };
+      if (outcome.status === "already-applied")
+        return { status: "saved", cursor: outcome.cursor, changed: false };
+      if (outcome.status === "conflict" && outcome.conflicts.length === 0) {
+        return {
+          status: "failed",
+          commitId: null,
+          message: `${dir.label} kept changing while saving; nothing was written. Try again.`,
+        };
+      }
+      const conflicted = outcome.status === "conflict";
+      const error = conflicted
+        ? {
+            code: "conflict:commit",
+            message: `${path} was changed by someone else since you opened it (version ${String(baseCursor)}, now ${String(outcome.cursor)}). Your edit was not applied and nothing was lost: it is kept as a conflict on the Commit failures page.`,
+          }
+        : outcome.error;
+      try {
+        const record = await commitLog.appendCommit({
+          commit: {
+            harnessDir: dir.harnessDir,
+            mode: dir.definition.commit ?? "after-turn",
+            status: conflicted ? "conflict" : "failed",
+            owner: dir.owner(actor),
+            changes,
             baseCursor,
-            baseContent,
-            current,
-            currentCursor: cursor,
-          });
-        }
-        if (content === null) {
-          if (current !== null) checkout.deleteFile({ path: absolute });
-        } else checkout.writeFile({ path: absolute, content });
-        const changes = checkout.diff({ harnessDir: dir.harnessDir })[0]!.changes;
-        if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
-          return { status: "saved", cursor, changed: false };
-        }
-        let result;
-        try {
-          result = await store({
+            base,
             extraBody,
             session: null,
-            harnessDir: dir.harnessDir,
-            changes,
-            snapshot: snapshotOf(checkout, dir.harnessDir),
-            cursor,
-          });
-        } catch (error) {
-          const described = describeError(error);
-          const base = Object.create(null) as Record<string, FileContent | null>;
-          base[path] = current;
-          try {
-            const record = await commitLog.appendCommit({
-              commit: {
-                harnessDir: dir.harnessDir,
-                mode: dir.definition.commit ?? "after-turn",
-                status: "failed",
-                owner: dir.owner(actor),
-                changes,
-                baseCursor: cursor,
-                base,
-                extraBody,
-                session: null,
-                error: described,
-                conflicts: [],
-                attempts: 1,
-              },
-            });
-            return {
+            error,
+            conflicts: conflicted ? outcome.conflicts : [],
+            attempts: 1,
+          },
+        });
+        return conflicted
+          ? { status: "conflict", commitId: record.id, message: error.message }
+          : {
               status: "failed",
               commitId: record.id,
-              message: `Saving failed: ${described.message} Your edit was kept; retry it on the Commit failures page.`,
+              message: `Saving failed: ${error.message} Your edit was kept; retry it on the Commit failures page.`,
             };
-          } catch (logError) {
-            return {
-              status: "failed",
-              commitId: null,
-              message: `Saving failed and could not be recorded (${describeError(logError).message}). Copy your text before leaving this page.`,
-            };
-          }
-        }
-        if (result.status === "stored")
-          return { status: "saved", cursor: result.cursor, changed: true };
-        // Another commit landed between loading and storing: load again and re-check.
+      } catch (logError) {
+        return {
+          status: "failed",
+          commitId: null,
+          message: `Saving failed and could not be recorded (${describeError(logError).message}). Copy your text before leaving this page.`,
+        };
       }
-      return {
-        status: "failed",
-        commitId: null,
-        message: `${dir.label} kept changing while saving; nothing was written. Try again.`,
-      };
     },
 
     async listHistory({ actor, harnessDir, cursor, limit }) {
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey === null) return { commits: [], nextCursor: null };
-      const page = await listDirCommits({ db, dirKey, cursor, limit });
+      const page = await listDirCommits({ sql, dirKey, cursor, limit });
       const actorIds = [
         ...new Set(page.commits.map((commit) => commit.actorId).filter((id) => id !== null)),
       ];

@@ -88,6 +88,7 @@ export {
   validateHarnessDir,
   validateRelativePath,
 } from "./paths";
+export { commitChangeSet, type CommitChangeSetResult } from "./commit-change-set";
 export {
   resolveConflict,
   retryCommit,

@@ -18,7 +18,8 @@ import {
   type RetryPolicy,
   type TurnJournal,
 } from "./durability";
-import { applyCommit, describeError } from "./internal/apply-commit";
+import { describeError } from "../errors";
+import { applyCommit } from "./internal/apply-commit";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";

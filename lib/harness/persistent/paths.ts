@@ -1,4 +1,4 @@
-import { HarnessNotFoundError, HarnessValidationError } from "../errors";
+import { HarnessNotFoundError, HarnessValidationError, type HarnessErrorSurface } from "../errors";
 import type { DirLimits } from "./types";
 
 /** Every persistent dir lives under this root. */
@@ -34,7 +34,7 @@ function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-function reject(message: string, path: unknown, surface = "path"): never {
+function reject(message: string, path: unknown, surface: HarnessErrorSurface = "path"): never {
   throw new HarnessValidationError({
     surface,
     message,
@@ -50,7 +50,7 @@ export function printable(path: string): string {
   });
 }
 
-function checkText(raw: unknown, surface: string): string {
+function checkText(raw: unknown, surface: HarnessErrorSurface): string {
   if (typeof raw !== "string") reject("A path must be a string.", raw, surface);
   if (raw.length === 0) reject("A path must not be empty.", raw, surface);
   // Check the raw text before normalising: NFC must not be a way to smuggle characters in.
@@ -78,7 +78,7 @@ function checkText(raw: unknown, surface: string): string {
   return normalized;
 }
 
-function checkSegments(segments: string[], original: string, surface: string): void {
+function checkSegments(segments: string[], original: string, surface: HarnessErrorSurface): void {
   if (segments.length > PATH_LIMITS.maxDepth) {
     reject(
       `Path ${printable(original)} is nested deeper than ${PATH_LIMITS.maxDepth} levels.`,
@@ -131,7 +131,7 @@ export function validateRelativePath(options: { path: unknown }): string {
 /** The segments of a validated absolute path (`/a/b` → `["a", "b"]`). */
 function absoluteSegments(
   path: unknown,
-  surface: string,
+  surface: HarnessErrorSurface,
 ): { normalized: string; segments: string[] } {
   const normalized = checkText(path, surface);
   if (!normalized.startsWith("/"))

@@ -17,7 +17,7 @@ import {
   type TurnJournal,
   type TurnJournalEntry,
 } from "./durability";
-import { describeError } from "./internal/apply-commit";
+import { describeError } from "../errors";
 import { isEmptyChangeSet, rebaseChanges } from "./internal/merge";
 import { retryCommit } from "./retry-commit";
 import type { Clock, PersistentDir } from "./types";

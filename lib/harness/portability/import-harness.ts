@@ -3,7 +3,7 @@ import { canWriteGlobal } from "../actor";
 import { HarnessError, HarnessForbiddenError, HarnessValidationError } from "../errors";
 import { assertValidEntry } from "../store/entry-contracts";
 import { type Harness, type HarnessEdit } from "../store/create-harness";
-import { jsonEqual } from "../store/internal/json-equal";
+import { jsonEqual } from "../store";
 import { slugCandidate } from "../store/slug";
 import { MAX_PAGE_SIZE } from "../store/store-port";
 import { ENTRY_KINDS, type Entry, type EntryKind } from "../store/types";
@@ -456,7 +456,7 @@ async function parseMarkdownFile(options: {
     const { frontmatter, body } = parseMarkdownWithFrontmatter(text);
     return { kind: options.kind, rawId: options.rawId, file, frontmatter, body };
   } catch (error) {
-    if (!(error instanceof FrontmatterError)) throw error;
+    if (!FrontmatterError.isInstance(error)) throw error;
     options.skipped.push({
       file,
       kind: options.kind,

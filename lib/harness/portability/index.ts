@@ -28,3 +28,4 @@ export {
   type RefinementHistorySink,
   type RefinementRecordKind,
 } from "./refinement-history";
+export { FrontmatterError } from "./internal/frontmatter";

@@ -15,8 +15,8 @@ import {
   type HarnessEdit,
   type Revision,
 } from "../store";
-import { jsonEqual } from "../store/internal/json-equal";
-import { toErrorInfo } from "./refinement-error";
+import { jsonEqual } from "../store";
+import { toErrorInfo } from "../errors";
 import {
   REFINEMENT_EDIT_ACTIONS,
   type ProposedEdit,
@@ -215,7 +215,7 @@ export async function applyRefinement(
       }
       const culprit = findCulprit(batch, error);
       if (!culprit) {
-        const info = toErrorInfo(error);
+        const info = toErrorInfo(error, "refine:error");
         return finish(
           checked.map((item) =>
             item.harnessEdit
@@ -232,13 +232,13 @@ export async function applyRefinement(
           harnessVersionBefore,
         );
       }
-      forced.set(culprit, toErrorInfo(error));
+      forced.set(culprit, toErrorInfo(error, "refine:error"));
     }
   }
   // Concurrent writers kept winning: nothing was applied.
   const harnessVersion = await harness.getHarnessVersion({ abortSignal: options.abortSignal });
   const checked = await checkEdits(options, forced);
-  const info = toErrorInfo(lastConflict);
+  const info = toErrorInfo(lastConflict, "refine:error");
   const edits = checked.map((item) =>
     item.harnessEdit
       ? {
@@ -680,7 +680,12 @@ async function checkEdit(input: {
   try {
     assertValidEntry(after);
   } catch (error) {
-    return fail(proposed, scope, refineError("invalid_entry", toErrorInfo(error).message), base);
+    return fail(
+      proposed,
+      scope,
+      refineError("invalid_entry", toErrorInfo(error, "refine:error").message),
+      base,
+    );
   }
   return {
     recorded: {

@@ -2,7 +2,8 @@ import { canWriteGlobal, type Actor } from "../actor";
 import { HarnessForbiddenError, HarnessNotFoundError, HarnessValidationError } from "../errors";
 import { type Harness } from "../store";
 import { applyRefinement } from "./apply-refinement";
-import { RefinementError, toErrorInfo } from "./refinement-error";
+import { toErrorInfo } from "../errors";
+import { RefinementError } from "./refinement-error";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { type RefinementStore } from "./refinement-store";
 import { type OutcomeVerdict, type Refinement } from "./types";
@@ -123,7 +124,7 @@ export async function approveRefinement(options: {
         workspaceId: actor.workspaceId,
         id: refinement.id,
         updatedAt: at,
-        patch: { status: "failed", error: toErrorInfo(error) },
+        patch: { status: "failed", error: toErrorInfo(error, "refine:error") },
       });
       throw error;
     }

@@ -22,7 +22,7 @@ export {
   type RefinementUsage,
   type ReviewDecision,
 } from "./types";
-export { RefinementError, toErrorInfo } from "./refinement-error";
+export { RefinementError } from "./refinement-error";
 export {
   InMemoryRefinementStore,
   clampRefinementLimit,

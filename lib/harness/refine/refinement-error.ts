@@ -1,5 +1,6 @@
-import { HarnessError } from "../errors";
-import { type RefinementErrorInfo } from "./types";
+import { hasErrorMarker, HarnessError } from "../errors";
+
+const marker = Symbol.for("cairn.harness.error.refine");
 
 /**
  * A refinement-specific failure: `refine:truncated` (the model hit its output limit),
@@ -8,6 +9,8 @@ import { type RefinementErrorInfo } from "./types";
  * Extends `HarnessError`, so the edge mapper handles it like every core error.
  */
 export class RefinementError extends HarnessError {
+  private readonly [marker] = true;
+
   constructor(options: {
     /** The part after `refine:`, e.g. `truncated`. */
     reason: string;
@@ -22,24 +25,8 @@ export class RefinementError extends HarnessError {
       cause: options.cause,
     });
   }
-}
 
-/** The JSON form of any error, as recorded on a refinement or an edit. */
-export function toErrorInfo(error: unknown): RefinementErrorInfo {
-  if (HarnessError.isInstance(error)) {
-    const details = error.details;
-    return Object.keys(details).length > 0
-      ? { code: error.code, message: error.message, details: jsonSafe(details) }
-      : { code: error.code, message: error.message };
-  }
-  if (error instanceof Error) return { code: "refine:error", message: error.message };
-  return { code: "refine:error", message: String(error) };
-}
-
-function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-  } catch {
-    return {};
+  static override isInstance(error: unknown): error is RefinementError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -6,7 +6,7 @@ import { applyRefinement } from "./apply-refinement";
 import { buildRefinementContext, type RefinementContext } from "./build-refinement-context";
 import { modelIdOf } from "./internal/structured-call";
 import { planRefinement } from "./plan-refinement";
-import { toErrorInfo } from "./refinement-error";
+import { toErrorInfo } from "../errors";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { type RefinementStore } from "./refinement-store";
 import { reviewRefinement } from "./review-refinement";
@@ -211,7 +211,7 @@ async function runLocked(
       usage.review = usageFromError(error) ?? { modelId: modelIdOf(options.models.review) };
       return record({
         summary: "Review failed",
-        error: toErrorInfo(error),
+        error: toErrorInfo(error, "refine:error"),
         model: usage.review.modelId,
       });
     }
@@ -242,7 +242,7 @@ async function runLocked(
       review,
       instructions: context.instructions,
       summary: "Planning failed",
-      error: toErrorInfo(error),
+      error: toErrorInfo(error, "refine:error"),
       model: planModelId,
     });
   }

@@ -1,3 +1,4 @@
+import { type ErrorInfo } from "../errors";
 import { type Entry, type EntryScope } from "../store";
 
 /**
@@ -103,12 +104,7 @@ export interface ApprovalDecision {
 }
 
 /** A structured error as recorded on a refinement or one of its edits. */
-export interface RefinementErrorInfo {
-  /** `type:surface`, e.g. `refine:truncated`, `refine:changed_during_planning`. */
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
+export type RefinementErrorInfo = ErrorInfo;
 
 /**
  * What happened to one edit.

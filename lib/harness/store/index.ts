@@ -99,3 +99,4 @@ export {
   isRangeCursor,
   isVersionCursor,
 } from "./storage-cursors";
+export { jsonEqual } from "./internal/json-equal";

@@ -1,4 +1,4 @@
-import { HarnessError, HarnessValidationError } from "../../errors";
+import { describeError, HarnessValidationError } from "../../errors";
 import { validateLoadResult } from "../checkout";
 import type { FileConflict } from "../commit-log";
 import type { ResolvedPersistentDir } from "../define-persistent-dirs";
@@ -12,14 +12,9 @@ export type ApplyOutcome =
   | { status: "stored"; cursor: DirCursor; merged: boolean; changes: ChangeSet }
   /** The backing already holds every change (e.g. a concurrent turn made the same edit). */
   | { status: "already-applied"; cursor: DirCursor }
-  | { status: "conflict"; message: string; conflicts: FileConflict[] }
+  /** `cursor`: the dir's version the clash was found against (absent when it kept moving). */
+  | { status: "conflict"; message: string; conflicts: FileConflict[]; cursor?: DirCursor }
   | { status: "failed"; error: { code: string; message: string }; cause: unknown };
-
-export function describeError(error: unknown): { code: string; message: string } {
-  if (HarnessError.isInstance(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: "failed:store", message: error.message || error.name };
-  return { code: "failed:store", message: String(error) };
-}
 
 /**
  * Applies `changes` (computed against `base` at `baseCursor`) with compare-and-swap. With
@@ -44,6 +39,8 @@ export async function applyCommit<TExtraBody, TSession>(options: {
   baseCursor: DirCursor;
   snapshot?: FileMap;
   overrides?: Map<string, PathOverride>;
+  /** Three-way merge text both sides changed (default); `false`: such a path is a conflict. */
+  mergeText?: boolean;
   maxAttempts: number;
   abortSignal?: AbortSignal;
 }): Promise<ApplyOutcome> {
@@ -91,12 +88,14 @@ export async function applyCommit<TExtraBody, TSession>(options: {
           base: options.base,
           theirs: current.files,
           overrides: options.overrides,
+          mergeText: options.mergeText,
         });
         if (rebased.conflicts.length > 0) {
           return {
             status: "conflict",
             message: `${rebased.conflicts.length} file(s) changed on both sides and could not be merged: ${rebased.conflicts.map((c) => c.path).join(", ")}.`,
             conflicts: rebased.conflicts,
+            cursor: current.cursor,
           };
         }
         if (isEmptyChangeSet(rebased.changes))

@@ -1,4 +1,4 @@
-import { diff3Merge } from "node-diff3";
+import { diff3Merge, mergeDiff3 } from "node-diff3";
 
 import type { FileConflict } from "../commit-log";
 import type { ChangeSet, FileContent, FileMap } from "../types";
@@ -44,36 +44,18 @@ export function mergeText(options: { base: string; ours: string; theirs: string 
   return lines.join("\n");
 }
 
-/** The diff3 merge with conflict markers, for a person to edit. */
+/** The diff3 merge with conflict markers (written by `node-diff3`), for a person to edit. */
 export function mergeTextWithMarkers(options: {
   base: string;
   ours: string;
   theirs: string;
 }): string {
-  const regions = diff3Merge(
+  return mergeDiff3(
     options.ours.split("\n"),
     options.base.split("\n"),
     options.theirs.split("\n"),
-    {
-      excludeFalseConflicts: true,
-    },
-  );
-  const lines: string[] = [];
-  for (const region of regions) {
-    if (region.ok) lines.push(...region.ok);
-    if (region.conflict) {
-      lines.push(
-        "<<<<<<< ours",
-        ...region.conflict.a,
-        "||||||| base",
-        ...region.conflict.o,
-        "=======",
-        ...region.conflict.b,
-        ">>>>>>> theirs",
-      );
-    }
-  }
-  return lines.join("\n");
+    { excludeFalseConflicts: true, label: { a: "ours", o: "base", b: "theirs" } },
+  ).result.join("\n");
 }
 
 /** An explicit decision for a path: keep the backing's version, or this content (`null` deletes). */
@@ -92,7 +74,8 @@ export interface RebaseResult {
 /**
  * Re-applies a change set computed against `base` on top of the backing's current files.
  * Per path: untouched there → ours; same result there → nothing to do; both changed text →
- * diff3 by lines; anything else → a conflict. Paths not in the change set keep their current
+ * diff3 by lines (unless `mergeText` is false: a person's whole-file edit is not merged behind
+ * their back); anything else → a conflict. Paths not in the change set keep their current
  * content. Conflicts are reported, never guessed; `overrides` settles chosen paths.
  */
 export function rebaseChanges(options: {
@@ -100,6 +83,8 @@ export function rebaseChanges(options: {
   base: Record<string, FileContent | null>;
   theirs: Map<string, FileContent>;
   overrides?: Map<string, PathOverride>;
+  /** Default true. */
+  mergeText?: boolean;
 }): RebaseResult {
   const ours = changedContent(options.changes);
   const final = new Map<string, FileContent | null>();
@@ -116,7 +101,7 @@ export function rebaseChanges(options: {
     } else if (contentEquals(theirs, mine)) {
       final.set(path, theirs);
     } else if (typeof base === "string" && typeof mine === "string" && typeof theirs === "string") {
-      const text = mergeText({ base, ours: mine, theirs });
+      const text = options.mergeText === false ? null : mergeText({ base, ours: mine, theirs });
       if (text === null) {
         conflicts.push({
           path,

@@ -12,6 +12,7 @@
  * Write: `yaml`'s block style with strings quoted whenever a YAML 1.1 reader could take them
  * for something else, so this reader and any other parse it back to the same JSON value.
  */
+import { hasErrorMarker, HarnessValidationError } from "../../errors";
 import {
   Document,
   isAlias,
@@ -29,14 +30,28 @@ import {
 export type FrontmatterValue =
   string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
 
-/** A frontmatter block could not be read (or a value could not be written). */
-export class FrontmatterError extends Error {
+const frontmatterErrorMarker = Symbol.for("cairn.harness.error.frontmatter");
+
+/**
+ * A frontmatter block could not be read (or a value could not be written): a validation error,
+ * code `validation:frontmatter`.
+ */
+export class FrontmatterError extends HarnessValidationError {
+  private readonly [frontmatterErrorMarker] = true;
+
   constructor(
     message: string,
     readonly line?: number,
   ) {
-    super(line === undefined ? message : `line ${line}: ${message}`);
-    this.name = "FrontmatterError";
+    super({
+      surface: "frontmatter",
+      message: line === undefined ? message : `line ${line}: ${message}`,
+      details: line === undefined ? {} : { line },
+    });
+  }
+
+  static override isInstance(error: unknown): error is FrontmatterError {
+    return hasErrorMarker(error, frontmatterErrorMarker);
   }
 }
 

@@ -6,7 +6,7 @@ import {
   type HarnessEdit,
   type Revision,
 } from "../../store";
-import { jsonEqual } from "../../store/internal/json-equal";
+import { jsonEqual } from "../../store";
 import { type ProposedEdit, type RecordedEdit, type RefinementStatus } from "../types";
 
 /** Whether two entry states have the same content (title, content, path, metadata, pinned). */

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createDb } from "@/lib/db";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import {
   openTurnCheckout,
@@ -12,18 +11,22 @@ import {
   type StoreOptions,
 } from "@/lib/harness";
 import { runDirBackingConformance } from "@/lib/harness/persistent/dir-backing-conformance";
-import { createPrismaCommitLog } from "./prisma-commit-log";
+import { createCommitLog } from "./commit-log";
 import {
-  createPrismaDirBacking,
+  createDirBacking,
   getDirVersion,
   listDirCommits,
   listDirFiles,
   readDirFile,
-} from "./prisma-dir-backing";
+} from "./dir-backing";
+import { DirSnapshotCache } from "./internal/dir-snapshot-cache";
+import { sqlFor, type Sql } from "./sql";
 
 let database: TestDatabase;
+let sql: Sql;
 beforeAll(async () => {
   database = await createTestDatabase();
+  sql = sqlFor(database.target);
 });
 afterAll(async () => {
   await database.cleanup();
@@ -32,9 +35,9 @@ afterAll(async () => {
 type Body = { dirKey: string; userId?: string };
 const provider = testDatabaseProvider();
 
-function backingFor(options: { source?: "turn" | "editor" } = {}) {
-  return createPrismaDirBacking<Body>({
-    db: database.db,
+function backingFor(options: { source?: "turn" | "editor"; snapshotCache?: false } = {}) {
+  return createDirBacking<Body>({
+    sql,
     dirKey: ({ extraBody }) => extraBody.dirKey,
     actorId: (extraBody) => extraBody.userId ?? null,
     ...options,
@@ -54,13 +57,149 @@ function seededRandom(seed: number): () => number {
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-runDirBackingConformance(`Prisma on ${provider}`, () => ({
+runDirBackingConformance(`SQL dir backing on ${provider}`, () => ({
   backing: backingFor(),
   extraBody: { dirKey: `conformance:${randomUUID()}`, userId: "u1" },
   session: { chatId: "c1" },
 }));
 
-describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
+runDirBackingConformance(`SQL dir backing on ${provider}, snapshot cache off`, () => ({
+  backing: backingFor({ snapshotCache: false }),
+  extraBody: { dirKey: `conformance:${randomUUID()}`, userId: "u1" },
+}));
+
+describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
+  it("reads files and history Prisma wrote, and writes rows Prisma reads back the same", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const at = new Date("2026-02-03T04:05:06.789Z");
+    const bytes = new Uint8Array([0, 255, 1, 0xef, 0xbb, 0xbf]);
+    const text = "\uFEFFhé\r\n𝄞 end";
+    await database.db.$transaction([
+      database.db.persistentDirState.create({ data: { dirKey, version: 1, updatedAt: at } }),
+      database.db.persistentFile.create({
+        data: {
+          dirKey,
+          path: "a.md",
+          content: new Uint8Array(Buffer.from(text)),
+          isText: true,
+          size: Buffer.byteLength(text),
+          sha256: "s",
+          updatedAt: at,
+          updatedBy: "ada",
+        },
+      }),
+      database.db.persistentFile.create({
+        data: {
+          dirKey,
+          path: "b.bin",
+          content: bytes,
+          isText: false,
+          size: 6,
+          sha256: "t",
+          updatedAt: at,
+        },
+      }),
+      database.db.dirCommit.create({
+        data: {
+          dirKey,
+          version: 1,
+          source: "turn",
+          created: '["a.md","b.bin"]',
+          updated: "[]",
+          deleted: "[]",
+          createdAt: at,
+        },
+      }),
+    ]);
+    for (const backing of [backingFor(), backingFor({ snapshotCache: false })]) {
+      const loaded = await backing.load({ extraBody: { dirKey }, session: null });
+      expect(loaded.cursor).toBe(1);
+      expect({ ...loaded.files }).toEqual({ "a.md": text, "b.bin": bytes });
+      expect(loaded.updatedAt).toEqual({ "a.md": at.toISOString(), "b.bin": at.toISOString() });
+    }
+    const listed = await listDirFiles({ sql, dirKey });
+    expect(
+      listed.files.map((file) => [file.path, file.isText, file.updatedAt, file.updatedBy]),
+    ).toEqual([
+      ["a.md", true, at, "ada"],
+      ["b.bin", false, at, null],
+    ]);
+    expect((await listDirCommits({ sql, dirKey })).commits[0]).toMatchObject({
+      version: 1,
+      created: ["a.md", "b.bin"],
+      createdAt: at,
+    });
+
+    const stored = await backingFor({ source: "editor" }).store({
+      extraBody: { dirKey, userId: "bob" },
+      session: null,
+      harnessDir: "/persistent/user",
+      cursor: 1,
+      snapshot: {},
+      changes: {
+        created: [{ path: "c.bin", content: bytes }],
+        updated: [{ path: "a.md", content: `${text}!` }],
+        deleted: ["b.bin"],
+      },
+    });
+    expect(stored).toEqual({ status: "stored", cursor: 2 });
+    const rows = await database.db.persistentFile.findMany({
+      where: { dirKey },
+      orderBy: { path: "asc" },
+    });
+    expect(
+      rows.map((row) => [
+        row.path,
+        row.isText,
+        Buffer.from(row.content).toString("hex"),
+        row.size,
+        row.updatedBy,
+      ]),
+    ).toEqual([
+      ["a.md", true, Buffer.from(`${text}!`).toString("hex"), Buffer.byteLength(`${text}!`), "bob"],
+      ["c.bin", false, Buffer.from(bytes).toString("hex"), 6, "bob"],
+    ]);
+    expect(rows[0]!.updatedAt.getTime()).toBeGreaterThan(at.getTime());
+    const state = await database.db.persistentDirState.findUniqueOrThrow({ where: { dirKey } });
+    expect(state.version).toBe(2);
+    const history = await database.db.dirCommit.findMany({
+      where: { dirKey },
+      orderBy: { version: "desc" },
+    });
+    expect(history[0]).toMatchObject({
+      version: 2,
+      actorId: "bob",
+      source: "editor",
+      updated: '["a.md"]',
+      deleted: '["b.bin"]',
+    });
+  });
+
+  it("rejects invalid paths before writing anything", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    await expect(
+      backingFor().store({
+        extraBody: { dirKey },
+        session: null,
+        harnessDir: "/persistent/user",
+        cursor: 0,
+        snapshot: {},
+        changes: {
+          created: [
+            { path: "ok.md", content: "a" },
+            { path: "../escape.md", content: "b" },
+          ],
+          updated: [],
+          deleted: [],
+        },
+      }),
+    ).rejects.toThrow();
+    expect(await getDirVersion({ sql, dirKey })).toBe(0);
+    expect((await listDirFiles({ sql, dirKey })).files).toEqual([]);
+  });
+});
+
+describe(`SQL dir backing on ${provider}: rows, history and helpers`, () => {
   it("keys rows by dirKey, records sha256/size/isText, and writes one history row per commit", async () => {
     const dirKey = `user:${randomUUID()}`;
     const other = `user:${randomUUID()}`;
@@ -86,7 +225,7 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
       0,
     );
 
-    const listed = await listDirFiles({ db: database.db, dirKey });
+    const listed = await listDirFiles({ sql, dirKey });
     expect(listed.version).toBe(1);
     expect(listed.files.map((file) => [file.path, file.size, file.isText, file.updatedBy])).toEqual(
       [
@@ -95,10 +234,10 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
       ],
     );
     expect(listed.files[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const text = await readDirFile({ db: database.db, dirKey, path: "a.md" });
+    const text = await readDirFile({ sql, dirKey, path: "a.md" });
     expect(text?.content).toBe("\uFEFFhé\r\n");
     expect(text?.version).toBe(1);
-    expect(await readDirFile({ db: database.db, dirKey, path: "missing.md" })).toBeNull();
+    expect(await readDirFile({ sql, dirKey, path: "missing.md" })).toBeNull();
 
     await backing.store({
       ...context,
@@ -107,8 +246,8 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
       snapshot: {},
       changes: { created: [], updated: [{ path: "a.md", content: "v2" }], deleted: ["b.bin"] },
     });
-    expect(await getDirVersion({ db: database.db, dirKey })).toBe(2);
-    const history = await listDirCommits({ db: database.db, dirKey, limit: 1 });
+    expect(await getDirVersion({ sql, dirKey })).toBe(2);
+    const history = await listDirCommits({ sql, dirKey, limit: 1 });
     expect(history.commits).toHaveLength(1);
     expect(history.commits[0]).toMatchObject({
       version: 2,
@@ -118,13 +257,11 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
       updated: ["a.md"],
       deleted: ["b.bin"],
     });
-    const older = await listDirCommits({ db: database.db, dirKey, cursor: history.nextCursor });
+    const older = await listDirCommits({ sql, dirKey, cursor: history.nextCursor });
     expect(older.commits.map((commit) => commit.version)).toEqual([1]);
     expect(older.commits[0]!.created).toEqual(["a.md", "b.bin"]);
     expect(older.nextCursor).toBeNull();
-    await expect(listDirCommits({ db: database.db, dirKey, cursor: "nope" })).rejects.toThrow(
-      /cursor/,
-    );
+    await expect(listDirCommits({ sql, dirKey, cursor: "nope" })).rejects.toThrow(/cursor/);
   });
 
   it("refuses a cursor that is not a version", async () => {
@@ -141,7 +278,7 @@ describe(`Prisma dir backing on ${provider}: rows, history and helpers`, () => {
   });
 });
 
-describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
+describe(`SQL dir backing on ${provider}: snapshot cache`, () => {
   const write = (
     backing: ReturnType<typeof backingFor>,
     dirKey: string,
@@ -160,12 +297,12 @@ describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
   it("sees commits made through another client (another app instance) at the next load", async () => {
     const dirKey = `user:${randomUUID()}`;
     const here = backingFor();
-    // A second client on the same database has its own cache, like a second server process.
-    const otherDb = createDb(database.target);
-    try {
-      const there = createPrismaDirBacking<Body>({
-        db: otherDb,
+    // A backing with its own cache, like a second server process on the same database.
+    {
+      const there = createDirBacking<Body>({
+        sql,
         dirKey: ({ extraBody }) => extraBody.dirKey,
+        snapshotCache: new DirSnapshotCache(),
       });
       await write(here, dirKey, 0, { created: [{ path: "a.md", content: "one" }] });
       expect((await here.load({ extraBody: { dirKey }, session: null })).files["a.md"]).toBe("one");
@@ -184,8 +321,6 @@ describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
       expect({ ...(await here.load({ extraBody: { dirKey }, session: null })).files }).toEqual({
         "b.md": "new",
       });
-    } finally {
-      await otherDb.$disconnect();
     }
   });
 
@@ -199,10 +334,10 @@ describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
     expect((await write(backing, dirKey, 0, { created: many })).status).toBe("stored");
     const deleted = many.slice(0, 1_100).map((file) => file.path);
     expect((await write(backing, dirKey, 1, { deleted })).status).toBe("stored");
-    const listed = await listDirFiles({ db: database.db, dirKey });
+    const listed = await listDirFiles({ sql, dirKey });
     expect(listed.files).toHaveLength(101);
-    const uncached = createPrismaDirBacking<Body>({
-      db: database.db,
+    const uncached = createDirBacking<Body>({
+      sql,
       dirKey: ({ extraBody }) => extraBody.dirKey,
       snapshotCache: false,
     });
@@ -224,8 +359,8 @@ describe(`Prisma dir backing on ${provider}: snapshot cache`, () => {
     const second = await backing.load({ extraBody: { dirKey }, session: null });
     expect({ ...second.files }).toEqual({ "a.bin": new Uint8Array([1, 2, 3]) });
     // The file's time comes from the commit, cached or read.
-    const uncached = createPrismaDirBacking<Body>({
-      db: database.db,
+    const uncached = createDirBacking<Body>({
+      sql,
       dirKey: ({ extraBody }) => extraBody.dirKey,
       snapshotCache: false,
     });
@@ -242,7 +377,7 @@ const sharedFile = (turns: number, edit: (slot: number) => string | null) =>
     (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
   ).join("\n") + "\n";
 
-describe(`Prisma dir backing on ${provider}: concurrency and faults`, () => {
+describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
   it("loses no update across 50 concurrent turns of one user editing the same files", async () => {
     const turns = 50;
     const dirKey = `user:${randomUUID()}`;
@@ -266,7 +401,7 @@ describe(`Prisma dir backing on ${provider}: concurrency and faults`, () => {
     const random = seededRandom(50);
     const jitter = () => sleep(Math.floor(random() * 4));
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: backing.load, store: backing.store }];
-    const commitLog = createPrismaCommitLog({ db: database.db });
+    const commitLog = createCommitLog({ sql });
     const titles = new Set<string>();
     const results = await Promise.all(
       Array.from({ length: turns }, async (_, turnIndex) => {
@@ -331,7 +466,7 @@ describe(`Prisma dir backing on ${provider}: concurrency and faults`, () => {
     );
     expect(titles.has(final.files["title.md"] as string)).toBe(true);
     // Every successful store left exactly one history row with the version it produced.
-    const history = await listDirCommits({ db: database.db, dirKey, limit: 500 });
+    const history = await listDirCommits({ sql, dirKey, limit: 500 });
     expect(history.commits.map((commit) => commit.version)).toEqual(
       Array.from({ length: Number(final.cursor) }, (_, index) => Number(final.cursor) - index),
     );
@@ -364,7 +499,7 @@ describe(`Prisma dir backing on ${provider}: concurrency and faults`, () => {
       return result;
     };
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: inner.load, store }];
-    const commitLog = createPrismaCommitLog({ db: database.db });
+    const commitLog = createCommitLog({ sql });
     const extraBody: Body = { dirKey, userId: "u1" };
     const owned = async () =>
       (await commitLog.listCommits({ status: "open", limit: 500 })).commits.filter(

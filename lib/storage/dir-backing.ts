@@ -1,28 +1,39 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
-import type { Db } from "@/lib/db";
-import { isNotFoundError, isUniqueConstraintError, joinSql, sql } from "@/lib/db";
 import {
-  DEFAULT_PAGE_SIZE,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
-  fileMapFromEntries,
-  validateRelativePath,
-  type DirCursor,
   type FileContent,
-  type LoadOptions,
-  type PersistentDirBacking,
+  fileMapFromEntries,
+  HarnessValidationError,
   type StoreOptions,
   type StoreResult,
+  validateRelativePath,
 } from "@/lib/harness";
+import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
+import {
+  decodeFileContent,
+  encodeFileContent,
+  pageSize,
+  sha256Hex,
+  versionOf,
+} from "./internal/files";
+import {
+  placeholders,
+  toBool,
+  toBytes,
+  toDate,
+  type Sql,
+  type SqlExecutor,
+  type SqlValue,
+} from "./sql";
 
 /** What produced a successful commit, as recorded in the dir's history. */
 export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp";
 
-/** Options for `createPrismaDirBacking`. */
-export interface PrismaDirBackingOptions<TExtraBody> {
-  db: Db;
+/** Options for `createDirBacking`. */
+export interface DirBackingOptions<TExtraBody> {
+  /** The database (`sqlFor(target)` / `getSql()`). */
+  sql: Sql;
   /**
    * The row key of the dir for this turn, from the server-side `extraBody` (e.g. `user:<id>`,
    * `company:<workspaceId>`). Every load and store reads and writes only rows with this key.
@@ -37,7 +48,7 @@ export interface PrismaDirBackingOptions<TExtraBody> {
   /**
    * Where loads keep the snapshots they read (and commits refresh them), so a turn whose dir
    * has not changed since reads only its version from the database. Default: one cache per
-   * `db` client and process, bounded to 64 MiB of content (`DEFAULT_SNAPSHOT_CACHE_BYTES`).
+   * database and process, bounded to 64 MiB of content (`DEFAULT_SNAPSHOT_CACHE_BYTES`).
    * `false` reads every file on every load.
    */
   snapshotCache?: DirSnapshotCache | false;
@@ -74,82 +85,59 @@ export interface DirCommitEntry {
   createdAt: Date;
 }
 
-/**
- * Files per raw statement in a store: 8 bound values each keeps a statement far below SQLite's
- * 32,766 and PostgreSQL's 65,535 bound values, whatever a dir's `maxFiles` is.
- */
-const ROWS_PER_STATEMENT = 500;
+/** A load re-reads when a commit landed between reading the version and the files. */
+const MAX_LOAD_ATTEMPTS = 10;
 
-function chunks<T>(items: readonly T[]): T[][] {
+/**
+ * Files per statement in a store. PostgreSQL: one round trip per 100 files (8 bound values
+ * each, far below its 65,535). SQLite: one file per statement, a prepared statement reused
+ * (a statement costs microseconds there, and one text is prepared once).
+ */
+function rowsPerStatement(sql: SqlExecutor): number {
+  return sql.dialect === "sqlite" ? 1 : 100;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
   const result: T[][] = [];
-  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
-    result.push(items.slice(start, start + ROWS_PER_STATEMENT));
+  for (let start = 0; start < items.length; start += size) {
+    result.push(items.slice(start, start + size));
   }
   return result;
 }
 
-/** A load re-reads when a commit landed between reading the version and the files. */
-const MAX_LOAD_ATTEMPTS = 10;
+const SELECT_VERSION = `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`;
 
-type FileRow = NonNullable<Awaited<ReturnType<Db["persistentFile"]["findUnique"]>>>;
-
-// ignoreBOM keeps a leading U+FEFF: text must round-trip exactly.
-const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+async function readVersion(sql: SqlExecutor, dirKey: string): Promise<number> {
+  const row = await sql.get<{ version: number }>(SELECT_VERSION, [dirKey]);
+  return row ? Number(row.version) : 0;
 }
 
-/** The bytes to store for a content, and whether it is text (decoded back to a string on load). */
-function encodeContent(content: FileContent): { bytes: Uint8Array<ArrayBuffer>; isText: boolean } {
-  return typeof content === "string"
-    ? { bytes: new Uint8Array(Buffer.from(content, "utf8")), isText: true }
-    : { bytes: new Uint8Array(content), isText: false };
-}
+// One snapshot cache per database: every backing made for it (the app makes them per request)
+// shares one.
+const sharedCaches = new WeakMap<Sql, DirSnapshotCache>();
 
-function decodeContent(row: Pick<FileRow, "content" | "isText">): FileContent {
-  return row.isText ? textDecoder.decode(row.content) : new Uint8Array(row.content);
-}
-
-function versionOf(cursor: DirCursor): number | null {
-  const version = typeof cursor === "string" && /^\d+$/.test(cursor) ? Number(cursor) : cursor;
-  return typeof version === "number" && Number.isSafeInteger(version) && version >= 0
-    ? version
-    : null;
-}
-
-function pageSize(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
-}
-
-// A raw statement: the version is read on every load, and the query builder costs more than
-// the read itself (about 0.75 ms against 0.3 ms on SQLite). Same SQL on both providers.
-async function readVersion(db: Db, dirKey: string): Promise<number> {
-  const rows = await db.$queryRaw<{ version: number | bigint }[]>`
-    SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ${dirKey}`;
-  return rows.length === 0 ? 0 : Number(rows[0]!.version);
-}
-
-// One snapshot cache per client: two databases never share entries, and every backing made
-// for the same client (the app makes them per request) shares one.
-const sharedCaches = new WeakMap<Db, DirSnapshotCache>();
-
-function sharedCacheOf(db: Db): DirSnapshotCache {
-  let cache = sharedCaches.get(db);
+function sharedCacheOf(sql: Sql): DirSnapshotCache {
+  let cache = sharedCaches.get(sql);
   if (!cache) {
     cache = new DirSnapshotCache();
-    sharedCaches.set(db, cache);
+    sharedCaches.set(sql, cache);
   }
   return cache;
 }
 
+interface FileRow {
+  path: string;
+  content: unknown;
+  isText: unknown;
+  updatedAt: unknown;
+}
+
 /**
  * A `PersistentDirBacking` whose files are `PersistentFile` rows keyed by `dirKey` (an owner: a
- * user or a workspace), for SQLite and PostgreSQL alike.
+ * user or a workspace), on SQLite and PostgreSQL alike (the SQL layer).
  *
  * - The cursor is `PersistentDirState.version`: `0` before the first commit, `+1` per commit.
- * - `store` runs in one transaction: compare-and-swap on the version (an `UPDATE … WHERE
+ * - `store` runs in one write transaction: compare-and-swap on the version (an `UPDATE … WHERE
  *   version = cursor`, or creating the state row when the cursor is `0`), then the file rows,
  *   then a `DirCommit` history row. A lost race returns `conflict` and writes nothing.
  * - Text is stored as UTF-8 with `isText = true` and loads back as the same string; bytes load
@@ -160,14 +148,15 @@ function sharedCacheOf(db: Db): DirSnapshotCache {
  *   database state at V, whichever instance committed. This relies on the same invariant as
  *   compare-and-swap: a dir's `PersistentDirState` row is never deleted or set back.
  */
-export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>(
-  options: PrismaDirBackingOptions<TExtraBody>,
+export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
+  options: DirBackingOptions<TExtraBody>,
 ): PersistentDirBacking<TExtraBody, TSession> {
-  const { db } = options;
+  const { sql } = options;
   const cache =
-    options.snapshotCache === false ? null : (options.snapshotCache ?? sharedCacheOf(db));
+    options.snapshotCache === false ? null : (options.snapshotCache ?? sharedCacheOf(sql));
   const sourceOf = (extraBody: TExtraBody): DirCommitSource =>
     typeof options.source === "function" ? options.source(extraBody) : (options.source ?? "turn");
+  const perStatement = rowsPerStatement(sql);
 
   return {
     async load({ extraBody, abortSignal }: LoadOptions<TExtraBody, TSession>) {
@@ -176,7 +165,7 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
       // Optimistic read without a long transaction: versions only grow and a commit's rows
       // become visible together, so equal versions before and after mean the files match it.
       for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
-        const before = await readVersion(db, dirKey);
+        const before = await readVersion(sql, dirKey);
         const cached = cache?.get(dirKey, before);
         if (cached) {
           abortSignal?.throwIfAborted();
@@ -187,16 +176,19 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
             updatedAt: copy.updatedAt,
           };
         }
-        const rows = await db.persistentFile.findMany({
-          where: { dirKey },
-          orderBy: { path: "asc" },
-        });
-        const after = await readVersion(db, dirKey);
+        const rows = await sql.all<FileRow>(
+          `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile"
+           WHERE "dirKey" = ? ORDER BY "path" ASC`,
+          [dirKey],
+        );
+        const after = await readVersion(sql, dirKey);
         abortSignal?.throwIfAborted();
         if (before !== after) continue;
         const updatedAt: Record<string, string> = Object.create(null) as Record<string, string>;
-        for (const row of rows) updatedAt[row.path] = row.updatedAt.toISOString();
-        const files = rows.map((row) => [row.path, decodeContent(row)] as const);
+        for (const row of rows) updatedAt[row.path] = toDate(row.updatedAt).toISOString();
+        const files = rows.map(
+          (row) => [row.path, decodeFileContent(toBytes(row.content), toBool(row.isText))] as const,
+        );
         // The cache copies what it keeps, so the caller's map below is its own.
         cache?.set(dirKey, { version: after, files, updatedAt: Object.entries(updatedAt) });
         return { files: fileMapFromEntries(files), cursor: after, updatedAt };
@@ -226,7 +218,7 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
       }));
       const writes = [...created, ...updated].map((file) => ({
         path: file.path,
-        ...encodeContent(file.content),
+        ...encodeFileContent(file.content),
       }));
       const deletes = changes.deleted.map((path) => validateRelativePath({ path }));
       const actorId = options.actorId?.(extraBody) ?? null;
@@ -235,55 +227,78 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
       const next = expected + 1;
       const now = new Date();
       abortSignal?.throwIfAborted();
-      try {
-        // One batch transaction, not an interactive one: no round trip back to this code
-        // between statements. Compare-and-swap comes first and throws when the version moved
-        // (P2025: no row at `expected`; P2002: a concurrent first commit), rolling back the rest.
-        await db.$transaction([
+      const current = await sql.transaction(async (tx) => {
+        // Compare-and-swap first: on a lost race nothing has been written.
+        const swapped =
           expected === 0
-            ? db.persistentDirState.create({
-                data: { dirKey, version: next, updatedAt: now },
-                select: { version: true },
-              })
-            : db.persistentDirState.update({
-                where: { dirKey, version: expected },
-                data: { version: next, updatedAt: now },
-                select: { version: true },
-              }),
-          // The rest as raw statements (the same SQL on SQLite and PostgreSQL): the query
-          // builder costs two to three times the statement here, and an upsert through it
-          // reads each file's content back. One statement per ROWS_PER_STATEMENT files.
-          ...chunks(deletes).map(
-            (paths) => db.$executeRaw`DELETE FROM "PersistentFile"
-              WHERE "dirKey" = ${dirKey} AND "path" IN (${joinSql(paths)})`,
-          ),
-          ...chunks(writes).map(
-            (rows) => db.$executeRaw`INSERT INTO "PersistentFile"
-                ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-              VALUES ${joinSql(
-                rows.map(
-                  (write) =>
-                    sql`(${dirKey}, ${write.path}, ${write.bytes}, ${write.isText},
-                      ${write.bytes.byteLength}, ${sha256Hex(write.bytes)}, ${now}, ${actorId})`,
-                ),
-              )}
-              ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
-                "isText" = excluded."isText", "size" = excluded."size",
-                "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
-                "updatedBy" = excluded."updatedBy"`,
-          ),
-          db.$executeRaw`INSERT INTO "DirCommit"
-              ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
-            VALUES (${randomUUID()}, ${dirKey}, ${next}, ${actorId}, ${source}, ${via},
-              ${JSON.stringify(changes.created.map((file) => file.path))},
-              ${JSON.stringify(changes.updated.map((file) => file.path))},
-              ${JSON.stringify(changes.deleted)}, ${now})`,
-        ]);
-      } catch (error) {
-        if (isNotFoundError(error) || (expected === 0 && isUniqueConstraintError(error))) {
-          return conflict(dirKey, expected, await readVersion(db, dirKey));
+            ? await tx.run(
+                `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, ?, ?)
+                 ON CONFLICT ("dirKey") DO NOTHING`,
+                [dirKey, next, now],
+              )
+            : await tx.run(
+                `UPDATE "PersistentDirState" SET "version" = ?, "updatedAt" = ?
+                 WHERE "dirKey" = ? AND "version" = ?`,
+                [next, now, dirKey, expected],
+              );
+        if (swapped.changes !== 1) return readVersion(tx, dirKey);
+        for (const paths of chunks(deletes, perStatement)) {
+          await tx.run(
+            `DELETE FROM "PersistentFile" WHERE "dirKey" = ? AND "path" IN (${placeholders(paths.length)})`,
+            [dirKey, ...paths],
+          );
         }
-        throw error;
+        for (const rows of chunks(writes, perStatement)) {
+          const values: SqlValue[] = [];
+          for (const write of rows) {
+            values.push(
+              dirKey,
+              write.path,
+              write.bytes,
+              write.isText,
+              write.bytes.byteLength,
+              sha256Hex(write.bytes),
+              now,
+              actorId,
+            );
+          }
+          await tx.run(
+            `INSERT INTO "PersistentFile"
+               ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
+             VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+             ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
+               "isText" = excluded."isText", "size" = excluded."size",
+               "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
+               "updatedBy" = excluded."updatedBy"`,
+            values,
+          );
+        }
+        // The paths as the change set gave them.
+        await tx.run(
+          `INSERT INTO "DirCommit"
+             ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            randomUUID(),
+            dirKey,
+            next,
+            actorId,
+            source,
+            via,
+            JSON.stringify(changes.created.map((file) => file.path)),
+            JSON.stringify(changes.updated.map((file) => file.path)),
+            JSON.stringify(changes.deleted),
+            now,
+          ],
+        );
+        return null;
+      });
+      if (current !== null) {
+        return {
+          status: "conflict",
+          currentCursor: current,
+          message: `${dirKey} is at version ${current}, not ${expected}: it changed since it was loaded.`,
+        };
       }
       cache?.applyCommit(dirKey, {
         fromVersion: expected,
@@ -296,69 +311,76 @@ export function createPrismaDirBacking<TExtraBody = unknown, TSession = unknown>
   };
 }
 
-function conflict(dirKey: string, expected: number, current: number | undefined): StoreResult {
-  return {
-    status: "conflict",
-    ...(current === undefined ? {} : { currentCursor: current }),
-    message: `${dirKey} is at version ${current ?? "?"}, not ${expected}: it changed since it was loaded.`,
-  };
+/** The current version (cursor) of a database-backed dir; `0` before its first commit. */
+export async function getDirVersion(options: { sql: Sql; dirKey: string }): Promise<number> {
+  return readVersion(options.sql, options.dirKey);
 }
 
-/** The current version (cursor) of a database-backed dir; `0` before its first commit. */
-export async function getDirVersion(options: { db: Db; dirKey: string }): Promise<number> {
-  return readVersion(options.db, options.dirKey);
+interface FileInfoRow {
+  path: string;
+  size: number;
+  isText: unknown;
+  sha256: string;
+  updatedAt: unknown;
+  updatedBy: string | null;
+}
+
+function fileInfoOf(row: FileInfoRow): DirFileInfo {
+  return {
+    path: row.path,
+    size: Number(row.size),
+    isText: toBool(row.isText),
+    sha256: row.sha256,
+    updatedAt: toDate(row.updatedAt),
+    updatedBy: row.updatedBy,
+  };
 }
 
 /** Every file of a dir without content, sorted by path, and the version they were read at. */
 export async function listDirFiles(options: {
-  db: Db;
+  sql: Sql;
   dirKey: string;
   abortSignal?: AbortSignal;
 }): Promise<{ files: DirFileInfo[]; version: number }> {
-  const { db, dirKey } = options;
+  const { sql, dirKey } = options;
   for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
     options.abortSignal?.throwIfAborted();
-    const before = await readVersion(db, dirKey);
-    const files = await db.persistentFile.findMany({
-      where: { dirKey },
-      select: {
-        path: true,
-        size: true,
-        isText: true,
-        sha256: true,
-        updatedAt: true,
-        updatedBy: true,
-      },
-      orderBy: { path: "asc" },
-    });
-    if ((await readVersion(db, dirKey)) === before) return { files, version: before };
+    const before = await readVersion(sql, dirKey);
+    const rows = await sql.all<FileInfoRow>(
+      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy" FROM "PersistentFile"
+       WHERE "dirKey" = ? ORDER BY "path" ASC`,
+      [dirKey],
+    );
+    if ((await readVersion(sql, dirKey)) === before) {
+      return { files: rows.map(fileInfoOf), version: before };
+    }
   }
   throw new Error(`Dir ${dirKey} kept changing while it was listed; try again.`);
 }
 
 /** One file with its content and the dir version it was read at, or `null` when missing. */
 export async function readDirFile(options: {
-  db: Db;
+  sql: Sql;
   dirKey: string;
   path: string;
   abortSignal?: AbortSignal;
 }): Promise<(DirFile & { version: number }) | null> {
-  const { db, dirKey } = options;
+  const { sql, dirKey } = options;
   const path = validateRelativePath({ path: options.path });
   for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
     options.abortSignal?.throwIfAborted();
-    const before = await readVersion(db, dirKey);
-    const row = await db.persistentFile.findUnique({ where: { dirKey_path: { dirKey, path } } });
-    if ((await readVersion(db, dirKey)) !== before) continue;
+    const before = await readVersion(sql, dirKey);
+    const row = await sql.get<FileInfoRow & { content: unknown }>(
+      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy", "content"
+       FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      [dirKey, path],
+    );
+    if ((await readVersion(sql, dirKey)) !== before) continue;
     if (!row) return null;
+    const info = fileInfoOf(row);
     return {
-      path: row.path,
-      size: row.size,
-      isText: row.isText,
-      sha256: row.sha256,
-      updatedAt: row.updatedAt,
-      updatedBy: row.updatedBy,
-      content: decodeContent(row),
+      ...info,
+      content: decodeFileContent(toBytes(row.content), info.isText),
       version: before,
     };
   }
@@ -376,12 +398,25 @@ function parsePaths(json: string): string[] {
   }
 }
 
+interface DirCommitRow {
+  id: string;
+  dirKey: string;
+  version: number;
+  actorId: string | null;
+  source: string;
+  via: string | null;
+  created: string;
+  updated: string;
+  deleted: string;
+  createdAt: unknown;
+}
+
 /**
  * A dir's successful commits, newest first. `cursor` is the previous page's `nextCursor`;
  * `limit` defaults to 50 (at most 500).
  */
 export async function listDirCommits(options: {
-  db: Db;
+  sql: Sql;
   dirKey: string;
   limit?: number;
   cursor?: string | null;
@@ -400,24 +435,25 @@ export async function listDirCommits(options: {
     }
     before = Number(options.cursor);
   }
-  const rows = await options.db.dirCommit.findMany({
-    where: { dirKey: options.dirKey, ...(before === undefined ? {} : { version: { lt: before } }) },
-    orderBy: [{ version: "desc" }, { createdAt: "desc" }],
-    take: limit + 1,
-  });
+  const rows = await options.sql.all<DirCommitRow>(
+    `SELECT "id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt"
+     FROM "DirCommit" WHERE "dirKey" = ? ${before === undefined ? "" : `AND "version" < ?`}
+     ORDER BY "version" DESC, "createdAt" DESC LIMIT ?`,
+    [options.dirKey, ...(before === undefined ? [] : [before]), limit + 1],
+  );
   const page = rows.slice(0, limit);
   return {
     commits: page.map((row) => ({
       id: row.id,
       dirKey: row.dirKey,
-      version: row.version,
+      version: Number(row.version),
       actorId: row.actorId,
       source: row.source,
       via: row.via,
       created: parsePaths(row.created),
       updated: parsePaths(row.updated),
       deleted: parsePaths(row.deleted),
-      createdAt: row.createdAt,
+      createdAt: toDate(row.createdAt),
     })),
     nextCursor: rows.length > limit ? String(page.at(-1)!.version) : null,
   };

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
-import { dirBackingFor } from "./dir-backing-for";
-import { createPrismaCommitLog } from "./prisma-commit-log";
-import { readDirFile } from "./prisma-dir-backing";
+import { createCommitLog } from "./commit-log";
+import { createDirBacking, readDirFile } from "./dir-backing";
+import { sqlFor } from "./sql";
 
 type Body = { dirKey: string };
 
@@ -18,13 +18,13 @@ describe(`concurrent appends to one memory file (${testDatabaseProvider()})`, ()
   });
 
   it("commits 40 turns that each append a line: 40 lines, 0 conflicts", async () => {
-    const backing = dirBackingFor<Body>({
-      db: database.db,
-      target: database.target,
+    const sql = sqlFor(database.target);
+    const backing = createDirBacking<Body>({
+      sql,
       dirKey: ({ extraBody }) => extraBody.dirKey,
     });
     const dirs: PersistentDir<Body>[] = [{ harnessDir: "/persistent/user", ...backing }];
-    const commitLog = createPrismaCommitLog({ db: database.db });
+    const commitLog = createCommitLog({ sql });
     const extraBody = { dirKey: "user:appends" };
     const seed = await openTurnCheckout({ dirs, extraBody, session: {}, commitLog });
     seed.checkout.writeFile({ path: "/persistent/user/notes.md", content: "# Notes\n" });
@@ -45,7 +45,7 @@ describe(`concurrent appends to one memory file (${testDatabaseProvider()})`, ()
       result.status === "not-configured" ? [] : result.commits,
     );
     expect(commits.filter((commit) => commit.status !== "succeeded")).toEqual([]);
-    const text = await readDirFile({ db: database.db, dirKey: "user:appends", path: "notes.md" });
+    const text = await readDirFile({ sql, dirKey: "user:appends", path: "notes.md" });
     const lines = String(text?.content).trimEnd().split("\n");
     expect(lines[0]).toBe("# Notes");
     expect(lines.slice(1).sort()).toEqual(

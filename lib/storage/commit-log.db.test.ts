@@ -1,19 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { CommitLog, NewCommitRecord } from "@/lib/harness";
-import { createPrismaCommitLog, type PrismaCommitLog } from "./prisma-commit-log";
+import { type CommitLog } from "@/lib/harness";
+import { type NewCommitRecord } from "@/lib/harness/spi";
+import { createCommitLog, type DatabaseCommitLog } from "./commit-log";
+import { sqlFor } from "./sql";
 
 let database: TestDatabase;
-let log: PrismaCommitLog;
+let log: DatabaseCommitLog;
 let counter = 0;
 // A clock one second apart per reading: ordering must not depend on wall-clock ties.
 let tick = Date.UTC(2025, 0, 1);
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  log = createPrismaCommitLog({
-    db: database.db,
+  log = createCommitLog({
+    sql: sqlFor(database.target),
     clock: { now: () => new Date((tick += 1000)) },
     generateId: () => `rec-${String(++counter).padStart(4, "0")}`,
   });
@@ -49,7 +51,7 @@ function newRecord(overrides: Partial<NewCommitRecord> = {}): NewCommitRecord {
   };
 }
 
-describe(`Prisma commit log on ${testDatabaseProvider()}`, () => {
+describe(`SQL commit log on ${testDatabaseProvider()}`, () => {
   it("appends and gets a record with text, bytes, cursors and JSON round-tripped", async () => {
     const appended = await log.appendCommit({ commit: newRecord() });
     expect(appended.id).toMatch(/^rec-/);

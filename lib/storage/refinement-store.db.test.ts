@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { runRefinementStoreConformance } from "@/lib/harness/refine/refinement-store-conformance";
-import { PrismaRefinementHistory } from "./refinement-history";
-import { PrismaRefinementStore } from "./refinement-store";
+import { SqlRefinementHistory } from "./refinement-history";
+import { SqlRefinementStore } from "./refinement-store";
+import { sqlFor } from "./sql";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -12,25 +13,25 @@ afterAll(async () => {
   await database.cleanup();
 });
 
-runRefinementStoreConformance(`Prisma on ${testDatabaseProvider()}`, async (workspaceIds) => {
+runRefinementStoreConformance(`SQL on ${testDatabaseProvider()}`, async (workspaceIds) => {
   for (const id of workspaceIds) {
     await database.db.workspace.create({ data: { id, name: id } });
   }
-  return { store: new PrismaRefinementStore(database.db), cleanup: async () => {} };
+  return { store: new SqlRefinementStore(sqlFor(database.target)), cleanup: async () => {} };
 });
 
-describe(`PrismaRefinementStore with imported history (${testDatabaseProvider()})`, () => {
-  it("leaves rows written by PrismaRefinementHistory out of pipeline queries", async () => {
+describe(`SqlRefinementStore with imported history (${testDatabaseProvider()})`, () => {
+  it("leaves rows written by SqlRefinementHistory out of pipeline queries", async () => {
     const workspaceId = `ws-${globalThis.crypto.randomUUID()}`;
     await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
-    const history = new PrismaRefinementHistory(database.db, workspaceId);
+    const history = new SqlRefinementHistory(sqlFor(database.target), workspaceId);
     await history.appendImported({
       records: [
         { key: "result:1", kind: "result", record: { id: "1", summary: "Old lesson" } },
         { key: "event:sha256:ab", kind: "event", record: { rationale: "why" } },
       ],
     });
-    const store = new PrismaRefinementStore(database.db);
+    const store = new SqlRefinementStore(sqlFor(database.target));
     expect((await store.listRefinements({ workspaceId })).items).toEqual([]);
     const imported = await store.listRefinements({
       workspaceId,

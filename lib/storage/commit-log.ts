@@ -1,29 +1,30 @@
 import { randomBytes } from "node:crypto";
 
-import type { Db } from "@/lib/db";
 import {
-  HarnessConflictError,
-  HarnessNotFoundError,
-  HarnessValidationError,
-  MAX_PAGE_SIZE,
-  OPEN_COMMIT_STATUSES,
   type ChangeSet,
   type CommitLog,
   type CommitRecord,
   type CommitRecordStatus,
-  type CommitResolution,
   type DirCursor,
   type FileConflict,
   type FileContent,
+  HarnessConflictError,
+  HarnessNotFoundError,
+  HarnessValidationError,
 } from "@/lib/harness";
+import { type CommitResolution, OPEN_COMMIT_STATUSES } from "@/lib/harness/spi";
+import { pageSize } from "./internal/files";
+import {
+  isUniqueViolation,
+  placeholders,
+  toDate,
+  toDateOrNull,
+  type Sql,
+  type SqlValue,
+} from "./sql";
 
 /** An injected clock (the core's `Clock` shape). */
 type Clock = { now(): Date };
-
-type RecordRow = NonNullable<Awaited<ReturnType<Db["dirCommitRecord"]["findUnique"]>>>;
-type RecordWhere = NonNullable<
-  NonNullable<Parameters<Db["dirCommitRecord"]["findMany"]>[0]>["where"]
->;
 
 /** Content inside the JSON columns: text as it is, bytes as base64. */
 type EncodedContent = { text: string } | { base64: string };
@@ -117,6 +118,31 @@ function decodeConflicts(json: string): FileConflict[] {
 // `undefined` has no JSON form; it is kept as `null`.
 const toJson = (value: unknown): string => JSON.stringify(value ?? null);
 
+interface RecordRow {
+  id: string;
+  harnessDir: string;
+  mode: string;
+  status: string;
+  owner: string | null;
+  changes: string;
+  baseCursor: string;
+  base: string;
+  extraBody: string;
+  session: string;
+  error: string | null;
+  conflicts: string;
+  attempts: number;
+  nextAttemptAt: unknown;
+  turnId: string | null;
+  createdAt: unknown;
+  updatedAt: unknown;
+  resolvedAt: unknown;
+  resolution: string | null;
+  resolvedCursor: string | null;
+}
+
+const RECORD_COLUMNS = `"id", "harnessDir", "mode", "status", "owner", "changes", "baseCursor", "base", "extraBody", "session", "error", "conflicts", "attempts", "nextAttemptAt", "turnId", "createdAt", "updatedAt", "resolvedAt", "resolution", "resolvedCursor"`;
+
 function recordFromRow(row: RecordRow): CommitRecord {
   return {
     id: row.id,
@@ -131,21 +157,16 @@ function recordFromRow(row: RecordRow): CommitRecord {
     session: JSON.parse(row.session) as unknown,
     error: row.error === null ? null : (JSON.parse(row.error) as { code: string; message: string }),
     conflicts: decodeConflicts(row.conflicts),
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptAt,
+    attempts: Number(row.attempts),
+    nextAttemptAt: toDateOrNull(row.nextAttemptAt),
     turnId: row.turnId,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    resolvedAt: row.resolvedAt,
+    createdAt: toDate(row.createdAt),
+    updatedAt: toDate(row.updatedAt),
+    resolvedAt: toDateOrNull(row.resolvedAt),
     resolution: row.resolution as CommitResolution | null,
     resolvedCursor:
       row.resolvedCursor === null ? null : (JSON.parse(row.resolvedCursor) as DirCursor),
   };
-}
-
-function pageSize(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return 50;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
 }
 
 function decodeListCursor(cursor: string | undefined): { createdAt: Date; id: string } | null {
@@ -171,7 +192,7 @@ function decodeListCursor(cursor: string | undefined): { createdAt: Date; id: st
   });
 }
 
-/** Options of `listCommitsForOwners`, the Prisma log's extension for the failures page. */
+/** Options of `listCommitsForOwners`, the database log's extension for the failures page. */
 export interface ListCommitsForOwnersOptions {
   /** Records whose owner is any of these (a person sees their own and their workspace's). */
   owners: readonly string[];
@@ -188,7 +209,7 @@ export interface ListCommitsForOwnersOptions {
 }
 
 /** The database-backed `CommitLog`, plus a listing across several owners. */
-export interface PrismaCommitLog extends CommitLog {
+export interface DatabaseCommitLog extends CommitLog {
   /** Like `listCommits`, filtered to any of `owners`; same order and cursors. */
   listCommitsForOwners(
     options: ListCommitsForOwnersOptions,
@@ -208,30 +229,46 @@ function defaultIdGenerator(): () => string {
 }
 
 /**
- * `CommitLog` on Prisma (`DirCommitRecord` rows), for SQLite and PostgreSQL alike. Change sets,
- * base content and conflicts are JSON text with bytes as base64; cursors, `extraBody` and
- * `session` are JSON too, so they come back with their types. Records list newest first by
- * `(createdAt, id)`. `updateCommit` and `markResolved` are compare-and-set on the status
- * (`UPDATE … WHERE status <> 'resolved'`), so two concurrent retries cannot both close a record.
+ * `CommitLog` on the SQL layer (`DirCommitRecord` rows), for SQLite and PostgreSQL alike.
+ * Change sets, base content and conflicts are JSON text with bytes as base64; cursors,
+ * `extraBody` and `session` are JSON too, so they come back with their types. Records list
+ * newest first by `(createdAt, id)`. `updateCommit` and `markResolved` are compare-and-set on
+ * the status (`UPDATE … WHERE status <> 'resolved'`), so two concurrent retries cannot both
+ * close a record.
  */
-export function createPrismaCommitLog(options: {
-  db: Db;
+export function createCommitLog(options: {
+  sql: Sql;
   clock?: Clock;
   generateId?: () => string;
-}): PrismaCommitLog {
-  const { db } = options;
+}): DatabaseCommitLog {
+  const { sql } = options;
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? defaultIdGenerator();
 
+  const read = async (id: string) => {
+    const row = await sql.get<RecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM "DirCommitRecord" WHERE "id" = ?`,
+      [id],
+    );
+    return row ? recordFromRow(row) : null;
+  };
+
+  const notFound = (id: string) =>
+    new HarnessNotFoundError({
+      surface: "commit",
+      message: `No commit record ${id}.`,
+      details: { id },
+    });
+
+  const getOrThrow = async (id: string): Promise<CommitRecord> => {
+    const record = await read(id);
+    if (!record) throw notFound(id);
+    return record;
+  };
+
+  /** An update that matched no open record: missing, or already resolved. */
   const notOpen = async (id: string): Promise<never> => {
-    const exists = await db.dirCommitRecord.findUnique({ where: { id }, select: { id: true } });
-    if (!exists) {
-      throw new HarnessNotFoundError({
-        surface: "commit",
-        message: `No commit record ${id}.`,
-        details: { id },
-      });
-    }
+    if (!(await read(id))) throw notFound(id);
     throw new HarnessConflictError({
       surface: "commit",
       message: `Commit record ${id} is already resolved.`,
@@ -239,20 +276,20 @@ export function createPrismaCommitLog(options: {
     });
   };
 
-  const getOrThrow = async (id: string): Promise<CommitRecord> => {
-    const row = await db.dirCommitRecord.findUnique({ where: { id } });
-    if (!row) {
-      throw new HarnessNotFoundError({
-        surface: "commit",
-        message: `No commit record ${id}.`,
-        details: { id },
-      });
-    }
-    return recordFromRow(row);
+  /** `UPDATE … SET <columns> WHERE id AND status <> 'resolved' RETURNING *`. */
+  const updateOpen = async (id: string, columns: Record<string, SqlValue>) => {
+    const names = Object.keys(columns);
+    const row = await sql.get<RecordRow>(
+      `UPDATE "DirCommitRecord" SET ${names.map((name) => `"${name}" = ?`).join(", ")}
+       WHERE "id" = ? AND "status" <> 'resolved' RETURNING ${RECORD_COLUMNS}`,
+      [...names.map((name) => columns[name]), id],
+    );
+    return row ? recordFromRow(row) : notOpen(id);
   };
 
   const list = async (
-    filter: RecordWhere[],
+    where: string[],
+    parameters: SqlValue[],
     listOptions: {
       harnessDir?: string;
       turnId?: string;
@@ -264,29 +301,36 @@ export function createPrismaCommitLog(options: {
   ) => {
     listOptions.abortSignal?.throwIfAborted();
     const limit = pageSize(listOptions.limit);
-    const and: RecordWhere[] = [...filter];
-    if (listOptions.harnessDir !== undefined) and.push({ harnessDir: listOptions.harnessDir });
-    if (listOptions.turnId !== undefined) and.push({ turnId: listOptions.turnId });
-    if (listOptions.status === "open") and.push({ status: { in: [...OPEN_COMMIT_STATUSES] } });
-    else if (listOptions.status !== undefined) and.push({ status: listOptions.status });
+    if (listOptions.harnessDir !== undefined) {
+      where.push(`"harnessDir" = ?`);
+      parameters.push(listOptions.harnessDir);
+    }
+    if (listOptions.turnId !== undefined) {
+      where.push(`"turnId" = ?`);
+      parameters.push(listOptions.turnId);
+    }
+    if (listOptions.status === "open") {
+      where.push(`"status" IN (${placeholders(OPEN_COMMIT_STATUSES.length)})`);
+      parameters.push(...OPEN_COMMIT_STATUSES);
+    } else if (listOptions.status !== undefined) {
+      where.push(`"status" = ?`);
+      parameters.push(listOptions.status);
+    }
     const after = decodeListCursor(listOptions.cursor);
     if (after) {
-      and.push({
-        OR: [
-          { createdAt: { lt: after.createdAt } },
-          { createdAt: after.createdAt, id: { lt: after.id } },
-        ],
-      });
+      where.push(`("createdAt" < ? OR ("createdAt" = ? AND "id" < ?))`);
+      parameters.push(after.createdAt, after.createdAt, after.id);
     }
-    const rows = await db.dirCommitRecord.findMany({
-      where: { AND: and },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: limit + 1,
-    });
-    const page = rows.slice(0, limit);
+    const rows = await sql.all<RecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM "DirCommitRecord"
+       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`,
+      [...parameters, limit + 1],
+    );
+    const page = rows.slice(0, limit).map(recordFromRow);
     const last = page.at(-1);
     return {
-      commits: page.map(recordFromRow),
+      commits: page,
       nextCursor:
         rows.length > limit && last
           ? JSON.stringify([last.createdAt.toISOString(), last.id])
@@ -298,7 +342,7 @@ export function createPrismaCommitLog(options: {
     async appendCommit({ commit, abortSignal }) {
       abortSignal?.throwIfAborted();
       const at = now();
-      const data = {
+      const row: RecordRow = {
         id: commit.id ?? generateId(),
         harnessDir: commit.harnessDir,
         mode: commit.mode,
@@ -312,103 +356,122 @@ export function createPrismaCommitLog(options: {
         error: commit.error === null ? null : toJson(commit.error),
         conflicts: encodeConflicts(commit.conflicts),
         attempts: commit.attempts,
-        nextAttemptAt: commit.nextAttemptAt ?? null,
+        nextAttemptAt: commit.nextAttemptAt ? new Date(commit.nextAttemptAt) : null,
         turnId: commit.turnId ?? null,
         createdAt: at,
-        updatedAt: at,
+        updatedAt: new Date(at),
         resolvedAt: null,
         resolution: null,
         resolvedCursor: null,
       };
-      if (commit.id === undefined) return recordFromRow(await db.dirCommitRecord.create({ data }));
-      // A stable id (a spooled change, a turn's record): the primary key makes it idempotent,
-      // also when two instances import the same change at once.
       try {
-        return recordFromRow(await db.dirCommitRecord.create({ data }));
+        await sql.run(
+          `INSERT INTO "DirCommitRecord" (${RECORD_COLUMNS})
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            row.id,
+            row.harnessDir,
+            row.mode,
+            row.status,
+            row.owner,
+            row.changes,
+            row.baseCursor,
+            row.base,
+            row.extraBody,
+            row.session,
+            row.error,
+            row.conflicts,
+            row.attempts,
+            row.nextAttemptAt as Date | null,
+            row.turnId,
+            at,
+            at,
+            null,
+            null,
+            null,
+          ],
+        );
       } catch (error) {
-        if ((error as { code?: string }).code !== "P2002") throw error;
+        // A stable id (a spooled change, a turn's record): the primary key makes it idempotent,
+        // also when two instances import the same change at once.
+        if (commit.id === undefined || !isUniqueViolation(error)) throw error;
         return getOrThrow(commit.id);
       }
+      // What a read returns: the JSON columns decoded, so callers never share the input's objects.
+      return recordFromRow(row);
     },
 
     async getCommit({ id, abortSignal }) {
       abortSignal?.throwIfAborted();
-      const row = await db.dirCommitRecord.findUnique({ where: { id } });
-      return row ? recordFromRow(row) : null;
+      return read(id);
     },
 
     async listCommits({ owner, ...rest }) {
-      return list(owner === undefined ? [] : [{ owner }], rest);
+      return owner === undefined ? list([], [], rest) : list([`"owner" = ?`], [owner], rest);
     },
 
     async listCommitsForOwners({ owners, automaticRetry, ...rest }) {
-      const filter: RecordWhere[] = [{ owner: { in: [...owners] } }];
-      if (automaticRetry === "exclude")
-        filter.push({ OR: [{ status: { not: "failed" } }, { nextAttemptAt: null }] });
-      if (automaticRetry === "only")
-        filter.push({ status: "failed", nextAttemptAt: { not: null } });
-      return list(filter, rest);
+      const where = [`"owner" IN (${placeholders(owners.length)})`];
+      if (automaticRetry === "exclude") {
+        where.push(`("status" <> 'failed' OR "nextAttemptAt" IS NULL)`);
+      }
+      if (automaticRetry === "only") {
+        where.push(`"status" = 'failed' AND "nextAttemptAt" IS NOT NULL`);
+      }
+      return list(where, [...owners], rest);
     },
 
     async updateCommit({ id, patch, abortSignal }) {
       abortSignal?.throwIfAborted();
-      const data: Parameters<Db["dirCommitRecord"]["updateMany"]>[0]["data"] = {
-        updatedAt: now(),
-      };
-      if (patch.status !== undefined) data.status = patch.status;
-      if (patch.error !== undefined) data.error = patch.error === null ? null : toJson(patch.error);
-      if (patch.conflicts !== undefined) data.conflicts = encodeConflicts(patch.conflicts);
-      if (patch.attempts !== undefined) data.attempts = patch.attempts;
-      if (patch.changes !== undefined) data.changes = encodeChanges(patch.changes);
-      if (patch.base !== undefined) data.base = encodeBase(patch.base);
-      if (patch.baseCursor !== undefined) data.baseCursor = toJson(patch.baseCursor);
-      if (patch.nextAttemptAt !== undefined) data.nextAttemptAt = patch.nextAttemptAt;
-      const updated = await db.dirCommitRecord.updateMany({
-        where: { id, status: { not: "resolved" } },
-        data,
-      });
-      if (updated.count === 0) return notOpen(id);
-      return getOrThrow(id);
+      const columns: Record<string, SqlValue> = { updatedAt: now() };
+      if (patch.status !== undefined) columns.status = patch.status;
+      if (patch.error !== undefined) {
+        columns.error = patch.error === null ? null : toJson(patch.error);
+      }
+      if (patch.conflicts !== undefined) columns.conflicts = encodeConflicts(patch.conflicts);
+      if (patch.attempts !== undefined) columns.attempts = patch.attempts;
+      if (patch.changes !== undefined) columns.changes = encodeChanges(patch.changes);
+      if (patch.base !== undefined) columns.base = encodeBase(patch.base);
+      if (patch.baseCursor !== undefined) columns.baseCursor = toJson(patch.baseCursor);
+      if (patch.nextAttemptAt !== undefined) columns.nextAttemptAt = patch.nextAttemptAt;
+      return updateOpen(id, columns);
     },
 
     async markResolved({ id, resolution, cursor = null, abortSignal }) {
       abortSignal?.throwIfAborted();
       const at = now();
-      const updated = await db.dirCommitRecord.updateMany({
-        where: { id, status: { not: "resolved" } },
-        data: {
-          status: "resolved",
-          resolution,
-          resolvedCursor: cursor === null ? null : toJson(cursor),
-          resolvedAt: at,
-          updatedAt: at,
-          nextAttemptAt: null,
-        },
+      return updateOpen(id, {
+        status: "resolved",
+        resolution,
+        resolvedCursor: cursor === null ? null : toJson(cursor),
+        resolvedAt: at,
+        updatedAt: at,
+        nextAttemptAt: null,
       });
-      if (updated.count === 0) return notOpen(id);
-      return getOrThrow(id);
     },
 
     async claimDueCommits({ now: due, leaseUntil, limit, ids, abortSignal }) {
       abortSignal?.throwIfAborted();
-      const candidates = await db.dirCommitRecord.findMany({
-        where: {
-          status: "failed",
-          nextAttemptAt: { lte: due },
-          ...(ids ? { id: { in: [...ids] } } : {}),
-        },
-        orderBy: { nextAttemptAt: "asc" },
-        take: limit,
-        select: { id: true, nextAttemptAt: true },
-      });
+      const only = ids ? ` AND "id" IN (${ids.map(() => "?").join(", ")})` : "";
+      const candidates =
+        ids && ids.length === 0
+          ? []
+          : await sql.all<{ id: string; nextAttemptAt: string | Date }>(
+              `SELECT "id", "nextAttemptAt" FROM "DirCommitRecord"
+               WHERE "status" = 'failed' AND "nextAttemptAt" <= ?${only}
+               ORDER BY "nextAttemptAt" ASC LIMIT ?`,
+              [due, ...(ids ?? []), limit],
+            );
       const claimed: CommitRecord[] = [];
       for (const candidate of candidates) {
-        // Conditional on the value just read: of two instances, exactly one moves it.
-        const moved = await db.dirCommitRecord.updateMany({
-          where: { id: candidate.id, status: "failed", nextAttemptAt: candidate.nextAttemptAt },
-          data: { nextAttemptAt: leaseUntil },
-        });
-        if (moved.count === 1) claimed.push(await getOrThrow(candidate.id));
+        // Conditional on the value just read (bound as read): of two instances, exactly one moves it.
+        const row = await sql.get<RecordRow>(
+          `UPDATE "DirCommitRecord" SET "nextAttemptAt" = ?
+           WHERE "id" = ? AND "status" = 'failed' AND "nextAttemptAt" = ?
+           RETURNING ${RECORD_COLUMNS}`,
+          [leaseUntil, candidate.id, candidate.nextAttemptAt],
+        );
+        if (row) claimed.push(recordFromRow(row));
       }
       return claimed;
     },

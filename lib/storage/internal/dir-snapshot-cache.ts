@@ -35,7 +35,7 @@ function copyContent(content: FileContent): FileContent {
  * It is only ever a shortcut for reading a version the caller has just read from the database:
  * an entry at version V *is* the database state at V, because versions only grow and a commit
  * changes the rows and the version in one transaction. So a hit needs the current version
- * first (see `createPrismaDirBacking`), which keeps it correct across several app instances.
+ * first (see `createDirBacking`), which keeps it correct across several app instances.
  * Contents go in and come out as copies; nobody outside holds a reference to an entry.
  */
 export class DirSnapshotCache {

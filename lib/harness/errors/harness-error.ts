@@ -1,0 +1,103 @@
+/**
+ * The base of the core's error family, after the AI SDK's `AISDKError` pattern: every class
+ * carries a marker of its own (a registered symbol, so `isInstance` works across bundles and
+ * realms where `instanceof` does not), and `X.isInstance(error)` is true only for `X` and its
+ * subclasses. Each class lives in a file of its own; `index.ts` lists them.
+ */
+const marker = Symbol.for("cairn.harness.error");
+
+/**
+ * The kind of failure, the part of `code` before the colon. Closed: the one mapping to HTTP
+ * status and user text (`error-info.ts`) has an answer for every type.
+ */
+export type HarnessErrorType =
+  | "validation"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  /** A refinement's state forbids the step (not pending, nothing to roll back, locked, …). */
+  | "refine"
+  /** Something underneath failed (a store, a journal, an injected fault). */
+  | "failed"
+  /** A turn or commit was cut short (a crash, a restart). */
+  | "interrupted"
+  /** Sign-up, invites and user creation (`lib/accounts`). */
+  | "account"
+  /** Personal access tokens for the MCP endpoint (`lib/access-tokens`). */
+  | "access_token"
+  /** A command line the CLI does not understand. */
+  | "usage";
+
+/** Stable, machine-readable: `type:detail`, e.g. `conflict:entry`, `validation:path`. */
+export type HarnessErrorCode = `${HarnessErrorType}:${string}`;
+
+/** What the four generic classes' codes name after the colon: the thing that was refused. */
+export type HarnessErrorSurface =
+  | "input"
+  | "harness"
+  | "entry"
+  | "edit"
+  | "path"
+  | "dir"
+  | "commit"
+  | "cursor"
+  | "revision"
+  | "snapshot"
+  | "refinement"
+  | "import"
+  | "export"
+  | "portability"
+  | "frontmatter"
+  | "turn"
+  | "chat"
+  /** A database row (a unique-key clash, a row gone meanwhile). */
+  | "record";
+
+/** The options of the generic classes (validation, forbidden, not found, conflict). */
+export interface HarnessErrorOptions {
+  message: string;
+  surface?: HarnessErrorSurface;
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/** True when `error` is an object carrying `marker`: the test behind every `isInstance`. */
+export function hasErrorMarker(error: unknown, marker: symbol): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[marker] === true
+  );
+}
+
+/**
+ * The one base class of every error the core throws. `code` is stable and machine-readable
+ * (`type:detail`, e.g. `conflict:entry`); `details` carries structured fields for the edge
+ * mapper and logs; `cause` keeps the underlying error.
+ */
+export class HarnessError extends Error {
+  private readonly [marker] = true;
+  readonly code: HarnessErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(options: {
+    code: HarnessErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.details = options.details ?? {};
+  }
+
+  /** The type part of the code (`conflict` for `conflict:entry`). */
+  get type(): HarnessErrorType {
+    return this.code.slice(0, this.code.indexOf(":")) as HarnessErrorType;
+  }
+
+  static isInstance(error: unknown): error is HarnessError {
+    return hasErrorMarker(error, marker);
+  }
+}

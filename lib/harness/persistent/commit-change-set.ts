@@ -1,0 +1,51 @@
+import { resolvePersistentDirs } from "./define-persistent-dirs";
+import { applyCommit, type ApplyOutcome } from "./internal/apply-commit";
+import { contentByteLength } from "./internal/content";
+import { DEFAULT_MAX_COMMIT_ATTEMPTS } from "./open-turn-checkout";
+import { assertFileWithinLimits } from "./paths";
+import type { ChangeSet, DirCursor, FileContent, PersistentDir } from "./types";
+
+/** What committing a change set came to (see `commitChangeSet`). */
+export type CommitChangeSetResult = ApplyOutcome;
+
+/**
+ * Commits one change set outside a turn — a person's edit on a files page, say — with the
+ * same compare-and-swap loop turns use: the change (made against `base` at `baseCursor`) is
+ * rebased onto the dir's current state and stored atomically, retrying while other commits
+ * land. With `mergeText: false`, a path someone else changed meanwhile is a conflict rather
+ * than a three-way merge (a whole-file edit a person saw should not be merged behind their
+ * back). The caller checks who may write and records failures where it wants them; nothing is
+ * ever half-applied.
+ */
+export async function commitChangeSet<TExtraBody, TSession>(options: {
+  dir: PersistentDir<TExtraBody, TSession>;
+  extraBody: TExtraBody;
+  session: TSession;
+  changes: ChangeSet;
+  /** The content each changed path had when the edit began (`null`: absent). */
+  base: Record<string, FileContent | null>;
+  baseCursor: DirCursor;
+  mergeText?: boolean;
+  maxAttempts?: number;
+  abortSignal?: AbortSignal;
+}): Promise<CommitChangeSetResult> {
+  const [dir] = resolvePersistentDirs({ dirs: [options.dir] });
+  for (const file of [...options.changes.created, ...options.changes.updated]) {
+    assertFileWithinLimits({
+      path: file.path,
+      bytes: contentByteLength(file.content),
+      limits: dir!.limits,
+    });
+  }
+  return applyCommit({
+    dir: dir!,
+    extraBody: options.extraBody,
+    session: options.session,
+    changes: options.changes,
+    base: options.base,
+    baseCursor: options.baseCursor,
+    mergeText: options.mergeText,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS,
+    abortSignal: options.abortSignal,
+  });
+}
