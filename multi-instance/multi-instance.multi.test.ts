@@ -94,6 +94,16 @@ async function refinementsOf(where: { chatId: string; scope: "local" | "global" 
   return rows;
 }
 
+/** The status /refinements shows for a refinement, as served by `base` to `session`. */
+async function statusOnPage(base: string, session: Session, id: string): Promise<string | null> {
+  const page = await fetch(`${base}/refinements`, { headers: { cookie: session.cookie } });
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const row = html.indexOf(`data-id="${id}"`);
+  if (row < 0) return null;
+  return /data-status="([a-z_]+)"/.exec(html.slice(row))?.[1] ?? null;
+}
+
 const FINAL = new Set(["applied", "partial", "no_changes", "declined", "failed", "rejected"]);
 
 function planFor(title: string) {
@@ -313,9 +323,10 @@ describe("a refinement requested just before its instance dies", () => {
         JSON.stringify(request.messages).includes(PLANNER),
       ),
     );
-    expect((await refinementsOf({ chatId, scope: "local" })).map((row) => row.status)).toEqual([
-      "running",
-    ]);
+    const [requested] = await refinementsOf({ chatId, scope: "local" });
+    expect(requested?.status).toBe("running");
+    // The person sees it running on /refinements.
+    expect(await statusOnPage(bases[0]!, session, requested!.id)).toBe("running");
     // … when it dies without any cleanup.
     await first.kill("SIGKILL");
     instances[1] = await startInstance({ port: PORTS[1], databaseUrl: database.url });
@@ -336,5 +347,61 @@ describe("a refinement requested just before its instance dies", () => {
       JSON.stringify(request.messages).includes(PLANNER),
     );
     expect(plannings.length).toBeGreaterThanOrEqual(2);
+    // The other instance serves the outcome (a session is valid on every instance).
+    expect(await statusOnPage(bases[1]!, session, requested!.id)).toBe("applied");
+  }, 240_000);
+});
+
+describe("automatic commit retries on the job queue", () => {
+  it("retries a turn's failed commit as a job, once, on whichever instance takes it", async () => {
+    showLogsOnFailure();
+    // Instance A again, now failing the first store attempt of this change set (as a database
+    // hiccup at commit time would); retries become due after half a second.
+    instances[0] = await startInstance({
+      port: PORTS[0],
+      databaseUrl: database.url,
+      env: {
+        CAIRN_FAULT_INJECTION: "fail-first-commit:retry-me",
+        CAIRN_COMMIT_RETRY_DELAY_MS: "500",
+        CAIRN_DURABILITY_INTERVAL_MS: "500",
+      },
+    });
+    await model.reset();
+    const file = "/persistent/user/retry-me.md";
+    await model.setScript([
+      {
+        whenLastUserIncludes: "write the retry note",
+        reply: {
+          toolCalls: [
+            {
+              name: "memory",
+              arguments: { command: "create", path: file, file_text: "kept by a retry job\n" },
+            },
+          ],
+        },
+      },
+    ]);
+    const session = await signInOrThrow(bases[0]!, talker);
+    const chatId = await createChat(session, "Retry on the queue");
+    expect((await sendMessage(session, chatId, "write the retry note")).status).toBe(200);
+    const record = await waitFor("the record to be retried", async () => {
+      const { rows } = await db.query<{ id: string; status: string; resolution: string | null }>(
+        `SELECT id, status, resolution FROM "DirCommitRecord" WHERE changes LIKE '%retry-me.md%'`,
+      );
+      return rows.length === 1 && rows[0]!.status === "resolved" ? rows[0]! : null;
+    });
+    expect(record.resolution).toBe("retried");
+    const { rows: commits } = await db.query<{ n: string }>(
+      `SELECT COUNT(*) AS n FROM "DirCommit" WHERE created LIKE '%retry-me.md%'`,
+    );
+    expect(Number(commits[0]!.n)).toBe(1);
+    // It ran as a job of the queue, keyed by its record.
+    const { rows: jobs } = await db.query<{ state: string }>(
+      `SELECT state FROM pgboss.job WHERE name = 'commit-retry' AND singleton_key = $1
+       UNION ALL
+       SELECT state FROM pgboss.archive WHERE name = 'commit-retry' AND singleton_key = $1`,
+      [record.id],
+    );
+    expect(jobs.map((job) => job.state)).toContain("completed");
   }, 240_000);
 });

@@ -185,4 +185,12 @@ describe(`job queue (${testDatabaseProvider()})`, () => {
     expect(unkeyed.every(Boolean)).toBe(true);
     expect((await queue.getJob(name, first!))?.state).toBe("created");
   });
+  it("stores a job under the caller's id, once", async () => {
+    const name = "test-own-id";
+    const queue = instance();
+    const id = globalThis.crypto.randomUUID();
+    expect(await queue.enqueue(name, { n: 1 }, { id })).toBe(id);
+    expect(await queue.enqueue(name, { n: 2 }, { id })).toBeNull();
+    expect(await queue.getJob(name, id)).toMatchObject({ id, state: "created" });
+  });
 });

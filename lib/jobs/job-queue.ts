@@ -37,6 +37,11 @@ export interface JobQueue {
 
 /** Options of `enqueue`. */
 export interface EnqueueOptions {
+  /**
+   * The job's id (a UUID), so a caller can find its job again from its own record (a refinement
+   * uses its row's id). An `enqueue` whose id is already stored returns `null`. Default: random.
+   */
+  id?: string;
   /** See `JobQueue`: one waiting job per key. */
   singletonKey?: string;
   /** Retries after the first attempt. Default 3. */
@@ -47,7 +52,7 @@ export interface EnqueueOptions {
   retryBackoff?: boolean;
   /** How long one attempt may hold the job. Default 900 (15 minutes). */
   expireInSeconds?: number;
-  /** Do not start before this many seconds from now. Default 0. */
+  /** Do not start before this many seconds from now (fractions allowed). Default 0. */
   startAfterSeconds?: number;
 }
 

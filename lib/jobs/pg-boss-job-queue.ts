@@ -29,21 +29,35 @@ export interface PgBossJobQueueOptions {
  * one, so it never collides. Started lazily; `stop()` closes its pool.
  */
 export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
-  const boss = new PgBoss({
-    connectionString: options.url,
-    schema: "pgboss",
-    application_name: "cairn-jobs",
-    max: options.maxConnections ?? 4,
-    // No cron schedules: nothing uses them, and the scheduler would poll.
-    schedule: false,
-    supervise: true,
-    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
-  });
-  boss.on("error", (error) => console.error("cairn: job queue (pg-boss) error", error));
+  const create = () => {
+    const created = new PgBoss({
+      connectionString: options.url,
+      schema: "pgboss",
+      application_name: "cairn-jobs",
+      max: options.maxConnections ?? 4,
+      // No cron schedules: nothing uses them, and the scheduler would poll.
+      schedule: false,
+      supervise: true,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
+    });
+    created.on("error", (error) => console.error("cairn: job queue (pg-boss) error", error));
+    return created;
+  };
+  let boss = create();
   let started: Promise<unknown> | null = null;
   const queues = new Map<string, Promise<void>>();
 
-  const start = () => (started ??= boss.start());
+  // A start that failed (the database was away) leaves pg-boss half started, and it never tries
+  // again: drop that instance and start a fresh one on the next call.
+  const start = () =>
+    (started ??= boss.start().catch(async (error: unknown) => {
+      const failed = boss;
+      boss = create();
+      started = null;
+      queues.clear();
+      await failed.stop({ graceful: false, close: true, wait: false }).catch(() => undefined);
+      throw error;
+    }));
   const ensureQueue = async (name: string): Promise<void> => {
     await start();
     let created = queues.get(name);
@@ -59,13 +73,20 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
     async enqueue<P>(name: string, payload: P, enqueueOptions: EnqueueOptions = {}) {
       await ensureQueue(name);
       return boss.send(name, (payload ?? null) as object, {
+        ...(enqueueOptions.id ? { id: enqueueOptions.id } : {}),
         singletonKey: enqueueOptions.singletonKey ?? randomUUID(),
         retryLimit: enqueueOptions.retryLimit ?? JOB_DEFAULTS.retryLimit,
         retryDelay: enqueueOptions.retryDelaySeconds ?? JOB_DEFAULTS.retryDelaySeconds,
         retryBackoff: enqueueOptions.retryBackoff ?? JOB_DEFAULTS.retryBackoff,
         expireInSeconds: enqueueOptions.expireInSeconds ?? JOB_DEFAULTS.expireInSeconds,
         ...(enqueueOptions.startAfterSeconds
-          ? { startAfter: Math.ceil(enqueueOptions.startAfterSeconds) }
+          ? // A number of seconds, fractions kept (pg-boss adds it to now() as an interval).
+            {
+              startAfter: Math.max(
+                0.001,
+                Math.round(enqueueOptions.startAfterSeconds * 1000) / 1000,
+              ),
+            }
           : {}),
       });
     },

@@ -1,22 +1,62 @@
 import { getJobQueue } from "@/lib/jobs";
-import { REFINEMENT_JOB, runRefinementJob, type RefinementJobPayload } from "@/lib/refinements";
+import { COMMIT_RETRY_JOB, getDurability, type CommitRetryPayload } from "@/lib/persistent-dirs";
+import {
+  REFINEMENT_JOB,
+  runRefinementJob,
+  sweepStuckRefinements,
+  type RefinementJobPayload,
+} from "@/lib/refinements";
+
+/** How often a worker instance settles refinements whose job ended without an outcome. */
+const REFINEMENT_SWEEP_MS = 60_000;
+/** How long to wait before trying again when the workers could not start (the database is away). */
+const START_RETRY_MS = 10_000;
 
 let started: Promise<void> | null = null;
+let sweeper: ReturnType<typeof setInterval> | null = null;
+/** Queues this process works already (a start that failed halfway does not register twice). */
+const working = new Set<string>();
 
-/**
- * Registers this process's workers (once): refinements, two at a time per instance (the scope
- * lock still runs one per chat and one global at a time across all instances). A failure to
- * start is logged and retried on the next call; requests are queued meanwhile and wait.
- */
-export function startJobWorkers(): Promise<void> {
-  started ??= getJobQueue()
-    .work<RefinementJobPayload>(REFINEMENT_JOB, runRefinementJob, {
+async function registerWorkers(): Promise<void> {
+  const queue = getJobQueue();
+  // Refinements, two at a time per instance (the scope lock still runs one per chat and one
+  // global at a time across all instances).
+  if (!working.has(REFINEMENT_JOB)) {
+    await queue.work<RefinementJobPayload>(REFINEMENT_JOB, runRefinementJob, {
       concurrency: 2,
       pollIntervalSeconds: 1,
-    })
-    .catch((error: unknown) => {
-      started = null;
-      console.error("cairn: starting the job workers failed", error);
     });
+    working.add(REFINEMENT_JOB);
+  }
+  // Automatic commit retries (decision 0021): each job retries one record once.
+  if (!working.has(COMMIT_RETRY_JOB)) {
+    await queue.work<CommitRetryPayload>(
+      COMMIT_RETRY_JOB,
+      (job) => getDurability().retryRunner.runJob(job),
+      { concurrency: 2, pollIntervalSeconds: 1 },
+    );
+    working.add(COMMIT_RETRY_JOB);
+  }
+  sweeper ??= setInterval(() => {
+    void sweepStuckRefinements().catch((error: unknown) =>
+      console.error("cairn: sweeping stuck refinements failed", error),
+    );
+  }, REFINEMENT_SWEEP_MS);
+  sweeper.unref?.();
+}
+
+/**
+ * Registers this process's workers (once): refinements and automatic commit retries, plus the
+ * sweep that settles refinements whose job ended without an outcome. A failure to start (the
+ * database is away) is logged and tried again every 10 s; jobs wait in the queue meanwhile.
+ */
+export function startJobWorkers(): Promise<void> {
+  started ??= registerWorkers().catch((error: unknown) => {
+    console.error("cairn: starting the job workers failed; trying again in 10 s", error);
+    setTimeout(() => {
+      started = null;
+      void startJobWorkers();
+    }, START_RETRY_MS).unref?.();
+  });
   return started;
 }

@@ -162,7 +162,7 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
 
   return {
     async enqueue<P>(name: string, payload: P, enqueueOptions: EnqueueOptions = {}) {
-      const id = randomUUID();
+      const id = enqueueOptions.id ?? randomUUID();
       const at = now();
       const key = enqueueOptions.singletonKey ?? null;
       const inserted = await db.$executeRaw`
@@ -176,7 +176,7 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
           ${at + 1000 * (enqueueOptions.startAfterSeconds ?? 0)}, ${at}
         WHERE NOT EXISTS (
           SELECT 1 FROM "Job" WHERE "name" = ${name} AND "singletonKey" = ${key} AND "state" = 'created'
-        )`;
+        ) AND NOT EXISTS (SELECT 1 FROM "Job" WHERE "id" = ${id})`;
       return inserted > 0 ? id : null;
     },
 

@@ -4,9 +4,22 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { createDb, type Db } from "@/lib/db";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import { openTurnCheckout, turnCommitId, type Actor, type CommitLog } from "@/lib/harness";
-import { createDurability, type Durability } from "./durability";
+import {
+  openTurnCheckout,
+  turnCommitId,
+  type Actor,
+  type CommitLog,
+  type CommitRecord,
+} from "@/lib/harness";
+import { createPgBossJobQueue, createTableJobQueue, type JobQueue } from "@/lib/jobs";
+import {
+  COMMIT_RETRY_JOB,
+  createDurability,
+  type CommitRetryPayload,
+  type Durability,
+} from "./durability";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
 let database: TestDatabase;
@@ -15,34 +28,130 @@ let service: PersistentDirsService;
 let clockNow = Date.UTC(2026, 5, 1);
 const now = () => new Date(clockNow);
 let durability: Durability;
+let queue: JobQueue;
 
 const actor: Actor = { userId: "u1", workspaceId: "w1", role: "member" };
 const USER = "/persistent/user";
 const LEASE = 10_000;
+const POLICY = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 10_000 };
+const opened: { queue: JobQueue; db?: Db }[] = [];
+
+/** The job queue one app instance opens: the `Job` table on SQLite, pg-boss on PostgreSQL. */
+function openQueue(db: Db): JobQueue {
+  const opened_ =
+    testDatabaseProvider() === "postgresql"
+      ? createPgBossJobQueue({ url: database.target.url, maintenanceIntervalSeconds: 1 })
+      : createTableJobQueue(db, { now: () => clockNow });
+  opened.push({ queue: opened_ });
+  return opened_;
+}
+
+/** One app instance's durability (its own database client and queue), as `getDurability` builds it. */
+function instance(options: { db?: Db; service?: PersistentDirsService; dataDir?: string } = {}) {
+  const db = options.db ?? database.db;
+  const dirs = options.service ?? service;
+  const jobQueue = openQueue(db);
+  return {
+    queue: jobQueue,
+    durability: createDurability({
+      db,
+      dirs: dirs.dirs,
+      commitLog: dirs.commitLog,
+      jobQueue,
+      dataDir: options.dataDir ?? dataDir,
+      turnLeaseMs: LEASE,
+      retryPolicy: POLICY,
+      now,
+      log: () => undefined,
+    }),
+  };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>) {
+  const deadline = Date.now() + 25_000;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Starts this instance's retry worker (the app does it in `startJobWorkers`). */
+async function work(on: { queue: JobQueue; durability: Durability }, seen?: string[]) {
+  await on.queue.work<CommitRetryPayload>(
+    COMMIT_RETRY_JOB,
+    async (job) => {
+      const status = await on.durability.retryRunner.runJob(job);
+      seen?.push(status);
+      return status;
+    },
+    { pollIntervalSeconds: 0.5 },
+  );
+}
+
+const resolved = (id: string) =>
+  waitFor(`record ${id} to be resolved`, async () => {
+    const record = await service.commitLog.getCommit({ id });
+    return record?.status === "resolved" ? record : null;
+  });
 
 beforeAll(async () => {
   database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(tmpdir(), "cairn-durability-"));
   service = createPersistentDirsService({ db: database.db, target: database.target });
-  durability = createDurability({
-    db: database.db,
-    dirs: service.dirs,
-    commitLog: service.commitLog,
-    dataDir,
-    turnLeaseMs: LEASE,
-    retryPolicy: { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 10_000 },
-    now,
-    log: () => undefined,
-  });
+  ({ durability, queue } = instance());
   const db = database.db;
   await db.user.create({ data: { id: "u1", email: "u1@example.com", name: "U1" } });
   await db.workspace.create({ data: { id: "w1", name: "W1" } });
   await db.chat.create({ data: { id: "c1", workspaceId: "w1", userId: "u1", title: "c" } });
 });
 afterAll(async () => {
+  for (const { queue: each, db } of opened.splice(0)) {
+    await each.stop({ timeoutMs: 0 }).catch(() => undefined);
+    await db?.$disconnect();
+  }
   await database.cleanup();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+/** A `failed` record as a turn whose store failed leaves it, due at `nextAttemptAt`. */
+async function failedRecord(options: {
+  turnId: string;
+  path: string;
+  content: string;
+  nextAttemptAt: Date;
+}): Promise<CommitRecord> {
+  const baseCursor = (await service.listFiles({ actor, harnessDir: USER })).cursor;
+  return service.commitLog.appendCommit({
+    commit: {
+      id: turnCommitId({ turnId: options.turnId, harnessDir: USER }),
+      turnId: options.turnId,
+      harnessDir: USER,
+      mode: "after-turn",
+      status: "failed",
+      owner: "user:u1",
+      changes: {
+        created: [{ path: options.path, content: options.content }],
+        updated: [],
+        deleted: [],
+      },
+      baseCursor,
+      base: { [options.path]: null },
+      extraBody: { actor },
+      session: { chatId: "c1" },
+      error: { code: "failed:store", message: "database unavailable" },
+      conflicts: [],
+      attempts: 1,
+      nextAttemptAt: options.nextAttemptAt,
+    },
+  });
+}
+
+const commitsOf = async (file: string) =>
+  (await service.listHistory({ actor, harnessDir: USER })).commits.filter((commit) =>
+    commit.created.includes(file),
+  ).length;
 
 async function startTurn(id: string, leaseExpiresAt: Date | null) {
   await database.db.turn.create({
@@ -144,9 +253,17 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect((await service.listFailures({ actor })).failures.map((f) => f.id)).not.toContain(id);
     expect(await service.countRetrying({ actor })).toBe(1);
 
+    // Not due yet: the pass enqueues nothing.
+    expect((await durability.runOnce()).retries).toEqual({ due: 0, enqueued: 0 });
     clockNow += 1_000;
     const pass = await durability.runOnce();
-    expect(pass.retries).toMatchObject({ claimed: 1, succeeded: 1 });
+    // The pass only stores the retry job; a worker runs it.
+    expect(pass.retries).toEqual({ due: 1, enqueued: 1 });
+    expect((await service.commitLog.getCommit({ id }))?.status).toBe("failed");
+    // A second pass while the job waits adds none (one waiting job per record).
+    expect((await durability.runOnce()).retries).toEqual({ due: 1, enqueued: 0 });
+    await work({ queue, durability });
+    await resolved(id);
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 0,
       needsPerson: 0,
@@ -188,8 +305,9 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     await durability.spool.put({ item });
     const pass = await durability.runOnce();
     expect(pass.spool).toMatchObject({ imported: 2, remaining: 0 });
-    expect(pass.retries).toMatchObject({ succeeded: 1 });
+    expect(pass.retries).toMatchObject({ enqueued: 1 });
     expect(await durability.spool.list()).toEqual([]);
+    await resolved(id);
     const history = await service.listHistory({ actor, harnessDir: USER });
     expect(history.commits.filter((commit) => commit.created.includes("spooled.md"))).toHaveLength(
       1,
@@ -212,5 +330,100 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       resolution: "discarded",
     });
     expect(await service.readFile({ actor, harnessDir: USER, path: "discard.md" })).toBeNull();
+  });
+  it("retries a record once however often its job is stored or delivered, across two instances", async () => {
+    const otherDb = createDb(database.target);
+    opened.push({ queue: { stop: async () => undefined } as unknown as JobQueue, db: otherDb });
+    const other = instance({
+      db: otherDb,
+      service: createPersistentDirsService({ db: otherDb, target: database.target }),
+    });
+    const record = await failedRecord({
+      turnId: "t-twice",
+      path: "twice.md",
+      content: "once",
+      nextAttemptAt: now(),
+    });
+    // Both instances' passes find it due at once. One job waits per record, so the second pass
+    // stores none — unless a worker already took the first one, when a second job is stored
+    // and finds the record settled or claimed.
+    const passes = await Promise.all([durability.runOnce(), other.durability.runOnce()]);
+    const enqueued = passes.reduce((sum, pass) => sum + pass.retries.enqueued, 0);
+    expect(enqueued).toBeGreaterThanOrEqual(1);
+    expect(enqueued).toBeLessThanOrEqual(2);
+    // Whichever instance's worker takes it (on SQLite only this process's client works: see below).
+    if (testDatabaseProvider() === "postgresql") await work(other);
+    await resolved(record.id);
+    expect(await commitsOf("twice.md")).toBe(1);
+
+    // The same job delivered again (an attempt that outlived its claim) changes nothing.
+    const job = {
+      id: "again",
+      name: COMMIT_RETRY_JOB,
+      payload: { recordId: record.id },
+      retryCount: 1,
+    };
+    expect(await other.durability.retryRunner.runJob(job)).toBe("settled");
+
+    // Two deliveries at the same moment on two instances: one retries, the other finds it taken.
+    const racing = await failedRecord({
+      turnId: "t-race",
+      path: "race.md",
+      content: "one of two",
+      nextAttemptAt: now(),
+    });
+    // (On SQLite the racer shares this process's client: better-sqlite3 blocks the thread while
+    // it waits for the file's write lock, so two clients in one process would wait on each other.)
+    const racer =
+      testDatabaseProvider() === "postgresql" ? other.durability : instance().durability;
+    const statuses = await Promise.all(
+      [durability, racer].map((each) =>
+        each.retryRunner.runJob({ ...job, payload: { recordId: racing.id } }),
+      ),
+    );
+    expect(statuses.filter((status) => status === "succeeded")).toHaveLength(1);
+    expect(statuses.filter((status) => status !== "succeeded")[0]).toMatch(/^(taken|settled)$/);
+    expect(await commitsOf("race.md")).toBe(1);
+  });
+
+  it("schedules the next attempt of a failed retry as a new job after the policy's backoff, which survives its instance", async () => {
+    // An instance whose store fails the first attempt of this change set.
+    const flaky = instance({
+      service: createPersistentDirsService({
+        db: database.db,
+        target: database.target,
+        faultInjection: { mode: "fail-first-commit", marker: "flaky" },
+      }),
+    });
+    const record = await failedRecord({
+      turnId: "t-flaky",
+      path: "flaky.md",
+      content: "second time lucky",
+      nextAttemptAt: now(),
+    });
+    const job = {
+      id: "j",
+      name: COMMIT_RETRY_JOB,
+      payload: { recordId: record.id },
+      retryCount: 0,
+    };
+    expect(await flaky.durability.retryRunner.runJob(job)).toBe("failed");
+    const after = (await service.commitLog.getCommit({ id: record.id }))!;
+    expect(after).toMatchObject({ status: "failed", attempts: 2 });
+    // Attempt 2 failed: the next waits baseDelay × 2.
+    expect(after.nextAttemptAt?.getTime()).toBe(clockNow + 2 * POLICY.baseDelayMs);
+    // Its job is stored and waiting (a second one for the record is refused) …
+    expect(await flaky.durability.retryRunner.schedule(record.id, now())).toBeNull();
+    // … and not run early: a delivery before the time does nothing.
+    expect(await durability.retryRunner.runJob(job)).toBe("not-due");
+    expect((await service.commitLog.getCommit({ id: record.id }))?.attempts).toBe(2);
+    // The instance goes away; another instance's worker runs the job once it is due.
+    await flaky.queue.stop({ timeoutMs: 0 });
+    clockNow += 2 * POLICY.baseDelayMs;
+    await resolved(record.id);
+    expect(await commitsOf("flaky.md")).toBe(1);
+    expect((await service.readFile({ actor, harnessDir: USER, path: "flaky.md" }))?.text).toBe(
+      "second time lucky",
+    );
   });
 });

@@ -12,20 +12,46 @@ import {
   type DrainSpoolResult,
   type PersistentDir,
   type RetryPolicy,
-  type RetrySweepResult,
   type TurnJournal,
 } from "@/lib/harness";
+import type { EnqueueOptions, Job, JobQueue } from "@/lib/jobs";
 import { createTurnJournal, sqlForDb } from "@/lib/storage";
 import type { AppExtraBody, AppSession } from "./app-dirs";
 
+/** The job queue's name for automatic commit retries. */
+export const COMMIT_RETRY_JOB = "commit-retry";
+
+/** What a commit retry job carries: the commit record it retries. */
+export interface CommitRetryPayload {
+  recordId: string;
+}
+
+/** What the safety-net sweep did: failed records found due, and retry jobs it stored for them. */
+export interface RetryScheduleResult {
+  due: number;
+  enqueued: number;
+}
+
 /**
- * Runs automatic commit retries. Today a sweep of the commit log on a timer (claims due records
- * by a conditional update); a job queue can implement the same interface later without the
- * turn or the pages noticing.
+ * Runs automatic commit retries on the durable job queue (decision 0021). A retry is a
+ * `commit-retry` job per record (singleton key: the record id) that starts at the record's
+ * `nextAttemptAt`; the job claims its record by the same conditional update the sweep used,
+ * retries it once, and when the retry fails again stores the next job for the new
+ * `nextAttemptAt` (the policy's backoff). The durability pass only enqueues due records that
+ * have no waiting job — a safety net for records whose job was never stored (a spooled commit
+ * imported, a job lost to an outage) — and runs nothing inline.
  */
 export interface CommitRetryRunner {
-  /** Retries every record that is due now; safe to call from several instances at once. */
-  runDue(): Promise<RetrySweepResult>;
+  /** Stores a retry job for every due `failed` record that has none waiting. Safe on several instances. */
+  scheduleDue(): Promise<RetryScheduleResult>;
+  /** Stores the retry job of one record, to start at `at`. Null when one is already waiting. */
+  schedule(recordId: string, at: Date): Promise<string | null>;
+  /**
+   * The job's handler: retries the record if it is due and still `failed`; a record resolved
+   * meanwhile (a person, another attempt) is left alone, so a job delivered twice retries once.
+   * Returns what happened (`succeeded`, `failed`, `conflict`, `not-due`, `settled`, `taken`, …).
+   */
+  runJob(job: Job<CommitRetryPayload>): Promise<string>;
 }
 
 /** What one background pass did. */
@@ -35,7 +61,8 @@ export interface DurabilityPassResult {
   closedTurns: string[];
   /** Dead turns whose journal became `interrupted` records (or was found already applied). */
   recoveredTurns: string[];
-  retries: RetrySweepResult;
+  /** Retry jobs the pass stored for due records (the jobs themselves run on the queue's workers). */
+  retries: RetryScheduleResult;
   /** Steps that failed (the database is away): retried on the next pass. */
   errors: string[];
 }
@@ -48,7 +75,7 @@ export interface Durability {
   /** How long a running turn's lease lasts; its process refreshes it at a third of that. */
   readonly turnLeaseMs: number;
   readonly retryRunner: CommitRetryRunner;
-  /** One pass: drain the spool, close dead turns and recover their journals, retry due commits. */
+  /** One pass: drain the spool, close dead turns and recover their journals, enqueue due retries. */
   runOnce(): Promise<DurabilityPassResult>;
   /** Runs a pass now and then every `intervalMs` (timers are unref'd). Idempotent. */
   start(): void;
@@ -60,6 +87,10 @@ export interface DurabilityOptions {
   db: Db;
   dirs: readonly PersistentDir<AppExtraBody, AppSession>[];
   commitLog: CommitLog;
+  /** Where automatic commit retries run (`getJobQueue()` in the app). */
+  jobQueue: JobQueue;
+  /** Options of each retry job; the defaults suit production. */
+  retryJob?: Pick<EnqueueOptions, "retryLimit" | "retryDelaySeconds" | "expireInSeconds">;
   /** The spool lives in `<dataDir>/spool`. */
   dataDir: string;
   retryPolicy?: RetryPolicy;
@@ -75,7 +106,7 @@ export const DEFAULT_DURABILITY_INTERVAL_MS = 5_000;
 /**
  * Builds the app's durability on `db`. Several instances may share the database: closing a turn
  * is conditional on its lease having expired (a live process keeps refreshing it), recovery and
- * imports append under stable ids, and retries claim records by conditional update.
+ * imports append under stable ids, and retry jobs claim their record by conditional update.
  */
 export function createDurability(options: DurabilityOptions): Durability {
   const { db, dirs, commitLog } = options;
@@ -93,17 +124,67 @@ export function createDurability(options: DurabilityOptions): Durability {
   });
   const clock = { now };
 
+  const { jobQueue } = options;
+  const retryJob = {
+    retryLimit: 5,
+    retryDelaySeconds: 5,
+    retryBackoff: true,
+    expireInSeconds: 300,
+    ...options.retryJob,
+  };
+  const schedule = (recordId: string, at: Date): Promise<string | null> =>
+    jobQueue.enqueue<CommitRetryPayload>(
+      COMMIT_RETRY_JOB,
+      { recordId },
+      {
+        ...retryJob,
+        singletonKey: recordId,
+        startAfterSeconds: Math.max(0, (at.getTime() - now().getTime()) / 1000),
+      },
+    );
+
   const retryRunner: CommitRetryRunner = {
-    runDue: () =>
-      retryDueCommits({
+    schedule,
+    async scheduleDue() {
+      const due = await db.dirCommitRecord.findMany({
+        where: { status: "failed", nextAttemptAt: { lte: now() } },
+        orderBy: { nextAttemptAt: "asc" },
+        take: 50,
+        select: { id: true },
+      });
+      let enqueued = 0;
+      for (const { id } of due) if ((await schedule(id, now())) !== null) enqueued += 1;
+      return { due: due.length, enqueued };
+    },
+    async runJob(job) {
+      const { recordId } = job.payload;
+      const record = await commitLog.getCommit({ id: recordId });
+      if (!record || record.status !== "failed" || record.nextAttemptAt === null) return "settled";
+      // Not due: another attempt holds the record's claim (it stores the next job itself if it
+      // fails), or this job started early. Storing a job here could hold the record's one
+      // waiting slot at the wrong time; the pass enqueues the record once it is due.
+      if (record.nextAttemptAt.getTime() > now().getTime()) return "not-due";
+      let status = "taken";
+      const sweep = await retryDueCommits({
         commitLog,
         dirs,
         policy: retryPolicy,
         clock,
-        onRetried: ({ record, status }) => {
-          if (status !== "succeeded") log(`automatic retry of ${record.id}: ${status}`);
+        ids: [recordId],
+        limit: 1,
+        onRetried: (event) => {
+          status = event.status;
         },
-      }),
+      });
+      // Another attempt claimed it between the read and the claim: that attempt goes on.
+      if (sweep.claimed === 0) return "taken";
+      if (status !== "succeeded") log(`automatic retry of ${recordId}: ${status}`);
+      // Failed again (or the database failed mid-attempt): the next attempt is a new job.
+      const after = await commitLog.getCommit({ id: recordId });
+      if (after?.status === "failed" && after.nextAttemptAt !== null)
+        await schedule(recordId, after.nextAttemptAt);
+      return status;
+    },
   };
 
   const expired = (at: Date) => ({
@@ -184,12 +265,7 @@ export function createDurability(options: DurabilityOptions): Durability {
     const recoveredTurns = spoolDone
       ? await step("journal", recoverDeadJournals, [] as string[])
       : [];
-    const retries = await step("retry", () => retryRunner.runDue(), {
-      claimed: 0,
-      succeeded: 0,
-      rescheduled: 0,
-      needsPerson: 0,
-    });
+    const retries = await step("retry", () => retryRunner.scheduleDue(), { due: 0, enqueued: 0 });
     return { spool: spoolResult, closedTurns, recoveredTurns, retries, errors };
   };
 

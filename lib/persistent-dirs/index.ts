@@ -39,11 +39,14 @@ export {
   type VisibleDir,
 } from "./service";
 export {
+  COMMIT_RETRY_JOB,
   DEFAULT_DURABILITY_INTERVAL_MS,
   DEFAULT_TURN_LEASE_MS,
   createDurability,
   durabilitySettingsFromEnv,
+  type CommitRetryPayload,
   type CommitRetryRunner,
+  type RetryScheduleResult,
   type Durability,
   type DurabilityOptions,
   type DurabilityPassResult,

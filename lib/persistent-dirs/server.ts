@@ -1,4 +1,5 @@
 import { defaultDataDirectory, getDb } from "@/lib/db";
+import { getJobQueue } from "@/lib/jobs";
 import { createDurability, durabilitySettingsFromEnv, type Durability } from "./durability";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
@@ -34,7 +35,8 @@ const globalForDurability = globalThis as unknown as {
 
 /**
  * The process's durability (journal, spool under `$CAIRN_DATA_DIR/spool`, recovery loop), on the
- * persistent-dirs service of `getPersistentDirs()`. The first call starts the background loop;
+ * persistent-dirs service of `getPersistentDirs()`, with automatic commit retries on the job queue
+ * of `getJobQueue()` (their workers start in `startJobWorkers`). The first call starts the loop;
  * `instrumentation.ts` calls it at server start so spooled changes and dead turns are handled
  * before the first request. Settings: `CAIRN_TURN_LEASE_MS`, `CAIRN_DURABILITY_INTERVAL_MS`,
  * `CAIRN_COMMIT_RETRY_ATTEMPTS`, `CAIRN_COMMIT_RETRY_DELAY_MS`.
@@ -48,6 +50,7 @@ export function getDurability(): Durability {
     db: getDb(),
     dirs: service.dirs,
     commitLog: service.commitLog,
+    jobQueue: getJobQueue(),
     dataDir: defaultDataDirectory(),
     ...durabilitySettingsFromEnv(),
   });

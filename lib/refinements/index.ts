@@ -16,7 +16,7 @@ import {
   type RefinementStore,
 } from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
-import { getJobQueue, jobExpirySeconds, type Job } from "@/lib/jobs";
+import { getJobQueue, jobExpirySeconds, type Job, type JobQueue } from "@/lib/jobs";
 import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { SqlRefinementStore } from "@/lib/storage/refinement-store";
 import { getSql } from "@/lib/storage/sql";
@@ -139,6 +139,8 @@ export async function requestRefinement(options: {
   };
   try {
     await getJobQueue().enqueue(REFINEMENT_JOB, payload, {
+      // The row's id is the job's id, so the sweep can ask the queue what became of it.
+      id,
       singletonKey: id,
       retryLimit: REFINEMENT_RETRY_LIMIT,
       retryDelaySeconds: 10,
@@ -311,6 +313,98 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
       throw error;
     }
   });
+}
+
+/** What `sweepStuckRefinements` did. */
+export interface RefinementSweepResult {
+  /** Rows marked `failed` because their job ended (or vanished) without finishing them. */
+  failed: string[];
+}
+
+/** A `queued`/`running` row whose job is unknown is left this long before it counts as lost. */
+const LOST_JOB_GRACE_MS = 60 * 60 * 1000;
+
+/** The message of a failed job's last error, as the queue stored it. */
+function jobErrorMessage(output: unknown): string | null {
+  if (typeof output === "string") return output;
+  if (output && typeof output === "object") {
+    const record = output as { message?: unknown; value?: { message?: unknown } };
+    if (typeof record.message === "string") return record.message;
+    if (typeof record.value?.message === "string") return record.value.message;
+  }
+  return null;
+}
+
+/**
+ * Marks `failed` the refinements that will never finish: rows still `queued` or `running` whose
+ * job has ended — its last attempt died (an instance killed mid-run, a claim that expired) or
+ * threw before it could record an outcome — or whose job the queue no longer knows after an
+ * hour. Each row is settled under its scope's lock, so a live attempt (it holds the lock) is
+ * never overtaken; a row busy for longer than a few seconds is left for the next sweep. Every
+ * worker instance runs it every minute (`startJobWorkers`); it is idempotent.
+ */
+export async function sweepStuckRefinements(
+  options: { queue?: JobQueue; now?: () => Date; lockWaitMs?: number } = {},
+): Promise<RefinementSweepResult> {
+  const queue = options.queue ?? getJobQueue();
+  const now = options.now ?? (() => new Date());
+  const store = refinementStore();
+  const rows = await getDb().refinement.findMany({
+    where: { status: { in: ["queued", "running"] } },
+    select: { id: true, workspaceId: true, chatId: true, scope: true, updatedAt: true },
+    orderBy: { updatedAt: "asc" },
+    take: 50,
+  });
+  const failed: string[] = [];
+  for (const row of rows) {
+    const job = await queue.getJob(REFINEMENT_JOB, row.id).catch(() => undefined);
+    if (job === undefined) continue; // the queue did not answer: next sweep
+    let error: { code: string; message: string };
+    if (job === null) {
+      if (now().getTime() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) continue;
+      error = {
+        code: "refine:lost",
+        message:
+          "This refinement's job was lost before it finished (the server stopped or the queue was cleared). Nothing was applied; ask again with /refine.",
+      };
+    } else if (job.state === "failed" || job.state === "completed" || job.state === "cancelled") {
+      const cause = jobErrorMessage(job.output);
+      error = {
+        code: "refine:job",
+        message: `This refinement stopped before it finished: its last attempt (${job.retryCount + 1} in all) ${cause ? `ended with: ${cause}` : "ended without an outcome"}. Nothing was applied; ask again with /refine.`,
+      };
+    } else continue; // waiting or running: the queue still owns it
+    const key = refinementLockKey({
+      workspaceId: row.workspaceId,
+      scope: row.scope === "global" ? "global" : "local",
+      chatId: row.chatId,
+    });
+    const wait = AbortSignal.timeout(options.lockWaitMs ?? 5_000);
+    try {
+      const settled = await refinementLock().runExclusive(
+        key,
+        async () => {
+          const current = await store.getRefinement({ workspaceId: row.workspaceId, id: row.id });
+          if (!current || (current.status !== "queued" && current.status !== "running"))
+            return false;
+          await store.updateRefinement({
+            workspaceId: row.workspaceId,
+            id: row.id,
+            expectedStatus: current.status,
+            updatedAt: now().toISOString(),
+            patch: { status: "failed", summary: "Stopped before it finished", error },
+          });
+          return true;
+        },
+        { abortSignal: wait },
+      );
+      if (settled) failed.push(row.id);
+    } catch (cause) {
+      // Busy (an attempt holds the lock) or the database is away: the next sweep looks again.
+      if (!wait.aborted) console.error(`cairn: sweeping refinement ${row.id} failed`, cause);
+    }
+  }
+  return { failed };
 }
 
 /**

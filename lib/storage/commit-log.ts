@@ -450,14 +450,18 @@ export function createCommitLog(options: {
       });
     },
 
-    async claimDueCommits({ now: due, leaseUntil, limit, abortSignal }) {
+    async claimDueCommits({ now: due, leaseUntil, limit, ids, abortSignal }) {
       abortSignal?.throwIfAborted();
-      const candidates = await sql.all<{ id: string; nextAttemptAt: string | Date }>(
-        `SELECT "id", "nextAttemptAt" FROM "DirCommitRecord"
-         WHERE "status" = 'failed' AND "nextAttemptAt" <= ?
-         ORDER BY "nextAttemptAt" ASC LIMIT ?`,
-        [due, limit],
-      );
+      const only = ids ? ` AND "id" IN (${ids.map(() => "?").join(", ")})` : "";
+      const candidates =
+        ids && ids.length === 0
+          ? []
+          : await sql.all<{ id: string; nextAttemptAt: string | Date }>(
+              `SELECT "id", "nextAttemptAt" FROM "DirCommitRecord"
+               WHERE "status" = 'failed' AND "nextAttemptAt" <= ?${only}
+               ORDER BY "nextAttemptAt" ASC LIMIT ?`,
+              [due, ...(ids ?? []), limit],
+            );
       const claimed: CommitRecord[] = [];
       for (const candidate of candidates) {
         // Conditional on the value just read (bound as read): of two instances, exactly one moves it.

@@ -169,12 +169,14 @@ export interface CommitLog {
    * Optional capability for automatic retries: claims up to `limit` `failed` records whose
    * `nextAttemptAt` is at or before `now`, by a conditional update that moves their
    * `nextAttemptAt` to `leaseUntil` — so two instances never claim the same record at once, and
-   * a claimer that dies releases it when the lease passes. Returns the claimed records.
+   * a claimer that dies releases it when the lease passes. Returns the claimed records. With
+   * `ids`, only those records are considered (a retry job claims its own record).
    */
   claimDueCommits?(options: {
     now: Date;
     leaseUntil: Date;
     limit: number;
+    ids?: readonly string[];
     abortSignal?: AbortSignal;
   }): Promise<CommitRecord[]>;
 }

@@ -115,11 +115,12 @@ export function createInMemoryCommitLog(
       });
       return clone(record);
     },
-    async claimDueCommits({ now, leaseUntil, limit, abortSignal }) {
+    async claimDueCommits({ now, leaseUntil, limit, ids, abortSignal }) {
       abortSignal?.throwIfAborted();
       const claimed: CommitRecord[] = [];
       for (const id of order) {
         if (claimed.length >= limit) break;
+        if (ids && !ids.includes(id)) continue;
         const record = records.get(id)!;
         if (record.status !== "failed" || record.nextAttemptAt === null) continue;
         if (record.nextAttemptAt.getTime() > now.getTime()) continue;

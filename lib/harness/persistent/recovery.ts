@@ -203,6 +203,8 @@ export async function retryDueCommits<TExtraBody, TSession>(options: {
   clock?: Clock;
   /** Records per sweep. Default 20. */
   limit?: number;
+  /** Only these records (a retry job retries its own record). Default: any due record. */
+  ids?: readonly string[];
   /** How long a claim holds before another sweep may take the record. Default 60 s. */
   leaseMs?: number;
   /** Each retried record's outcome (logging). */
@@ -219,6 +221,7 @@ export async function retryDueCommits<TExtraBody, TSession>(options: {
     now,
     leaseUntil: new Date(now.getTime() + (options.leaseMs ?? 60_000)),
     limit: options.limit ?? 20,
+    ...(options.ids ? { ids: options.ids } : {}),
     abortSignal,
   });
   result.claimed = claimed.length;
