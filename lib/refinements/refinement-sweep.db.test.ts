@@ -133,8 +133,7 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
       request: { kind: "explicit", instructions: "remember the deploy window" },
     }))!;
     // What /refinements lists for the person (the page's own query) right after the request.
-    const { listVisibleRefinements } =
-      await import("@/app/(app)/refinements/list-visible-refinements");
+    const { listVisibleRefinements } = await import("./queries");
     const listed = async () =>
       (
         await listVisibleRefinements({
