@@ -1,3 +1,7 @@
+// Over 500 lines, knowingly: the four planners (create, update, delete, restore), scope and role
+// policy and the commit still share one closure over the storage port, actor and clock. Splitting
+// out a pure edit planner that the refinement check also calls (issue 13, item 4) is the next
+// step; the API types already live in harness-api.ts.
 import { canWriteGlobal } from "../actor";
 import {
   HarnessConflictError,

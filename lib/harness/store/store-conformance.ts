@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one conformance suite every storage adapter runs; its cases share
+// fixtures and are read as one contract, so it stays one file.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Actor } from "../actor";
 import {
