@@ -41,7 +41,8 @@ async function throughputThroughApi(adapter: "prisma" | "sqlite") {
     });
     let started = performance.now();
     for (let index = 0; index < COUNT; index++) {
-      await harness.createMemory({
+      await harness.createEntry({
+        kind: "memory",
         global: true,
         id: `m-${index}`,
         title: `Memory ${index}`,
@@ -52,7 +53,8 @@ async function throughputThroughApi(adapter: "prisma" | "sqlite") {
     const createMs = performance.now() - started;
     started = performance.now();
     for (let index = 0; index < COUNT; index++) {
-      await harness.updateMemory({
+      await harness.updateEntry({
+        kind: "memory",
         global: true,
         id: `m-${index}`,
         expectedVersion: 1,

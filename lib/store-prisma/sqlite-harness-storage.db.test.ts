@@ -49,14 +49,19 @@ if (onSqlite) {
       const viaSqlite = createHarness({ storage, actor, chatId: "c" });
       const viaPrisma = createHarness({ storage: prisma, actor, chatId: "c" });
 
-      const a = await viaSqlite.createMemory({
+      const a = await viaSqlite.createEntry({
+        kind: "memory",
         title: "Written by SQLite",
         content: "x",
         pinned: true,
       });
-      const b = await viaPrisma.createMemory({ title: "Written by Prisma", content: "y" });
-      await viaPrisma.updateMemory({ id: a.id, expectedVersion: 1, content: "x2" });
-      await viaSqlite.updateMemory({ id: b.id, expectedVersion: 1, content: "y2" });
+      const b = await viaPrisma.createEntry({
+        kind: "memory",
+        title: "Written by Prisma",
+        content: "y",
+      });
+      await viaPrisma.updateEntry({ kind: "memory", id: a.id, expectedVersion: 1, content: "x2" });
+      await viaSqlite.updateEntry({ kind: "memory", id: b.id, expectedVersion: 1, content: "y2" });
 
       for (const [left, right] of [
         [viaSqlite, viaPrisma],

@@ -806,13 +806,6 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     getEntryOrThrow,
     listEntries,
 
-    createPrompt: (input) => createEntry({ ...input, kind: "prompt" }),
-    updatePrompt: (input) => updateEntry({ ...input, kind: "prompt" }),
-    deletePrompt: (input) => deleteEntry({ ...input, kind: "prompt" }),
-    createMemory: (input) => createEntry({ ...input, kind: "memory" }),
-    updateMemory: (input) => updateEntry({ ...input, kind: "memory" }),
-    deleteMemory: (input) => deleteEntry({ ...input, kind: "memory" }),
-
     createSkill: ({ name, description, body, title, metadata, ...rest }) =>
       createEntry({
         ...rest,
@@ -828,7 +821,6 @@ export function createHarness(options: CreateHarnessOptions): Harness {
         content: body,
         metadataPatch: { ...metadataPatch, name, description },
       }),
-    deleteSkill: (input) => deleteEntry({ ...input, kind: "skill" }),
 
     createSubagent: ({ name, description, instructions, tools, model, title, metadata, ...rest }) =>
       createEntry({
@@ -849,11 +841,8 @@ export function createHarness(options: CreateHarnessOptions): Harness {
         content: instructions,
         metadataPatch: { ...metadataPatch, name, description, tools, model },
       }),
-    deleteSubagent: (input) => deleteEntry({ ...input, kind: "subagent" }),
 
     setPinned,
-    pinEntry: (input) => setPinned({ ...input, pinned: true }),
-    unpinEntry: (input) => setPinned({ ...input, pinned: false }),
 
     applyEdits,
     restoreRevision,

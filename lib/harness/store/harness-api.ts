@@ -138,8 +138,6 @@ export interface ApplyEditsResult {
   revisions: Revision[];
 }
 
-type KindInput<T> = Omit<T, "kind">;
-
 /** `createSkill` input: content is the skill body; the title defaults to the name. */
 export type CreateSkillInput = Omit<CreateEntryInput, "kind" | "content" | "title"> & {
   name: string;
@@ -235,25 +233,14 @@ export interface Harness {
   /** A page of the merged view, newest first. */
   listEntries(input?: ListEntriesInput): Promise<Page<Entry>>;
 
-  createPrompt(input: KindInput<CreateEntryInput>): Promise<Entry>;
-  updatePrompt(input: KindInput<UpdateEntryInput>): Promise<Entry>;
-  deletePrompt(input: KindInput<DeleteEntryInput>): Promise<Revision>;
-  createMemory(input: KindInput<CreateEntryInput>): Promise<Entry>;
-  updateMemory(input: KindInput<UpdateEntryInput>): Promise<Entry>;
-  deleteMemory(input: KindInput<DeleteEntryInput>): Promise<Revision>;
+  /** Skills and sub-agents take their parts (name, description, body) instead of raw content. */
   createSkill(input: CreateSkillInput): Promise<Entry>;
   updateSkill(input: UpdateSkillInput): Promise<Entry>;
-  deleteSkill(input: KindInput<DeleteEntryInput>): Promise<Revision>;
   createSubagent(input: CreateSubagentInput): Promise<Entry>;
   updateSubagent(input: UpdateSubagentInput): Promise<Entry>;
-  deleteSubagent(input: KindInput<DeleteEntryInput>): Promise<Revision>;
 
   /** Sets `pinned` (a versioned change like any other). */
   setPinned(input: SetPinnedInput): Promise<Entry>;
-  /** `setPinned({ ..., pinned: true })`. */
-  pinEntry(input: Omit<SetPinnedInput, "pinned">): Promise<Entry>;
-  /** `setPinned({ ..., pinned: false })`. */
-  unpinEntry(input: Omit<SetPinnedInput, "pinned">): Promise<Entry>;
 
   /**
    * Applies several edits in one transaction and one harness version: all or nothing.
