@@ -20,7 +20,9 @@
 //   npx tsx bench/chat-route.ts --summarize-prof <file.cpuprofile>
 //
 // Env: BENCH_ROUTE_PORT (3190), BENCH_ROUTE_TURNS (20 sequential), BENCH_ROUTE_CHATS (50),
-// BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres).
+// BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres),
+// BENCH_PG_DB_PREFIX (cairn_bench_route_), BENCH_ROUTE_INSTANCES (1; PostgreSQL: n servers on
+// ports PORT…PORT+n-1 share the database, the burst is spread over them).
 // Needs a build: `npx next build` first (this bench never builds).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -35,7 +37,7 @@ import { lastIsToolResult, startScriptedModelServer } from "../e2e/support/scrip
 import { createDb, migrateDatabase, type DatabaseTarget, type Db } from "@/lib/db";
 import type { Actor } from "@/lib/harness";
 import { userDirKey } from "@/lib/persistent-dirs";
-import { createPrismaDirBacking } from "@/lib/store-prisma";
+import { createDirBacking, sqlForDb } from "@/lib/storage";
 import { cookiePairs, startTimingProxy, type ModelSpan } from "./chat-load";
 import { loadLine, ms, summarize, table } from "./stats";
 import { noteContent, seedEntries } from "./turn-overhead";
@@ -43,6 +45,12 @@ import { noteContent, seedEntries } from "./turn-overhead";
 const root = path.resolve(import.meta.dirname, "..");
 const PORT = Number(process.env.BENCH_ROUTE_PORT ?? 3190);
 const APP_URL = `http://127.0.0.1:${PORT}`;
+/**
+ * `next start` instances on the PostgreSQL database (ports PORT, PORT+1, …); the burst's chats
+ * are spread over them round-robin. SQLite always runs one.
+ */
+const INSTANCES = Math.max(1, Number(process.env.BENCH_ROUTE_INSTANCES ?? 1));
+const urlOf = (instance: number) => `http://127.0.0.1:${PORT + instance}`;
 const TURNS = Number(process.env.BENCH_ROUTE_TURNS ?? 20);
 const CHATS = Number(process.env.BENCH_ROUTE_CHATS ?? 50);
 const WARMUP = 3;
@@ -54,6 +62,8 @@ const PG_URL = process.env.BENCH_PG_URL ?? "postgresql://postgres@127.0.0.1:5432
 const DBS = (process.env.BENCH_ROUTE_DB ?? "sqlite,postgresql").split(",") as Array<
   "sqlite" | "postgresql"
 >;
+/** Name prefix of the throwaway PostgreSQL database (a shared server: give each engineer their own). */
+const PG_DB_PREFIX = process.env.BENCH_PG_DB_PREFIX ?? "cairn_bench_route_";
 const PROF_DIR = path.join(root, "bench/results/prof");
 const WORKSPACE = "Route";
 const TURN_TIMEOUT_MS = 180_000;
@@ -137,7 +147,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
     const filePath = path.join(dataDir, "cairn.db");
     target = { provider, url: `file:${filePath}`, filePath };
   } else {
-    const name = `cairn_bench_route_${Date.now()}`;
+    const name = `${PG_DB_PREFIX}${Date.now()}`;
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
@@ -179,7 +189,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
       path: `notes/note-${String(file).padStart(4, "0")}.md`,
       content: noteContent(file),
     }));
-    await createPrismaDirBacking({ db, dirKey: () => userDirKey(actor) }).store({
+    await createDirBacking({ sql: sqlForDb(db), dirKey: () => userDirKey(actor) }).store({
       extraBody: null,
       session: null,
       harnessDir: "/persistent/user",
@@ -222,7 +232,12 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
 
 // ---------------------------------------------------------------- server
 
-function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): ChildProcess {
+function startServer(
+  env: NodeJS.ProcessEnv,
+  profile: boolean,
+  log: string[],
+  port = PORT,
+): ChildProcess {
   if (!existsSync(path.join(root, ".next", "BUILD_ID")))
     throw new Error("No production build in .next: run `npx next build` first.");
   const args = [
@@ -230,13 +245,13 @@ function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): C
     path.join(root, "node_modules/next/dist/bin/next"),
     "start",
     "-p",
-    String(PORT),
+    String(port),
     "-H",
     "127.0.0.1",
   ];
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env,
+    env: { ...env, PORT: String(port) },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -252,13 +267,13 @@ function startServer(env: NodeJS.ProcessEnv, profile: boolean, log: string[]): C
   return child;
 }
 
-async function waitForHealth(app: ChildProcess, log: string[]) {
+async function waitForHealth(app: ChildProcess, log: string[], appUrl = APP_URL) {
   const deadline = Date.now() + 5 * 60_000;
   while (Date.now() < deadline) {
     if (app.exitCode !== null || app.signalCode !== null)
       throw new Error(`The app exited before it was healthy:\n${log.slice(-30).join("\n")}`);
     try {
-      const response = await fetch(`${APP_URL}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${appUrl}/api/health`, { signal: AbortSignal.timeout(5_000) });
       if (response.ok) return;
     } catch {
       // not up yet
@@ -318,14 +333,43 @@ interface Turn {
   load: number;
   total: number;
   error?: string;
+  /** 409s answered before the turn started: the chat's previous turn was still being recorded. */
+  busy: number;
 }
 
-async function runTurn(load: number, chatId: string, cookie: string): Promise<Turn> {
+/**
+ * One turn. The previous turn of the chat holds the chat's claim until it is recorded, which
+ * happens just after its stream ends: a 409 is retried after 20 ms (the wait counts as added
+ * latency) and counted.
+ */
+async function runTurn(
+  load: number,
+  chatId: string,
+  cookie: string,
+  appUrl = APP_URL,
+): Promise<Turn> {
   const started = performance.now();
+  let busy = 0;
+  for (;;) {
+    const turn = await tryTurn(load, chatId, cookie, appUrl, started);
+    if (!turn.error?.startsWith("HTTP 409") || performance.now() - started > 10_000)
+      return { ...turn, busy };
+    busy++;
+    await sleep(20);
+  }
+}
+
+async function tryTurn(
+  load: number,
+  chatId: string,
+  cookie: string,
+  appUrl: string,
+  started: number,
+): Promise<Omit<Turn, "busy">> {
   try {
-    const response = await fetch(`${APP_URL}/api/chat`, {
+    const response = await fetch(`${appUrl}/api/chat`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie, origin: APP_URL },
+      headers: { "content-type": "application/json", cookie, origin: appUrl },
       body: JSON.stringify({
         chatId,
         message: {
@@ -420,13 +464,26 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
   const modelURL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
   const log: string[] = [];
   let app: ChildProcess | undefined;
+  const others: ChildProcess[] = [];
+  const instances = provider === "postgresql" ? INSTANCES : 1;
   let setup: Setup | undefined;
   try {
     setup = await setUp(provider, modelURL);
     const { db, users } = setup;
     app = startServer(setup.env, profile, log);
+    // More instances on the same database, each with its own data dir (spool, journal files).
+    for (let instance = 1; instance < instances; instance++) {
+      const dataDir = path.join(setup.env.CAIRN_DATA_DIR!, `instance-${instance}`);
+      mkdirSync(dataDir, { recursive: true });
+      others.push(
+        startServer({ ...setup.env, CAIRN_DATA_DIR: dataDir }, false, log, PORT + instance),
+      );
+    }
     await waitForHealth(app, log);
+    for (const [index, other] of others.entries())
+      await waitForHealth(other, log, urlOf(index + 1));
     const pid = app.pid!;
+    const pids = [pid, ...others.map((other) => other.pid!)];
     for (const user of users) user.cookie = await signIn(user.index);
     const modelTime = (load: number) =>
       spans
@@ -445,6 +502,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     const added: number[] = [];
     const errors: string[] = [];
     let lostSeq = 0;
+    let busySeq = 0;
     const cpuBefore = treeCpuMs(pid);
     const seqStarted = performance.now();
     const seqFrom = monotonicMicros();
@@ -452,6 +510,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       const runBefore = treeRuntimeMs(pid);
       const result = await runTurn(load, seq.chatId, seq.cookie);
       cpuPerTurn.push(treeRuntimeMs(pid) - runBefore);
+      busySeq += result.busy;
       if (result.error) errors.push(result.error);
       else added.push(result.total - modelTime(load));
       load++;
@@ -466,15 +525,25 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
 
     // Concurrency: users 1..CHATS, one turn each, all at once.
     const burstUsers = users.slice(1);
-    const burstCpuBefore = treeCpuMs(pid);
+    const instanceOf = (position: number) => position % instances;
+    const burstCpuBefore = pids.map((member) => treeCpuMs(member));
     const burstStarted = performance.now();
     const burstFrom = monotonicMicros();
     const burst = await Promise.all(
-      burstUsers.map((user) => runTurn(user.index, user.chatId, user.cookie)),
+      burstUsers.map(async (user, position) => {
+        const turn = await runTurn(
+          user.index,
+          user.chatId,
+          user.cookie,
+          urlOf(instanceOf(position)),
+        );
+        return { ...turn, instance: instanceOf(position), ended: performance.now() };
+      }),
     );
     const burstWall = performance.now() - burstStarted;
     const burstTo = monotonicMicros();
-    const burstCpu = treeCpuMs(pid) - burstCpuBefore;
+    const burstCpuEach = pids.map((member, index) => treeCpuMs(member) - burstCpuBefore[index]!);
+    const burstCpu = burstCpuEach.reduce((sum, cpu) => sum + cpu, 0);
     const burstLoad = loadLine();
     // Turns are recorded as their streams finish: wait until none is running (up to 60 s).
     const settleStarted = performance.now();
@@ -499,6 +568,16 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       );
     }
     const burstOk = burst.filter((turn) => !turn.error);
+    const perInstance =
+      instances === 1
+        ? []
+        : pids.map((_, instance) => {
+            const mine = burst.filter((turn) => turn.instance === instance);
+            const ok = mine.filter((turn) => !turn.error);
+            const added = summarize(ok.map((turn) => turn.total - modelTime(turn.load)));
+            const wall = Math.max(...mine.map((turn) => turn.ended - burstStarted));
+            return `  instance ${instance + 1} (${urlOf(instance)}): ${ok.length}/${mine.length} turns ok in ${ms(wall)} = ${(ok.length / (wall / 1000)).toFixed(1)} turns/s; CPU ${ms(burstCpuEach[instance]! / Math.max(1, mine.length))}/turn; added p50 ${ms(added.p50)}, p95 ${ms(added.p95)}`;
+          });
     const burstAdded = summarize(burstOk.map((turn) => turn.total - modelTime(turn.load)));
     const burstModel = summarize(burstOk.map((turn) => modelTime(turn.load)));
 
@@ -528,7 +607,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
         },
         {
           database: label,
-          run: `${CHATS} chats at once`,
+          run: `${CHATS} chats at once${instances > 1 ? ` on ${instances} instances` : ""}`,
           "CPU/turn (mean, /proc/stat)": ms(burstCpu / CHATS),
           "CPU/turn p50": "-",
           "CPU/turn p95": "-",
@@ -541,7 +620,8 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
       ],
       notes: [
         `${label}: seeded ${ENTRIES} entries + ${CHATS + 1} users × ${FILES} files in ${ms(setup.seedMs)}; sequential wall ${ms(seqWall)} (${(TURNS / (seqWall / 1000)).toFixed(1)} turns/s); burst wall ${ms(burstWall)} (${(CHATS / (burstWall / 1000)).toFixed(1)} turns/s)`,
-        `${label}: burst settled ${ms(settle)} after its last response`,
+        ...perInstance,
+        `${label}: burst settled ${ms(settle)} after its last response; 409 retries (previous turn still being recorded): sequential ${busySeq}`,
         ...lostDetails.slice(0, 5),
         ...errors.slice(0, 3).map((error) => `  sequential error: ${error}`),
         ...burst
@@ -555,6 +635,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     throw error;
   } finally {
     if (app) await stopServer(app);
+    for (const other of others) await stopServer(other);
     await setup?.cleanup();
     proxy.closeAllConnections();
     await new Promise<void>((resolve) => proxy.close(() => resolve()));

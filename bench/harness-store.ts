@@ -1,46 +1,44 @@
-// Harness store throughput on SQLite: creates and updates through the public API
-// (createHarness + a storage adapter), next to the floor — the same rows written with raw
-// better-sqlite3 statements (entry row, revision row, counter) in one transaction per change,
-// in the same run. Target: within 3× of the floor.
-//
-// Two adapters on the same schema: PrismaHarnessStorage (what the app uses) and
-// SqliteHarnessStorage (better-sqlite3 prepared statements on the same file; not wired into
-// the app).
+// Harness store throughput on SQLite and on PostgreSQL: creates and updates through the public
+// API (createHarness + the app's storage, `harnessStorageFor`), next to the floor — the same rows
+// written with raw statements (counter bump, version read, entry row, revision row; raw
+// better-sqlite3, or one `pg` connection with named statements) in one transaction per change,
+// in the same run. Target: within 3× of the floor on both databases.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import Database from "better-sqlite3";
-import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
+
+import { createDb, type DatabaseTarget } from "@/lib/db";
 import { createHarness } from "@/lib/harness";
 import { entryKeyOf } from "@/lib/harness/spi";
-import { PrismaHarnessStorage } from "@/lib/store-prisma";
-import { SqliteHarnessStorage } from "@/lib/store-prisma/sqlite-harness-storage";
+import { harnessStorageFor } from "@/lib/storage";
+import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, table } from "./stats";
 
-const COUNT = Number(process.env.BENCH_STORE_COUNT ?? 1000);
+const COUNT = {
+  sqlite: Number(process.env.BENCH_STORE_COUNT ?? 1000),
+  postgresql: Number(process.env.BENCH_STORE_COUNT_PG ?? process.env.BENCH_STORE_COUNT ?? 300),
+};
 
-async function freshDatabase() {
-  const directory = mkdtempSync(path.join(tmpdir(), "cairn-bench-"));
-  const filePath = path.join(directory, "bench.db");
-  const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
-  await migrateDatabase({ target });
-  return { directory, filePath, target };
-}
+/** Wall time of all creates / updates, and the process CPU time they took. */
+type Timing = { createMs: number; updateMs: number; createCpuMs: number; updateCpuMs: number };
 
-async function throughputThroughApi(adapter: "prisma" | "sqlite") {
-  const { directory, target, filePath } = await freshDatabase();
-  const db = createDb(target);
-  const sqlite = adapter === "sqlite" ? new SqliteHarnessStorage({ filePath }) : null;
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promise<Timing> {
+  const database = await freshDatabase(provider);
+  const db = createDb(database.target);
+  const count = COUNT[provider];
   try {
     const workspace = await db.workspace.create({ data: { name: "bench" } });
     const harness = createHarness({
-      storage: sqlite ?? new PrismaHarnessStorage(db),
+      storage: harnessStorageFor({ target: database.target }),
       actor: { userId: "bench", workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });
+    let cpu = process.cpuUsage();
     let started = performance.now();
-    for (let index = 0; index < COUNT; index++) {
+    for (let index = 0; index < count; index++) {
       await harness.createEntry({
         kind: "memory",
         global: true,
@@ -51,8 +49,10 @@ async function throughputThroughApi(adapter: "prisma" | "sqlite") {
       });
     }
     const createMs = performance.now() - started;
+    const createCpuMs = cpuMs(cpu);
+    cpu = process.cpuUsage();
     started = performance.now();
-    for (let index = 0; index < COUNT; index++) {
+    for (let index = 0; index < count; index++) {
       await harness.updateEntry({
         kind: "memory",
         global: true,
@@ -62,135 +62,135 @@ async function throughputThroughApi(adapter: "prisma" | "sqlite") {
       });
     }
     const updateMs = performance.now() - started;
-    return { createMs, updateMs };
+    return { createMs, updateMs, createCpuMs, updateCpuMs: cpuMs(cpu) };
   } finally {
-    sqlite?.close();
     await db.$disconnect();
-    rmSync(directory, { recursive: true, force: true });
+    await database.drop();
   }
 }
 
-async function throughputFloor() {
-  const { directory, filePath } = await freshDatabase();
-  const db = new Database(filePath);
+async function throughputFloor(provider: DatabaseTarget["provider"]): Promise<Timing> {
+  const database = await freshDatabase(provider);
+  const raw = await rawDriver(database.target);
+  const count = COUNT[provider];
   try {
-    db.pragma("journal_mode = WAL");
     const workspaceId = randomUUID();
-    db.prepare(`INSERT INTO "Workspace" (id, name, createdAt) VALUES (?, ?, ?)`).run(
+    await raw.run(`INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES (?, ?, ?)`, [
       workspaceId,
       "bench",
       new Date().toISOString(),
-    );
-    const bump = db.prepare(
-      `INSERT INTO "HarnessCounter" (workspaceId, version) VALUES (?, 1) ON CONFLICT(workspaceId) DO UPDATE SET version = version + 1 RETURNING version`,
-    );
-    const readVersion = db.prepare(
-      `SELECT version FROM "HarnessEntry" WHERE workspaceId = ? AND entryKey = ?`,
-    );
-    const insertEntry = db.prepare(
-      `INSERT INTO "HarnessEntry" (workspaceId, entryKey, id, kind, scope, chatId, title, content, path, metadata, pinned, source, version, createdAt, updatedAt, createdBy, updatedBy, searchText)
-       VALUES (?, ?, ?, 'memory', 'global', NULL, ?, ?, 'bench', '{}', 0, 'user', 1, ?, ?, 'bench', 'bench', ?)`,
-    );
-    const updateEntry = db.prepare(
-      `UPDATE "HarnessEntry" SET content = ?, version = version + 1, updatedAt = ?, searchText = ? WHERE workspaceId = ? AND entryKey = ?`,
-    );
-    const insertRevision = db.prepare(
-      `INSERT INTO "HarnessRevision" (id, workspaceId, entryKey, entryId, kind, scope, chatId, action, before, after, actorId, reason, cause, harnessVersion, createdAt)
-       VALUES (?, ?, ?, ?, 'memory', 'global', NULL, ?, ?, ?, 'bench', '', 'manual', ?, ?)`,
-    );
-    const create = db.transaction((index: number) => {
-      const key = entryKeyOf({ scope: "global", chatId: null, kind: "memory", id: `m-${index}` });
-      const { version } = bump.get(workspaceId) as { version: number };
-      readVersion.get(workspaceId, key);
-      const now = new Date().toISOString();
-      const content = `Fact number ${index}.`;
-      insertEntry.run(
-        workspaceId,
-        key,
-        `m-${index}`,
-        `Memory ${index}`,
-        content,
-        now,
-        now,
-        content.toLowerCase(),
-      );
-      insertRevision.run(
-        randomUUID(),
-        workspaceId,
-        key,
-        `m-${index}`,
-        "create",
-        null,
-        JSON.stringify({ content }),
-        version,
-        now,
-      );
-    });
-    const update = db.transaction((index: number) => {
-      const key = entryKeyOf({ scope: "global", chatId: null, kind: "memory", id: `m-${index}` });
-      const { version } = bump.get(workspaceId) as { version: number };
-      readVersion.get(workspaceId, key);
-      const now = new Date().toISOString();
-      const content = `Fact number ${index}, revised.`;
-      updateEntry.run(content, now, content.toLowerCase(), workspaceId, key);
-      insertRevision.run(
-        randomUUID(),
-        workspaceId,
-        key,
-        `m-${index}`,
-        "update",
-        JSON.stringify({}),
-        JSON.stringify({ content }),
-        version,
-        now,
-      );
-    });
+    ]);
+    const bump = `INSERT INTO "HarnessCounter" ("workspaceId", "version") VALUES (?, 1)
+      ON CONFLICT ("workspaceId") DO UPDATE SET "version" = "HarnessCounter"."version" + 1 RETURNING "version"`;
+    const readVersion = `SELECT "version" FROM "HarnessEntry" WHERE "workspaceId" = ? AND "entryKey" = ?`;
+    const insertEntry = `INSERT INTO "HarnessEntry" ("workspaceId", "entryKey", "id", "kind", "scope", "chatId", "title", "content", "path", "metadata", "pinned", "source", "version", "createdAt", "updatedAt", "createdBy", "updatedBy", "searchText")
+       VALUES (?, ?, ?, 'memory', 'global', NULL, ?, ?, 'bench', '{}', false, 'user', 1, ?, ?, 'bench', 'bench', ?)`;
+    const updateEntry = `UPDATE "HarnessEntry" SET "content" = ?, "version" = "version" + 1, "updatedAt" = ?, "searchText" = ? WHERE "workspaceId" = ? AND "entryKey" = ?`;
+    const insertRevision = `INSERT INTO "HarnessRevision" ("id", "workspaceId", "entryKey", "entryId", "kind", "scope", "chatId", "action", "before", "after", "actorId", "reason", "cause", "harnessVersion", "createdAt")
+       VALUES (?, ?, ?, ?, 'memory', 'global', NULL, ?, ?, ?, 'bench', '', 'manual', ?, ?)`;
+    const change = (index: number, action: "create" | "update") =>
+      raw.transaction(async () => {
+        const key = entryKeyOf({ scope: "global", chatId: null, kind: "memory", id: `m-${index}` });
+        const [counter] = await raw.all(bump, [workspaceId]);
+        await raw.all(readVersion, [workspaceId, key]);
+        const now = new Date().toISOString();
+        const content =
+          action === "create" ? `Fact number ${index}.` : `Fact number ${index}, revised.`;
+        if (action === "create") {
+          await raw.run(insertEntry, [
+            workspaceId,
+            key,
+            `m-${index}`,
+            `Memory ${index}`,
+            content,
+            now,
+            now,
+            content.toLowerCase(),
+          ]);
+        } else {
+          await raw.run(updateEntry, [content, now, content.toLowerCase(), workspaceId, key]);
+        }
+        await raw.run(insertRevision, [
+          randomUUID(),
+          workspaceId,
+          key,
+          `m-${index}`,
+          action,
+          action === "create" ? null : JSON.stringify({}),
+          JSON.stringify({ content }),
+          Number(counter!.version),
+          now,
+        ]);
+      });
+    let cpu = process.cpuUsage();
     let started = performance.now();
-    for (let index = 0; index < COUNT; index++) create(index);
+    for (let index = 0; index < count; index++) await change(index, "create");
     const createMs = performance.now() - started;
+    const createCpuMs = cpuMs(cpu);
+    cpu = process.cpuUsage();
     started = performance.now();
-    for (let index = 0; index < COUNT; index++) update(index);
+    for (let index = 0; index < count; index++) await change(index, "update");
     const updateMs = performance.now() - started;
-    return { createMs, updateMs };
+    return { createMs, updateMs, createCpuMs, updateCpuMs: cpuMs(cpu) };
   } finally {
-    db.close();
-    rmSync(directory, { recursive: true, force: true });
+    await raw.close();
+    await database.drop();
   }
 }
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_STORE_ROUNDS ?? 3));
+const PROVIDERS = (process.env.BENCH_STORE_DATABASES ?? "sqlite,postgresql").split(
+  ",",
+) as DatabaseTarget["provider"][];
 
 export async function benchHarnessStore(): Promise<string> {
-  // The machine is shared: run every contender once per round, in a rotating order, and keep
-  // each one's best round, so a burst of outside load does not decide the ratio.
-  const contenders = {
-    floor: throughputFloor,
-    PrismaHarnessStorage: () => throughputThroughApi("prisma"),
-    SqliteHarnessStorage: () => throughputThroughApi("sqlite"),
-  };
-  const names = Object.keys(contenders) as (keyof typeof contenders)[];
-  const best = Object.fromEntries(
-    names.map((name) => [name, { createMs: Infinity, updateMs: Infinity }]),
-  ) as Record<keyof typeof contenders, { createMs: number; updateMs: number }>;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let offset = 0; offset < names.length; offset++) {
-      const name = names[(round + offset) % names.length]!;
-      const result = await contenders[name]();
-      best[name].createMs = Math.min(best[name].createMs, result.createMs);
-      best[name].updateMs = Math.min(best[name].updateMs, result.updateMs);
+  const rows: Record<string, string | number>[] = [];
+  for (const provider of PROVIDERS) {
+    // The machine is shared: run every contender once per round, in a rotating order, and keep
+    // each one's best round, so a burst of outside load does not decide the ratio.
+    const contenders = {
+      floor: () => throughputFloor(provider),
+      harnessStorageFor: () => throughputThroughApi(provider),
+    };
+    const names = Object.keys(contenders) as (keyof typeof contenders)[];
+    const best = Object.fromEntries(
+      names.map((name) => [
+        name,
+        { createMs: Infinity, updateMs: Infinity, createCpuMs: Infinity, updateCpuMs: Infinity },
+      ]),
+    ) as Record<keyof typeof contenders, Timing>;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let offset = 0; offset < names.length; offset++) {
+        const name = names[(round + offset) % names.length]!;
+        const result = await contenders[name]();
+        best[name].createMs = Math.min(best[name].createMs, result.createMs);
+        best[name].updateMs = Math.min(best[name].updateMs, result.updateMs);
+        best[name].createCpuMs = Math.min(best[name].createCpuMs, result.createCpuMs);
+        best[name].updateCpuMs = Math.min(best[name].updateCpuMs, result.updateCpuMs);
+      }
+    }
+    const perSecond = (milliseconds: number) => Math.round((COUNT[provider] / milliseconds) * 1000);
+    for (const operation of ["create", "update"] as const) {
+      const key = operation === "create" ? "createMs" : "updateMs";
+      const cpuKey = operation === "create" ? "createCpuMs" : "updateCpuMs";
+      const perChange = (milliseconds: number) =>
+        `${(milliseconds / COUNT[provider]).toFixed(3)} ms`;
+      rows.push({
+        database: provider === "sqlite" ? "SQLite" : "PostgreSQL",
+        operation,
+        changes: COUNT[provider],
+        "Cairn ops/s": perSecond(best.harnessStorageFor[key]),
+        "floor ops/s": perSecond(best.floor[key]),
+        "ratio (floor = 1)": (best.harnessStorageFor[key] / best.floor[key]).toFixed(2),
+        "Cairn cpu/change": perChange(best.harnessStorageFor[cpuKey]),
+        "floor cpu/change": perChange(best.floor[cpuKey]),
+        "cpu ratio": (best.harnessStorageFor[cpuKey] / best.floor[cpuKey]).toFixed(2),
+      });
     }
   }
-  const perSecond = (milliseconds: number) => Math.round((COUNT / milliseconds) * 1000);
-  const rows = (["create", "update"] as const).flatMap((operation) => {
-    const key = operation === "create" ? "createMs" : "updateMs";
-    const floorMs = best.floor[key];
-    return (["PrismaHarnessStorage", "SqliteHarnessStorage"] as const).map((adapter) => ({
-      operation,
-      adapter,
-      "Cairn ops/s": perSecond(best[adapter][key]),
-      "floor ops/s": perSecond(floorMs),
-      "ratio (floor = 1)": (best[adapter][key] / floorMs).toFixed(2),
-    }));
-  });
-  return `Harness store on SQLite, ${COUNT} changes each, best of ${ROUNDS} rounds (target ratio ≤ 3)\n${loadLine()}\n${table(rows)}`;
+  return `Harness store (the app's storage vs a raw floor), best of ${ROUNDS} rounds (target ratio ≤ 3)\n${loadLine()}\n${table(rows)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchHarnessStore());
 }

@@ -1,34 +1,46 @@
-// One turn's persistence on SQLite: load a dir of 200 files of 4 KB, change 2, diff and commit
-// through the public API (openTurnCheckout + the Prisma dir backing, and the SQLite dir backing the
-// app uses on SQLite), next to the floor: the same reads and writes with raw better-sqlite3
-// statements, in the same run.
-// Target: p50 under 10 ms, within 3× of the floor.
+// One turn's persistence on SQLite and on PostgreSQL: load a dir of 200 files of 4 KB, change
+// 2, diff and commit through the public API (openTurnCheckout + the app's dir backing,
+// `createDirBacking`, with and without its snapshot cache), next to the floor: the same reads and
+// writes with raw statements (better-sqlite3, or one `pg` connection with named statements) in
+// the same run. Target: p50 under 10 ms, within 3× of the floor on both databases.
 import { createHash, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import Database from "better-sqlite3";
-import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
+
+import type { DatabaseTarget } from "@/lib/db";
 import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
-import { createPrismaDirBacking, createSqliteDirBacking } from "@/lib/store-prisma";
+import { createDirBacking, sqlFor } from "@/lib/storage";
+import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 
 const FILES = 200;
 const FILE_BYTES = 4096;
 const ITERATIONS = Number(process.env.BENCH_DIR_ITERATIONS ?? 100);
+const PROVIDERS = (process.env.BENCH_DIR_DATABASES ?? "sqlite,postgresql").split(
+  ",",
+) as DatabaseTarget["provider"][];
 
 function fileContent(index: number, turn: number): string {
   const head = `# note ${index} (turn ${turn})\n`;
   return head + "x".repeat(FILE_BYTES - head.length);
 }
 
-async function freshDatabase() {
-  const directory = mkdtempSync(path.join(tmpdir(), "cairn-bench-dirs-"));
-  const filePath = path.join(directory, "bench.db");
-  const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
-  await migrateDatabase({ target });
-  return { directory, filePath, target };
+type Result = ReturnType<typeof summarize> & { cpu: ReturnType<typeof summarize> };
+
+/** Times `turn` ITERATIONS times after 5 untimed turns. */
+async function timeTurns(turn: (index: number) => Promise<void>): Promise<Result> {
+  const samples: number[] = [];
+  const cpuSamples: number[] = [];
+  for (let index = 1; index <= ITERATIONS + 5; index++) {
+    const cpuStarted = process.cpuUsage();
+    const started = performance.now();
+    await turn(index);
+    if (index > 5) {
+      samples.push(performance.now() - started);
+      const cpu = process.cpuUsage(cpuStarted);
+      cpuSamples.push((cpu.user + cpu.system) / 1000);
+    }
+  }
+  return { ...summarize(samples), cpu: summarize(cpuSamples) };
 }
 
 /**
@@ -36,21 +48,14 @@ async function freshDatabase() {
  * nothing else committed. `false`: every load reads all files (what a turn pays when another
  * instance committed since, or on the first turn after a restart).
  */
-async function throughApi(options: { cached: boolean; backing?: "prisma" | "sqlite" }) {
-  const { directory, filePath, target } = await freshDatabase();
-  const db = createDb(target);
-  const backingOptions = {
-    dirKey: ({ extraBody }: { extraBody: { userId: string } }) => `user:${extraBody.userId}`,
-    ...(options.cached ? {} : { snapshotCache: false as const }),
-  };
-  const sqlite =
-    options.backing === "sqlite"
-      ? createSqliteDirBacking<{ userId: string }, null>({ filePath, ...backingOptions })
-      : null;
+async function throughApi(provider: DatabaseTarget["provider"], cached: boolean): Promise<Result> {
+  const database = await freshDatabase(provider);
   try {
-    const backing = sqlite
-      ? { load: sqlite.load, store: sqlite.store }
-      : createPrismaDirBacking<{ userId: string }, null>({ db, ...backingOptions });
+    const backing = createDirBacking<{ userId: string }, null>({
+      sql: sqlFor(database.target),
+      dirKey: ({ extraBody }) => `user:${extraBody.userId}`,
+      ...(cached ? {} : { snapshotCache: false as const }),
+    });
     const dir: PersistentDir<{ userId: string }, null> = {
       harnessDir: "/persistent/user",
       ...backing,
@@ -72,11 +77,7 @@ async function throughApi(options: { cached: boolean; backing?: "prisma" | "sqli
       cursor: 0,
     });
     const commitLog = createInMemoryCommitLog();
-    const samples: number[] = [];
-    const cpuSamples: number[] = [];
-    for (let turn = 1; turn <= ITERATIONS + 5; turn++) {
-      const cpuStarted = process.cpuUsage();
-      const started = performance.now();
+    return await timeTurns(async (turn) => {
       const checkout = await openTurnCheckout({ dirs: [dir], extraBody, session: null, commitLog });
       for (const index of [turn % FILES, (turn * 7 + 3) % FILES]) {
         checkout.checkout.writeFile({
@@ -87,145 +88,106 @@ async function throughApi(options: { cached: boolean; backing?: "prisma" | "sqli
       const result = await checkout.finishTurn({ status: "completed" });
       if (result.status !== "succeeded")
         throw new Error(`commit did not succeed: ${JSON.stringify(result)}`);
-      if (turn > 5) {
-        samples.push(performance.now() - started);
-        const cpu = process.cpuUsage(cpuStarted);
-        cpuSamples.push((cpu.user + cpu.system) / 1000);
-      }
-    }
-    return { ...summarize(samples), cpu: summarize(cpuSamples) };
+    });
   } finally {
-    sqlite?.close();
-    await db.$disconnect();
-    rmSync(directory, { recursive: true, force: true });
+    await database.drop();
   }
 }
 
-async function floor() {
-  const { directory, filePath } = await freshDatabase();
-  const db = new Database(filePath);
+async function floor(provider: DatabaseTarget["provider"]): Promise<Result> {
+  const database = await freshDatabase(provider);
+  const raw = await rawDriver(database.target);
   try {
-    db.pragma("journal_mode = WAL");
     const dirKey = "user:bench";
     const now = () => new Date().toISOString();
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-    const insert = db.prepare(
-      `INSERT INTO "PersistentFile" (dirKey, path, content, isText, size, sha256, updatedAt, updatedBy) VALUES (?, ?, ?, 1, ?, ?, ?, NULL)
-       ON CONFLICT(dirKey, path) DO UPDATE SET content = excluded.content, size = excluded.size, sha256 = excluded.sha256, updatedAt = excluded.updatedAt`,
+    const upsert = `INSERT INTO "PersistentFile" ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy") VALUES (?, ?, ?, true, ?, ?, ?, NULL)
+       ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content", "size" = excluded."size", "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt"`;
+    await raw.run(
+      `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, 1, ?)`,
+      [dirKey, now()],
     );
-    db.prepare(
-      `INSERT INTO "PersistentDirState" (dirKey, version, updatedAt) VALUES (?, 1, ?)`,
-    ).run(dirKey, now());
-    db.transaction(() => {
+    await raw.transaction(async () => {
       for (let index = 0; index < FILES; index++) {
         const content = fileContent(index, 0);
-        insert.run(
+        await raw.run(upsert, [
           dirKey,
           `notes/${index}.md`,
           Buffer.from(content),
           content.length,
           sha(content),
           now(),
-        );
+        ]);
       }
-    })();
-    const readVersion = db.prepare(`SELECT version FROM "PersistentDirState" WHERE dirKey = ?`);
-    const readFiles = db.prepare(
-      `SELECT path, content, isText, updatedAt FROM "PersistentFile" WHERE dirKey = ? ORDER BY path`,
-    );
-    const swap = db.prepare(
-      `UPDATE "PersistentDirState" SET version = version + 1, updatedAt = ? WHERE dirKey = ? AND version = ?`,
-    );
-    const history = db.prepare(
-      `INSERT INTO "DirCommit" (id, dirKey, version, actorId, source, created, updated, deleted, createdAt) VALUES (?, ?, ?, NULL, 'turn', '[]', ?, '[]', ?)`,
-    );
-    const samples: number[] = [];
-    const cpuSamples: number[] = [];
-    for (let turn = 1; turn <= ITERATIONS + 5; turn++) {
-      const cpuStarted = process.cpuUsage();
-      const started = performance.now();
-      const { version } = readVersion.get(dirKey) as { version: number };
-      const rows = readFiles.all(dirKey) as { path: string; content: Buffer }[];
-      const files = new Map(rows.map((row) => [row.path, row.content.toString("utf8")]));
-      readVersion.get(dirKey);
+    });
+    const readVersion = `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`;
+    const readFiles = `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile" WHERE "dirKey" = ? ORDER BY "path"`;
+    const swap = `UPDATE "PersistentDirState" SET "version" = "version" + 1, "updatedAt" = ? WHERE "dirKey" = ? AND "version" = ?`;
+    const history = `INSERT INTO "DirCommit" ("id", "dirKey", "version", "actorId", "source", "created", "updated", "deleted", "createdAt") VALUES (?, ?, ?, NULL, 'turn', '[]', ?, '[]', ?)`;
+    return await timeTurns(async (turn) => {
+      const [state] = await raw.all(readVersion, [dirKey]);
+      const version = Number(state!.version);
+      const rows = await raw.all(readFiles, [dirKey]);
+      const files = new Map(
+        rows.map((row) => [row.path, (row.content as Buffer).toString("utf8")]),
+      );
+      await raw.all(readVersion, [dirKey]);
       const changed = [turn % FILES, (turn * 7 + 3) % FILES].map(
         (index) => [`notes/${index}.md`, fileContent(index, turn)] as const,
       );
       const real = changed.filter(([file, content]) => files.get(file) !== content);
-      db.transaction(() => {
-        if (swap.run(now(), dirKey, version).changes !== 1) throw new Error("conflict");
-        for (const [file, content] of real)
-          insert.run(dirKey, file, Buffer.from(content), content.length, sha(content), now());
-        history.run(
+      await raw.transaction(async () => {
+        await raw.run(swap, [now(), dirKey, version]);
+        for (const [file, content] of real) {
+          await raw.run(upsert, [
+            dirKey,
+            file,
+            Buffer.from(content),
+            content.length,
+            sha(content),
+            now(),
+          ]);
+        }
+        await raw.run(history, [
           randomUUID(),
           dirKey,
           version + 1,
           JSON.stringify(real.map(([file]) => file)),
           now(),
-        );
-      })();
-      if (turn > 5) {
-        samples.push(performance.now() - started);
-        const cpu = process.cpuUsage(cpuStarted);
-        cpuSamples.push((cpu.user + cpu.system) / 1000);
-      }
-    }
-    return { ...summarize(samples), cpu: summarize(cpuSamples) };
+        ]);
+      });
+    });
   } finally {
-    db.close();
-    rmSync(directory, { recursive: true, force: true });
+    await raw.close();
+    await database.drop();
   }
 }
 
 export async function benchPersistentDirs(): Promise<string> {
-  const raw = await floor();
-  const api = await throughApi({ cached: true });
-  const uncached = await throughApi({ cached: false });
-  const viaSqlite = await throughApi({ cached: true, backing: "sqlite" });
-  const viaSqliteUncached = await throughApi({ cached: false, backing: "sqlite" });
-  const rows = [
-    {
-      path: "Cairn (openTurnCheckout + Prisma backing)",
-      p50: ms(api.p50),
-      p95: ms(api.p95),
-      "p50 vs floor": (api.p50 / raw.p50).toFixed(2),
-      "cpu p50": ms(api.cpu.p50),
-      "cpu p50 vs floor": (api.cpu.p50 / raw.cpu.p50).toFixed(2),
-    },
-    {
-      path: "Cairn, snapshot cache off (every load reads all files)",
-      p50: ms(uncached.p50),
-      p95: ms(uncached.p95),
-      "p50 vs floor": (uncached.p50 / raw.p50).toFixed(2),
-      "cpu p50": ms(uncached.cpu.p50),
-      "cpu p50 vs floor": (uncached.cpu.p50 / raw.cpu.p50).toFixed(2),
-    },
-    {
-      path: "Cairn (openTurnCheckout + SQLite backing, what the app uses on SQLite)",
-      p50: ms(viaSqlite.p50),
-      p95: ms(viaSqlite.p95),
-      "p50 vs floor": (viaSqlite.p50 / raw.p50).toFixed(2),
-      "cpu p50": ms(viaSqlite.cpu.p50),
-      "cpu p50 vs floor": (viaSqlite.cpu.p50 / raw.cpu.p50).toFixed(2),
-    },
-    {
-      path: "Cairn, SQLite backing, snapshot cache off",
-      p50: ms(viaSqliteUncached.p50),
-      p95: ms(viaSqliteUncached.p95),
-      "p50 vs floor": (viaSqliteUncached.p50 / raw.p50).toFixed(2),
-      "cpu p50": ms(viaSqliteUncached.cpu.p50),
-      "cpu p50 vs floor": (viaSqliteUncached.cpu.p50 / raw.cpu.p50).toFixed(2),
-    },
-    {
-      path: "floor (raw better-sqlite3)",
-      p50: ms(raw.p50),
-      p95: ms(raw.p95),
-      "p50 vs floor": "1.00",
-      "cpu p50": ms(raw.cpu.p50),
-      "cpu p50 vs floor": "1.00",
-    },
-  ];
-  return `Persistent dir turn on SQLite: load ${FILES} files × 4 KB, change 2, diff, commit; ${ITERATIONS} turns (target p50 < 10 ms, ≤ 3× floor; ${loadLine()})\n${table(rows)}`;
+  const rows: Record<string, string>[] = [];
+  for (const provider of PROVIDERS) {
+    const raw = await floor(provider);
+    const cached = await throughApi(provider, true);
+    const uncached = await throughApi(provider, false);
+    const database = provider === "sqlite" ? "SQLite" : "PostgreSQL";
+    const row = (path: string, result: Result) => ({
+      database,
+      path,
+      p50: ms(result.p50),
+      p95: ms(result.p95),
+      "p50 vs floor": (result.p50 / raw.p50).toFixed(2),
+      "cpu p50": ms(result.cpu.p50),
+      "cpu p50 vs floor": (result.cpu.p50 / raw.cpu.p50).toFixed(2),
+    });
+    rows.push(
+      row("Cairn (openTurnCheckout + createDirBacking)", cached),
+      row("Cairn, snapshot cache off (every load reads all files)", uncached),
+      row("floor (raw statements, reads all files)", raw),
+    );
+  }
+  return `Persistent dir turn: ${FILES} files × ${FILE_BYTES / 1024} KB, 2 changed, ${ITERATIONS} turns (target p50 < 10 ms, ≤ 3× floor)\n${loadLine()}\n${table(rows)}`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(await benchPersistentDirs());
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchPersistentDirs());
+}

@@ -6,15 +6,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
 import {
-  type Actor,
   createHarness,
-  type Harness,
   restoreHarnessToVersion,
   rollbackRefinement,
   runRefinement,
+  type Actor,
+  type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/store-prisma";
-import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
+import { SqlRefinementStore, harnessStorageFor, sqlFor } from "@/lib/storage";
 import {
   refinementReply as reply,
   scriptedRefinementModel as scriptedModel,
@@ -36,7 +35,7 @@ async function fresh() {
     actor,
     chatId: null,
   });
-  return { directory, db, actor, harness, store: new PrismaRefinementStore(db) };
+  return { directory, db, actor, harness, store: new SqlRefinementStore(sqlFor(target)) };
 }
 
 export async function benchRefinement(): Promise<string> {

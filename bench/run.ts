@@ -10,9 +10,11 @@ import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
 import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
+import { benchSqlLayer } from "./sql-layer";
 import { benchTurnOverhead } from "./turn-overhead";
 
 const benches: Record<string, () => Promise<string>> = {
+  "sql-layer": benchSqlLayer,
   "prompt-view": benchPromptView,
   "harness-store": benchHarnessStore,
   "persistent-dirs": benchPersistentDirs,

@@ -6,9 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, migrateDatabase, type DatabaseTarget } from "@/lib/db";
-import { createHarness, SnapshotCache } from "@/lib/harness";
-import { createPromptViewCache, formatHarnessStateForPrompt } from "@/lib/harness";
-import { SqliteHarnessStorage } from "@/lib/store-prisma/sqlite-harness-storage";
+import {
+  createHarness,
+  createPromptViewCache,
+  formatHarnessStateForPrompt,
+  SnapshotCache,
+} from "@/lib/harness";
+import { closeSql, harnessStorageFor } from "@/lib/storage";
 import { loadLine, ms, table, timeIt } from "./stats";
 
 const COUNT = Number(process.env.BENCH_SNAPSHOT_COUNT ?? 10_000);
@@ -20,7 +24,7 @@ export async function benchSnapshot(): Promise<string> {
   const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
   await migrateDatabase({ target });
   const db = createDb(target);
-  const storage = new SqliteHarnessStorage({ filePath });
+  const storage = harnessStorageFor({ target });
   try {
     const workspace = await db.workspace.create({ data: { name: "bench" } });
     const actor = { userId: "bench", workspaceId: workspace.id, role: "admin" as const };
@@ -92,7 +96,7 @@ export async function benchSnapshot(): Promise<string> {
     });
     return `Harness snapshot at ${COUNT.toLocaleString("en")} entries (SQLite, the app's storage; prompt view with a query)\n${loadLine()}\n${table(rows)}`;
   } finally {
-    storage.close();
+    await closeSql(target);
     await db.$disconnect();
     rmSync(directory, { recursive: true, force: true });
   }

@@ -29,7 +29,7 @@ import {
   type AppExtraBody,
   type AppSession,
 } from "@/lib/persistent-dirs";
-import { createPrismaDirBacking, harnessStorageFor } from "@/lib/store-prisma";
+import { createDirBacking, harnessStorageFor, sqlForDb } from "@/lib/storage";
 import { loadLine, ms, summarize, table } from "./stats";
 
 interface Workload {
@@ -137,7 +137,7 @@ export async function seedEntries(options: {
   count: number;
 }) {
   const harness = createHarness({
-    // The storage the app uses on this database (lib/store-prisma/harness-storage-for.ts).
+    // The storage the app uses on this database (lib/storage/harness-storage.ts).
     storage: harnessStorageFor({ db: options.db, target: options.target }),
     actor: options.actor,
     chatId: options.chatId,
@@ -190,7 +190,7 @@ async function runWorkload(workload: Workload) {
       path: `notes/note-${String(index).padStart(4, "0")}.md`,
       content: noteContent(index),
     }));
-    await createPrismaDirBacking({ db, dirKey: () => userDirKey(actor) }).store({
+    await createDirBacking({ sql: sqlForDb(db), dirKey: () => userDirKey(actor) }).store({
       extraBody: null,
       session: null,
       harnessDir: "/persistent/user",

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
-import { PrismaHarnessStorage } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/storage";
 import { exportCommand, importCommand } from "./harness-commands";
 
 function capture() {
@@ -50,7 +50,7 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
 
   const harnessOf = (workspaceId: string) =>
     createHarness({
-      storage: new PrismaHarnessStorage(database.db),
+      storage: harnessStorageFor({ target: database.target }),
       actor: { userId: "test", workspaceId, role: "admin" },
       chatId: null,
     });

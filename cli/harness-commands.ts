@@ -7,7 +7,7 @@ import {
   importHarness,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor, PrismaRefinementHistory } from "@/lib/store-prisma";
+import { harnessStorageFor, SqlRefinementHistory, sqlFor } from "@/lib/storage";
 
 /** Where a command writes: `out` for results, `err` for problems. */
 export interface CommandIo {
@@ -43,7 +43,7 @@ async function withWorkspaceHarness(
   action: (
     harness: Harness,
     workspace: { id: string; name: string },
-    history: PrismaRefinementHistory,
+    history: SqlRefinementHistory,
   ) => Promise<number>,
 ): Promise<number> {
   const target = resolveDatabaseTarget();
@@ -60,7 +60,7 @@ async function withWorkspaceHarness(
       actor: { userId: CLI_USER_ID, workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });
-    return await action(harness, workspace, new PrismaRefinementHistory(db, workspace.id));
+    return await action(harness, workspace, new SqlRefinementHistory(sqlFor(target), workspace.id));
   } catch (error) {
     if (HarnessError.isInstance(error)) {
       io.err(`cairn: ${error.message}`);

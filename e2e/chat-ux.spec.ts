@@ -335,6 +335,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     entryHref!,
     "/refinements",
     refinementHref!,
+    "/memory",
     "/files",
     "/files/failures",
     "/admin/members",

@@ -185,7 +185,7 @@ test("an entry changed after the refinement is shown as a conflict, and the pers
   const conflict = page.getByTestId("rollback-conflict");
   await expect(conflict).toHaveCount(1);
   // The first "deploy-day" has a history (created, rolled back), so the new memory gets a fresh slug.
-  await expect(conflict).toContainText(/\[global:memory:deploy-day(-\d+)?\]/);
+  await expect(conflict).toContainText(/memory \[global:deploy-day(-\d+)?\]/);
   await expect(conflict.locator('[data-kind="removed"]')).toContainText([
     "We deploy on Thursdays now.",
   ]);

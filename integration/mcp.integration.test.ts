@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { createPrismaCommitLog, listDirCommits, readDirFile } from "@/lib/store-prisma";
+import { createCommitLog, listDirCommits, readDirFile, sqlForDb } from "@/lib/storage";
 import { startAppServer, type AppServer } from "./support/app-server";
 
 const port = Number(process.env.CAIRN_INTEGRATION_PORT ?? 3150);
@@ -113,12 +113,15 @@ describe("MCP over Streamable HTTP against next start", () => {
     expect(resource.contents[0]).toMatchObject({ text: "Prefers short answers.\n" });
 
     const stored = await readDirFile({
-      db: app.db,
+      sql: sqlForDb(app.db),
       dirKey: `user:${people.member.userId}`,
       path: "preferences.md",
     });
     expect(stored?.content).toBe("Prefers short answers.\n");
-    const history = await listDirCommits({ db: app.db, dirKey: `user:${people.member.userId}` });
+    const history = await listDirCommits({
+      sql: sqlForDb(app.db),
+      dirKey: `user:${people.member.userId}`,
+    });
     expect(history.commits[0]).toMatchObject({ source: "mcp", via: "mcp:laptop (claude-code)" });
     await client.close();
   });
@@ -144,7 +147,7 @@ describe("MCP over Streamable HTTP against next start", () => {
     });
     expect(allowed.isError).toBeFalsy();
     const stored = await readDirFile({
-      db: app.db,
+      sql: sqlForDb(app.db),
       dirKey: `company:${workspaceId}`,
       path: "handbook.md",
     });
@@ -205,7 +208,7 @@ describe("MCP over Streamable HTTP against next start", () => {
       });
       expect(entry.isError).toBe(true);
       const stored = await readDirFile({
-        db: app.db,
+        sql: sqlForDb(app.db),
         dirKey: `company:${workspaceId}`,
         path: "a.md",
       });
@@ -255,12 +258,12 @@ describe("MCP over Streamable HTTP against next start", () => {
       }),
     ]);
     const final = await readDirFile({
-      db: app.db,
+      sql: sqlForDb(app.db),
       dirKey: `company:${workspaceId}`,
       path: "shared.md",
     });
     const finalText = String(final?.content);
-    const commitLog = createPrismaCommitLog({ db: app.db });
+    const commitLog = createCommitLog({ sql: sqlForDb(app.db) });
     const records = await commitLog.listCommits({ owner: `workspace:${workspaceId}`, limit: 100 });
     const recordedText = JSON.stringify(records.commits.map((record) => record.changes));
     for (const [index, edit] of edits.entries()) {
@@ -344,7 +347,10 @@ describe("the stdio bridge (npx cairn mcp) in a child process", () => {
       arguments: { command: "view", path: "/persistent/user/bridge.md" },
     });
     expect(textOf(viewed)).toContain("via stdio");
-    const history = await listDirCommits({ db: app.db, dirKey: `user:${people.member.userId}` });
+    const history = await listDirCommits({
+      sql: sqlForDb(app.db),
+      dirKey: `user:${people.member.userId}`,
+    });
     expect(history.commits[0]).toMatchObject({ via: "mcp:bridge (stdio-client)" });
     await client.close();
   });

@@ -8,18 +8,19 @@ import { ThemeToggle } from "@/components/theme-toggle";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { WorkspaceSwitcher } from "@/components/shell/workspace-switcher";
+import { getUserProfile } from "@/lib/accounts/queries";
 import { listOwnWorkspaces, requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
   const [user, workspaces] = await Promise.all([
-    getDb().user.findUnique({ where: { id: actor.userId }, select: { name: true, email: true } }),
+    getUserProfile(actor.userId),
     listOwnWorkspaces(actor),
   ]);
   const workspace = workspaces.find((item) => item.current);
   const links = [
     { href: "/chat", label: "Chat" },
+    { href: "/memory", label: "Memory" },
     { href: "/harness", label: "Harness" },
     { href: "/refinements", label: "Refinements" },
     { href: "/files", label: "Files" },

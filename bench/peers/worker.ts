@@ -213,7 +213,7 @@ async function floorPg(): Promise<System> {
 async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const { createDb, migrateDatabase } = await import("@/lib/db");
   const { createHarness, formatHarnessStateWithTokens } = await import("@/lib/harness");
-  const { harnessStorageFor } = await import("@/lib/store-prisma");
+  const { harnessStorageFor } = await import("@/lib/storage");
   const { appendMessage, loadChatMessages } = await import("@/lib/chat/messages");
   let target: DatabaseTarget;
   let cleanup: () => Promise<void>;
@@ -266,7 +266,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
           chat.id,
           message(index % 2 ? "assistant" : "user", threadText(index)),
         );
-      return `Prisma 6 on ${provider} (the app's storage: harnessStorageFor)`;
+      return `the SQL layer on ${provider} (the app's storage: harnessStorageFor)`;
     },
     async turn(turn) {
       const store = harness();

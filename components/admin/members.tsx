@@ -1,44 +1,28 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import {
   changeRoleAction,
   createInviteAction,
   removeMemberAction,
   revokeInviteAction,
-  type AdminActionResult,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
+import { useAction } from "@/lib/actions/use-action";
+import type { Role } from "@/lib/harness";
 
 const roles = ["member", "editor", "admin"] as const;
 
-function useAdminAction() {
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
-  const run = (
-    action: () => Promise<AdminActionResult>,
-    onOk?: (result: AdminActionResult & { ok: true }) => void,
-  ) =>
-    startTransition(async () => {
-      const result = await action();
-      if (result.ok) {
-        setError(null);
-        onOk?.(result);
-      } else setError(result.error);
-    });
-  return { pending, error, run };
-}
-
 export function InviteCreator() {
-  const [role, setRole] = useState<string>("member");
+  const [role, setRole] = useState<Role>("member");
   // Every link made on this visit, newest first: the server keeps only a hash of each token, so a
   // link cannot be shown again later, and a new invite must not hide the previous one.
   const [links, setLinks] = useState<{ url: string; role: string }[]>([]);
   const link = links[0] ?? null;
-  const { pending, error, run } = useAdminAction();
+  const { pending, error, run } = useAction();
   return (
     <div className="space-y-2">
       <div className="flex items-center gap-2">
@@ -46,7 +30,7 @@ export function InviteCreator() {
           aria-label="Invite role"
           data-testid="invite-role"
           value={role}
-          onChange={(e) => setRole(e.target.value)}
+          onChange={(e) => setRole(e.target.value as Role)}
         >
           {roles.map((r) => (
             <option key={r} value={r}>
@@ -58,14 +42,13 @@ export function InviteCreator() {
           data-testid="create-invite"
           disabled={pending}
           onClick={() =>
-            run(
-              () => createInviteAction({ role }),
-              (result) =>
+            run(() => createInviteAction({ role }), {
+              onSuccess: ({ inviteToken }) =>
                 setLinks((previous) => [
-                  { url: `${window.location.origin}/sign-up?invite=${result.inviteToken}`, role },
+                  { url: `${window.location.origin}/sign-up?invite=${inviteToken}`, role },
                   ...previous,
                 ]),
-            )
+            })
           }
         >
           Create invite link
@@ -118,7 +101,7 @@ export function MemberRow(props: {
   role: string;
   isSelf: boolean;
 }) {
-  const { pending, error, run } = useAdminAction();
+  const { pending, error, run } = useAction();
   return (
     <tr
       className="border-border border-t"
@@ -137,7 +120,7 @@ export function MemberRow(props: {
           defaultValue={props.role}
           disabled={pending}
           onChange={(e) => {
-            const role = e.target.value;
+            const role = e.target.value as Role;
             run(() => changeRoleAction({ membershipId: props.membershipId, role }));
           }}
         >
@@ -169,7 +152,7 @@ export function MemberRow(props: {
 }
 
 export function InviteRow(props: { inviteId: string; role: string; expiresAt: string }) {
-  const { pending, run } = useAdminAction();
+  const { pending, run } = useAction();
   return (
     <li className="flex items-center justify-between gap-2">
       <span>

@@ -1,17 +1,18 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { saveSettingsAction } from "@/app/(app)/admin/settings/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { useAction } from "@/lib/actions/use-action";
 import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) {
   const [values, setValues] = useState(initial);
-  const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const [saved, setSaved] = useState(false);
+  const { pending, error, run } = useAction();
   const number = (field: "tokenBudget" | "refineEveryTurns" | "refineCooldownMinutes") => ({
     id: field,
     type: "number",
@@ -25,12 +26,8 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       data-testid="settings-form"
       onSubmit={(event) => {
         event.preventDefault();
-        startTransition(async () => {
-          const result = await saveSettingsAction(values);
-          setMessage(
-            result.ok ? { tone: "info", text: "Saved." } : { tone: "error", text: result.error },
-          );
-        });
+        setSaved(false);
+        run(() => saveSettingsAction(values), { onSuccess: () => setSaved(true), refresh: false });
       }}
     >
       <div className="space-y-2">
@@ -85,7 +82,7 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
         />
         Global refinements need approval by an editor or admin
       </label>
-      <FormMessage message={message?.text} tone={message?.tone} />
+      <FormMessage message={error ?? (saved ? "Saved." : null)} tone={error ? "error" : "info"} />
       <Button type="submit" disabled={pending} data-testid="save-settings">
         Save settings
       </Button>

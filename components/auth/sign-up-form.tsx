@@ -6,11 +6,13 @@ import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { errorOf } from "@/lib/actions/result";
 
 /** With `token`, redeems an invite; without, creates the first account and its workspace. */
 export function SignUpForm({ token }: { token?: string }) {
   const [state, action, pending] = useActionState(signUpAction, undefined);
-  const field = (name: string) => <FormMessage message={state?.fieldErrors?.[name]?.[0]} />;
+  const error = errorOf(state);
+  const field = (name: string) => <FormMessage message={error?.fieldErrors?.[name]?.[0]} />;
   return (
     <form action={action} className="space-y-4" data-testid="sign-up-form">
       {token ? <input type="hidden" name="token" value={token} /> : null}
@@ -43,7 +45,7 @@ export function SignUpForm({ token }: { token?: string }) {
           {field("workspaceName")}
         </div>
       )}
-      <FormMessage message={state?.error} />
+      <FormMessage message={error?.fieldErrors ? undefined : error?.message} />
       <Button type="submit" className="w-full" disabled={pending}>
         {pending ? "Creating account…" : "Create account"}
       </Button>

@@ -2,12 +2,13 @@
 
 import { MessageSquarePlus, Pencil, Search, SendHorizontal, Trash2 } from "lucide-react";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { usePathname } from "next/navigation";
+import { useState } from "react";
 import { createChatAction, deleteChatAction, renameChatAction } from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
+import { useAction } from "@/lib/actions/use-action";
 import { cn } from "@/lib/utils";
 import { storePendingFirstMessage, titleFromMessage } from "./timeline";
 
@@ -32,18 +33,17 @@ function whenLabel(iso: string, now: number): string {
 
 /** Start a chat by typing: the chat is created with a title made from the first message. */
 export function StartChatForm() {
-  const router = useRouter();
   const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error, run, router } = useAction();
   const submit = () => {
     const message = text.trim();
     if (!message || pending) return;
-    startTransition(async () => {
-      const result = await createChatAction({ title: titleFromMessage(message) });
-      if (!result.ok) return setError(result.error);
-      storePendingFirstMessage(result.chatId, message);
-      router.push(`/chat/${result.chatId}`);
+    run(() => createChatAction({ title: titleFromMessage(message) }), {
+      onSuccess: ({ chatId }) => {
+        storePendingFirstMessage(chatId, message);
+        router.push(`/chat/${chatId}`);
+      },
+      refresh: false,
     });
   };
   return (
@@ -84,11 +84,10 @@ export function StartChatForm() {
 }
 
 function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; now: number }) {
-  const router = useRouter();
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [value, setValue] = useState(chat.title);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error: failure, fieldErrors, run, router } = useAction();
+  const error = fieldErrors.title?.[0] ?? failure;
   if (mode === "rename") {
     return (
       <li data-testid="chat-row" className="px-1 py-1">
@@ -96,12 +95,8 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
           className="space-y-1"
           onSubmit={(event) => {
             event.preventDefault();
-            startTransition(async () => {
-              const result = await renameChatAction({ chatId: chat.id, title: value });
-              if (!result.ok) return setError(result.error);
-              setMode("view");
-              setError(null);
-              router.refresh();
+            run(() => renameChatAction({ chatId: chat.id, title: value }), {
+              onSuccess: () => setMode("view"),
             });
           }}
         >
@@ -187,12 +182,11 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
               disabled={pending}
               data-testid="chat-delete-confirm-button"
               onClick={() =>
-                startTransition(async () => {
-                  const result = await deleteChatAction({ chatId: chat.id });
-                  if (!result.ok) return setError(result.error);
-                  setMode("view");
-                  if (current) router.push("/chat");
-                  router.refresh();
+                run(() => deleteChatAction({ chatId: chat.id }), {
+                  onSuccess: () => {
+                    setMode("view");
+                    if (current) router.push("/chat");
+                  },
                 })
               }
             >

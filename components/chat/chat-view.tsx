@@ -13,7 +13,7 @@ import {
 } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, useTransition } from "react";
+import { useEffect, useRef, useState } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
@@ -21,6 +21,7 @@ import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { useAction } from "@/lib/actions/use-action";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
 import { useFollowStream } from "./follow-stream";
@@ -390,9 +391,8 @@ export function ChatView({
   const router = useRouter();
   const [input, setInput] = useState("");
   const [waitingFor, setWaitingFor] = useState<{ since: number; known: number } | null>(null);
-  const [refinePending, startRefine] = useTransition();
+  const { pending: refinePending, error: refineError, run: runRefine } = useAction();
   const [refineGlobal, setRefineGlobal] = useState(false);
-  const [refineError, setRefineError] = useState<string | null>(null);
   const timelineRef = useRef<HTMLDivElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const barRef = useRef<HTMLFormElement>(null);
@@ -583,21 +583,25 @@ export function ChatView({
             data-testid="refine"
             title="Refine what Cairn remembers from this chat; what you typed becomes the instructions"
             disabled={busy || refinePending || waiting}
-            onClick={() =>
-              startRefine(async () => {
-                const instructions = input.trim();
-                const result = await requestRefinementAction({
-                  chatId,
-                  global: refineGlobal,
-                  instructions: instructions || undefined,
-                });
-                if (!result.ok) return setRefineError(result.error);
-                setRefineError(null);
-                if (instructions) setInput("");
-                scrollToLatest();
-                awaitRefinement();
-              })
-            }
+            onClick={() => {
+              const instructions = input.trim();
+              runRefine(
+                () =>
+                  requestRefinementAction({
+                    chatId,
+                    global: refineGlobal,
+                    instructions: instructions || undefined,
+                  }),
+                {
+                  onSuccess: () => {
+                    if (instructions) setInput("");
+                    scrollToLatest();
+                    awaitRefinement();
+                  },
+                  refresh: false,
+                },
+              );
+            }}
           >
             {refinePending ? <Loader2 className="size-3.5 animate-spin" /> : null}
             {input.trim() ? "Refine with this" : "Refine"}

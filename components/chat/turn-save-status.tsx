@@ -23,7 +23,7 @@ export function PendingSaveStatus({ turnId, pending }: { turnId: string; pending
     let cancelled = false;
     const check = async () => {
       const result = await turnSaveStatusAction({ turnId, expected: pending });
-      if (!cancelled && result.ok) setStatus(result.status);
+      if (!cancelled && result.ok) setStatus(result.data);
     };
     void check();
     const timer = setInterval(() => void check(), POLL_MS);

@@ -6,13 +6,16 @@ import {
   discardCommitAction,
   resolveConflictAction,
   retryCommitAction,
-  type CommitActionResult,
 } from "@/app/(app)/files/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FormMessage } from "@/components/ui/form-message";
+import type { ActionResult } from "@/lib/actions/result";
 import type { FailureView } from "@/lib/persistent-dirs";
+
+/** A retry, resolution or discard: what it came to, in words. */
+type CommitActionResult = ActionResult<string>;
 
 type ContentView = { text: string | null; bytes: number } | null;
 
@@ -228,9 +231,9 @@ export function FailureList(props: {
       ) : null}
       {result ? (
         result.ok ? (
-          <FormMessage tone="info" message={result.message} />
+          <FormMessage tone="info" message={result.data} />
         ) : (
-          <FormMessage message={result.error} />
+          <FormMessage message={result.error.message} />
         )
       ) : null}
       {props.failures.length === 0 ? (

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { saveFileAction, type SaveFileActionResult } from "@/app/(app)/files/actions";
+import { saveFileAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -56,7 +56,7 @@ export function FileEditor(props: {
       return;
     }
     startTransition(async () => {
-      let result: SaveFileActionResult;
+      let result: Awaited<ReturnType<typeof saveFileAction>>;
       try {
         result = await saveFileAction({
           harnessDir: props.harnessDir,
@@ -74,15 +74,19 @@ export function FileEditor(props: {
         return;
       }
       if (!result.ok) {
-        setStatus({ tone: "error", message: result.error, kind: result.kind });
+        const { code, message } = result.error;
+        const kind =
+          code === "commit:conflict" ? "conflict" : code === "commit:failed" ? "failed" : "invalid";
+        setStatus({ tone: "error", message, kind });
         return;
       }
-      setBase({ cursor: result.cursor, content });
+      const saved = result.data;
+      setBase({ cursor: saved.cursor, content });
       if (content === null) {
         router.push(`/files?dir=${props.dirKind}`);
         return;
       }
-      setStatus({ tone: "ok", message: result.changed ? "Saved." : "No changes to save." });
+      setStatus({ tone: "ok", message: saved.changed ? "Saved." : "No changes to save." });
       if (creating) {
         router.push(`/files?dir=${props.dirKind}&path=${encodeURIComponent(path.trim())}`);
       } else router.refresh();

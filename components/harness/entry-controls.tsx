@@ -1,37 +1,17 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import {
   deleteEntryAction,
   restoreRevisionAction,
   setPinnedAction,
-  type HarnessActionResult,
 } from "@/app/(app)/harness/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
+import { useAction } from "@/lib/actions/use-action";
 import { entryHref } from "./entry-href";
 
 type Location = { scope: "global" } | { scope: "local"; chatId: string };
 type Kind = "prompt" | "memory" | "skill" | "subagent";
-
-function useRun() {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-  const run = (
-    action: () => Promise<HarnessActionResult>,
-    onOk?: (result: HarnessActionResult & { ok: true }) => void,
-  ) =>
-    startTransition(async () => {
-      const result = await action();
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      onOk?.(result);
-      router.refresh();
-    });
-  return { error, pending, run, router };
-}
 
 export function EntryControls(props: {
   kind: Kind;
@@ -40,7 +20,7 @@ export function EntryControls(props: {
   pinned: boolean;
   location: Location;
 }) {
-  const { error, pending, run, router } = useRun();
+  const { error, pending, run, router } = useAction();
   const ref = {
     kind: props.kind,
     id: props.id,
@@ -65,10 +45,7 @@ export function EntryControls(props: {
         data-testid="delete-entry"
         onClick={() => {
           if (window.confirm("Delete this entry? Its history stays and it can be restored.")) {
-            run(
-              () => deleteEntryAction(ref),
-              () => router.push("/harness"),
-            );
+            run(() => deleteEntryAction(ref), { onSuccess: () => router.push("/harness") });
           }
         }}
       >
@@ -80,7 +57,7 @@ export function EntryControls(props: {
 }
 
 export function RestoreButton(props: { revisionId: string; location: Location; label?: string }) {
-  const { error, pending, run, router } = useRun();
+  const { error, pending, run, router } = useAction();
   return (
     <span className="inline-flex items-center gap-2">
       <Button
@@ -91,8 +68,10 @@ export function RestoreButton(props: { revisionId: string; location: Location; l
         onClick={() =>
           run(
             () => restoreRevisionAction({ revisionId: props.revisionId, location: props.location }),
-            (result) => {
-              if (result.entry) router.push(entryHref(result.entry));
+            {
+              onSuccess: ({ entry }) => {
+                if (entry) router.push(entryHref(entry));
+              },
             },
           )
         }

@@ -1,12 +1,12 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { createEntryAction, updateEntryAction } from "@/app/(app)/harness/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { useAction } from "@/lib/actions/use-action";
 import { entryHref } from "./entry-href";
 
 type Kind = "prompt" | "memory" | "skill" | "subagent";
@@ -40,7 +40,6 @@ export function EntryForm(props: {
   defaultChatId?: string;
   existing?: { id: string; version: number; scope: "local" | "global"; chatId: string | null };
 }) {
-  const router = useRouter();
   const [values, setValues] = useState<EntryFormValues>({
     kind: "memory",
     title: "",
@@ -66,8 +65,7 @@ export function EntryForm(props: {
             : "",
   );
   const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { error, pending, run, router } = useAction();
   const set = (field: keyof EntryFormValues) => (event: { target: { value: string } }) =>
     setValues((current) => ({ ...current, [field]: event.target.value }));
   const named = values.kind === "skill" || values.kind === "subagent";
@@ -94,20 +92,23 @@ export function EntryForm(props: {
           : undefined,
       model: values.kind === "subagent" ? values.model : undefined,
     };
-    startTransition(async () => {
-      const result = props.existing
-        ? await updateEntryAction({
-            ...fields,
-            id: props.existing.id,
-            expectedVersion: props.existing.version,
-            reason: reason || undefined,
-          })
-        : await createEntryAction(fields);
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      if (result.entry) router.push(entryHref(result.entry));
-      router.refresh();
-    });
+    const existing = props.existing;
+    run(
+      () =>
+        existing
+          ? updateEntryAction({
+              ...fields,
+              id: existing.id,
+              expectedVersion: existing.version,
+              reason: reason || undefined,
+            })
+          : createEntryAction(fields),
+      {
+        onSuccess: ({ entry }) => {
+          if (entry) router.push(entryHref(entry));
+        },
+      },
+    );
   }
 
   return (

@@ -1,29 +1,16 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
-import {
-  approveRefinementAction,
-  rejectRefinementAction,
-  type RefinementActionResult,
-} from "@/app/(app)/refinements/actions";
+import { useState } from "react";
+import { approveRefinementAction, rejectRefinementAction } from "@/app/(app)/refinements/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
+import { useAction } from "@/lib/actions/use-action";
 
 /** Approve or reject a pending global proposal (editors and admins). */
 export function ApprovalControls({ refinementId }: { refinementId: string }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, run } = useAction();
   const [note, setNote] = useState("");
-  const run = (action: () => Promise<RefinementActionResult>) =>
-    startTransition(async () => {
-      const result = await action();
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      router.refresh();
-    });
   return (
     <div className="space-y-2" data-testid="approval-controls">
       <div className="flex flex-wrap items-center gap-2">

@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { restoreToVersionAction } from "@/app/(app)/refinements/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
+import { useAction } from "@/lib/actions/use-action";
 
 /**
  * Restores the whole global harness to the version right after a refinement. Asks once more
@@ -12,18 +12,14 @@ import { FormMessage } from "@/components/ui/form-message";
  * be rolled back too. Opens the new restore refinement afterwards.
  */
 export function RestoreVersionButton(props: { refinementId: string; version: number }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, run, router } = useAction();
   const [confirming, setConfirming] = useState(false);
   const restore = () =>
-    startTransition(async () => {
-      const result = await restoreToVersionAction({ id: props.refinementId });
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      setConfirming(false);
-      router.push(result.refinementId ? `/refinements/${result.refinementId}` : "/refinements");
-      router.refresh();
+    run(() => restoreToVersionAction({ id: props.refinementId }), {
+      onSuccess: ({ refinementId }) => {
+        setConfirming(false);
+        router.push(`/refinements/${refinementId}`);
+      },
     });
   return (
     <div className="space-y-2" data-testid="restore-version-control">

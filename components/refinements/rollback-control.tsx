@@ -1,8 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import {
   rollbackRefinementAction,
   type RollbackConflictView,
@@ -10,6 +9,7 @@ import {
 import { DiffView } from "@/components/harness/diff-view";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
+import { useAction } from "@/lib/actions/use-action";
 import { entryAsText } from "./entry-as-text";
 
 type Decision = "revert" | "keep";
@@ -33,26 +33,24 @@ export function RollbackControl({
   /** The rollback that already undid this refinement: the button is then disabled. */
   undoneBy?: { id: string } | null;
 }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, run: runAction } = useAction();
   const [conflicts, setConflicts] = useState<RollbackConflictView[] | null>(null);
   const [decisions, setDecisions] = useState<Record<string, Decision>>({});
   const [done, setDone] = useState<{ rollbackId: string; leftAlone: number } | null>(null);
 
   const run = (decide?: Record<string, Decision>) =>
-    startTransition(async () => {
-      const result = await rollbackRefinementAction({ id: refinementId, decide });
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      if (!result.applied) {
-        setConflicts(result.conflicts);
-        setDecisions(Object.fromEntries(result.conflicts.map((c) => [c.entryKey, "keep"])));
-        return;
-      }
-      setConflicts(null);
-      setDone({ rollbackId: result.rollbackId, leftAlone: result.conflicts.length });
-      router.refresh();
+    runAction(() => rollbackRefinementAction({ id: refinementId, decide }), {
+      onSuccess: (outcome) => {
+        if (!outcome.applied) {
+          setConflicts(outcome.conflicts);
+          setDecisions(Object.fromEntries(outcome.conflicts.map((c) => [c.entryKey, "keep"])));
+          return;
+        }
+        setConflicts(null);
+        setDone({ rollbackId: outcome.rollbackId, leftAlone: outcome.conflicts.length });
+      },
+      // Nothing changed until the rollback is applied.
+      refresh: (outcome) => outcome.applied,
     });
 
   return (
@@ -91,7 +89,7 @@ export function RollbackControl({
               data-entry-key={conflict.entryKey}
             >
               <legend className="px-1 font-mono text-sm">
-                [{conflict.scope}:{conflict.kind}:{conflict.id}]
+                {conflict.kind} [{conflict.scope}:{conflict.id}]
               </legend>
               <p className="text-muted-foreground text-sm">{describeChange(conflict)}</p>
               <DiffView

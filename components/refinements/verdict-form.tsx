@@ -1,20 +1,18 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { setVerdictAction } from "@/app/(app)/refinements/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Select } from "@/components/ui/input";
+import { useAction } from "@/lib/actions/use-action";
 
 /** Marks the expected outcome as confirmed or refuted, with a note. Setting it again replaces it. */
 export function VerdictForm(props: {
   refinementId: string;
   initial?: { verdict: "confirmed" | "refuted"; note: string };
 }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, setError, run } = useAction();
   // No verdict is pre-selected: the person picks one deliberately.
   const [verdict, setVerdict] = useState<"confirmed" | "refuted" | "">(
     props.initial?.verdict ?? "",
@@ -23,12 +21,7 @@ export function VerdictForm(props: {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!verdict) return setError("Choose Confirmed or Refuted.");
-    startTransition(async () => {
-      const result = await setVerdictAction({ id: props.refinementId, verdict, note });
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      router.refresh();
-    });
+    run(() => setVerdictAction({ id: props.refinementId, verdict, note }));
   };
   return (
     <form className="space-y-2" onSubmit={submit} data-testid="verdict-form">

@@ -1,16 +1,13 @@
 "use client";
 
-import { useState, useTransition } from "react";
-import {
-  createTokenAction,
-  revokeTokenAction,
-  type TokenActionResult,
-} from "@/app/(app)/settings/tokens/actions";
+import { useState } from "react";
+import { createTokenAction, revokeTokenAction } from "@/app/(app)/settings/tokens/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { useAction } from "@/lib/actions/use-action";
 
 const expiryChoices = [
   { days: 30, label: "30 days" },
@@ -18,23 +15,6 @@ const expiryChoices = [
   { days: 365, label: "1 year" },
   { days: 0, label: "Never" },
 ] as const;
-
-function useTokenAction() {
-  const [pending, startTransition] = useTransition();
-  const [error, setError] = useState<string | null>(null);
-  const run = (
-    action: () => Promise<TokenActionResult>,
-    onOk?: (result: TokenActionResult & { ok: true }) => void,
-  ) =>
-    startTransition(async () => {
-      const result = await action();
-      if (result.ok) {
-        setError(null);
-        onOk?.(result);
-      } else setError(result.error);
-    });
-  return { pending, error, run };
-}
 
 function formatDate(value: string | null): string {
   return value ? new Date(value).toISOString().slice(0, 10) : "—";
@@ -46,21 +26,20 @@ export function TokenCreator() {
   const [expiresInDays, setExpiresInDays] = useState<string>("90");
   const [token, setToken] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  const { pending, error, run } = useTokenAction();
+  const { pending, error, run } = useAction();
   return (
     <div className="max-w-2xl space-y-3">
       <form
         className="flex flex-wrap items-end gap-2"
         onSubmit={(event) => {
           event.preventDefault();
-          run(
-            () => createTokenAction({ name, expiresInDays }),
-            (result) => {
-              setToken(result.token ?? null);
+          run(() => createTokenAction({ name, expiresInDays }), {
+            onSuccess: (result) => {
+              setToken(result.token);
               setCopied(false);
               setName("");
             },
-          );
+          });
         }}
       >
         <div className="min-w-56 flex-1 space-y-1">
@@ -138,7 +117,7 @@ export function TokenRow(props: {
   clientName: string | null;
   state: "active" | "expired" | "revoked";
 }) {
-  const { pending, error, run } = useTokenAction();
+  const { pending, error, run } = useAction();
   return (
     <tr className="border-border border-t" data-testid="token-row" data-state={props.state}>
       <td className="py-2">{props.name}</td>

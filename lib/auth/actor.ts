@@ -1,7 +1,7 @@
 import "server-only";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
-import { getDb } from "@/lib/db";
+import { getSessionMembership, listUserMemberships } from "@/lib/accounts/queries";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
 import { auth, unstable_update } from "./auth";
 
@@ -16,12 +16,9 @@ export const getActor = cache(async (): Promise<Actor | null> => {
   const userId = session?.user?.id;
   const workspaceId = session?.workspaceId;
   if (!userId || !workspaceId) return null;
-  const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId, workspaceId } },
-    select: { role: true, user: { select: { sessionVersion: true } } },
-  });
+  const membership = await getSessionMembership(userId, workspaceId);
   if (!membership || !isRole(membership.role)) return null;
-  if ((session.sessionVersion ?? 0) !== membership.user.sessionVersion) return null;
+  if ((session.sessionVersion ?? 0) !== Number(membership.sessionVersion)) return null;
   return { userId, workspaceId, role: membership.role };
 });
 
@@ -43,11 +40,7 @@ export async function requireRole(minimum: Role): Promise<Actor> {
 export async function listOwnWorkspaces(
   actor: Actor,
 ): Promise<{ id: string; name: string; role: string; current: boolean }[]> {
-  const memberships = await getDb().membership.findMany({
-    where: { userId: actor.userId },
-    orderBy: { createdAt: "asc" },
-    select: { role: true, workspace: { select: { id: true, name: true } } },
-  });
+  const memberships = await listUserMemberships(actor.userId);
   return memberships.map((membership) => ({
     id: membership.workspace.id,
     name: membership.workspace.name,
@@ -63,10 +56,7 @@ export async function listOwnWorkspaces(
 export async function switchWorkspace(workspaceId: unknown): Promise<boolean> {
   const actor = await requireActor();
   if (typeof workspaceId !== "string" || workspaceId.length === 0) return false;
-  const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId: actor.userId, workspaceId } },
-    select: { role: true },
-  });
+  const membership = await getSessionMembership(actor.userId, workspaceId);
   if (!membership || !isRole(membership.role)) return false;
   const session = await unstable_update({ workspaceId });
   return session?.workspaceId === workspaceId;

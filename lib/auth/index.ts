@@ -2,3 +2,14 @@ export { auth, handlers, signIn, signOut, githubEnabled, revokeSessions } from "
 export { clientAddressOf } from "./client-address";
 export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./actor";
 export { SIGN_IN_MESSAGES, signInMessage, type SignInRefusal } from "./sign-in-messages";
+export {
+  canWriteGlobal,
+  isAdmin,
+  isJudgeable,
+  isRestorable,
+  isRollbackable,
+  mayDecideProposal,
+  mayJudge,
+  mayRestore,
+  mayWriteRefinementScope,
+} from "./permissions";

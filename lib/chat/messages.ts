@@ -1,6 +1,8 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
-import { isUniqueConstraintError, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { isUniqueViolation } from "@/lib/storage/sql";
+import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
 
 /** The largest user message accepted, in characters. */
 export const MAX_USER_MESSAGE_CHARS = 32_000;
@@ -25,8 +27,7 @@ export function toUIMessage(row: { id: string; role: string; parts: string }): U
 
 /** A chat's messages in order, as the UI shows them. */
 export async function loadChatMessages(db: Db, chatId: string): Promise<UIMessage[]> {
-  const rows = await db.chatMessage.findMany({ where: { chatId }, orderBy: { seq: "asc" } });
-  return rows.map(toUIMessage);
+  return (await listMessageRows(sqlOf(db), chatId)).map(toUIMessage);
 }
 
 /**
@@ -66,29 +67,27 @@ const MAX_APPEND_ATTEMPTS = 200;
  * must still never fail just because another one happened at the same moment.
  */
 export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
+  if (!(await appendNewMessage(db, chatId, message)))
+    throw new Error(`A message with id ${message.id} is stored already.`);
+}
+
+/**
+ * Appends `message` unless a message with its id is stored already (then returns false and
+ * changes nothing): one statement on the SQL layer, which reads the last position and inserts
+ * at the next. Two appends racing for the same position (the unique `(chatId, seq)`) make the
+ * loser retry at the next one after a short random pause.
+ */
+export async function appendNewMessage(
+  db: Db,
+  chatId: string,
+  message: UIMessage,
+): Promise<boolean> {
+  const sql = sqlOf(db);
   for (let attempt = 1; ; attempt++) {
-    const last = await db.chatMessage.findFirst({
-      where: { chatId },
-      orderBy: { seq: "desc" },
-      select: { seq: true },
-    });
     try {
-      await db.chatMessage.create({
-        data: {
-          id: message.id,
-          chatId,
-          role: message.role,
-          parts: JSON.stringify(message.parts),
-          seq: (last?.seq ?? 0) + 1,
-        },
-      });
-      return;
+      return await insertMessageAtEnd(sql, chatId, message);
     } catch (error) {
-      if (!isUniqueConstraintError(error) || attempt >= MAX_APPEND_ATTEMPTS) throw error;
-      // A duplicate message id is not a lost race: retrying would never succeed.
-      if (await db.chatMessage.findUnique({ where: { id: message.id }, select: { id: true } })) {
-        throw error;
-      }
+      if (!isUniqueViolation(error) || attempt >= MAX_APPEND_ATTEMPTS) throw error;
       await new Promise((resolve) =>
         setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)),
       );

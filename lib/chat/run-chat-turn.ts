@@ -16,7 +16,7 @@ import {
   type HarnessDefinition,
   type TurnResult,
 } from "@/lib/harness";
-import { getOwnChat, harnessForTurn } from "@/lib/harness-service";
+import { harnessForTurn } from "@/lib/harness-service";
 import {
   getDurability,
   getPersistentDirs,
@@ -31,15 +31,27 @@ import {
   requestRefinement,
   scheduleRefinement,
 } from "@/lib/refinements";
-import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { BASE_PROMPT } from "./base-prompt";
 import {
   appendMessage,
+  appendNewMessage,
   loadChatMessages,
   messagesForModel,
   truncateChatAt,
   type TurnMode,
 } from "./messages";
+import {
+  chatCompaction,
+  findChatForTurn,
+  insertCommandTurn,
+  insertRunningTurn,
+  listRecentRefinements,
+  recordFinishedTurn,
+  refreshTurnLease,
+  setTurnAssistantMessage,
+  sqlOf,
+  type ChatForTurn,
+} from "./queries";
 import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
 import { shellLimitsFromEnv } from "./shell-settings";
 
@@ -57,6 +69,13 @@ export type StartTurnResult =
   | { status: "busy" }
   | { status: "model_unavailable"; model: ModelNotReady };
 
+/**
+ * The turn's stream is sent as it is: `no-transform` keeps Next's response compression (and
+ * proxies) off it. Gzip flushed after every small SSE chunk cost ~9% of a turn's server CPU and
+ * saves little on a token stream (docs/decisions/0018).
+ */
+const STREAM_HEADERS = { "cache-control": "no-cache, no-transform" };
+
 /** Why a member's `/refine --global` is refused. */
 export const GLOBAL_REFINE_FORBIDDEN =
   "Only editors and admins can refine company knowledge; type /refine without --global to refine this chat.";
@@ -72,16 +91,15 @@ function compactionThreshold(): number {
 }
 
 /** The harness definition the app runs a chat turn with. */
-async function appHarness(
+function appHarness(
   actor: Actor,
-  chatId: string,
+  chat: ChatForTurn,
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
   extraTools: ReturnType<typeof createRefineTool>["tools"],
 ) {
-  const db = getDb();
+  const chatId = chat.id;
   const dirs = getPersistentDirs();
   const durability = getDurability();
-  const settings = await getWorkspaceSettings(db, actor.workspaceId);
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model.model,
     instructions: BASE_PROMPT,
@@ -90,74 +108,55 @@ async function appHarness(
     journal: durability.journal,
     spool: durability.spool,
     retryPolicy: durability.retryPolicy,
-    store: () => harnessForTurn(actor, chatId),
-    tokenBudget: settings.tokenBudget,
+    // The chat was checked to be the actor's own when the turn started.
+    store: () => harnessForTurn(actor, chatId, { chatChecked: true }),
+    tokenBudget: chat.settings.tokenBudget,
     compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
     tools: () => extraTools,
     memoryTool: providerMemoryTool(model.provider),
     shell: shellLimitsFromEnv(),
-    recentRefinements: async () =>
-      (
-        await db.refinement.findMany({
-          where: {
-            workspaceId: actor.workspaceId,
-            OR: [{ scope: "global" }, { chatId }],
-            status: { not: "imported" },
-          },
-          orderBy: { createdAt: "desc" },
-          take: 3,
-          select: { id: true, summary: true, status: true, createdAt: true },
-        })
-      ).map((row) => ({
-        id: row.id,
-        summary: row.summary,
-        status: row.status,
-        createdAt: row.createdAt.toISOString(),
-      })),
+    recentRefinements: () =>
+      listRecentRefinements(sqlOf(), { workspaceId: actor.workspaceId, chatId }),
   };
   return definition;
 }
 
-/** Stores what a finished turn produced: the assistant message, the turn record, a compaction. */
-async function recordTurn(options: { turnId: string; chatId: string; result: TurnResult }) {
-  const db = getDb();
+/**
+ * Stores what a finished turn produced — the assistant message, the turn record, a compaction —
+ * and releases the chat's claim, in one transaction.
+ */
+async function recordTurn(options: {
+  turnId: string;
+  chatId: string;
+  result: TurnResult;
+  claim: HeldChatClaim;
+}) {
   const { result, chatId, turnId } = options;
   const assistant = result.responseMessage;
-  const hasContent = assistant && assistant.parts.some((part) => part.type !== "step-start");
-  // Idempotent: a retry after a partial success must not add the message twice.
-  if (
-    assistant &&
-    hasContent &&
-    !(await db.chatMessage.findUnique({ where: { id: assistant.id }, select: { id: true } }))
-  )
-    await appendMessage(db, chatId, assistant);
-  await db.turn.update({
-    where: { id: turnId },
-    data: {
+  const stored =
+    assistant && assistant.parts.some((part) => part.type !== "step-start") ? assistant : null;
+  const removed = result.compaction?.removedMessageIds ?? [];
+  await recordFinishedTurn(sqlOf(), {
+    turnId,
+    chatId,
+    assistant: stored,
+    turn: {
       status: result.status,
-      leaseExpiresAt: null,
       error: result.error?.message ?? null,
-      assistantMessageId: hasContent ? assistant.id : null,
+      assistantMessageId: stored?.id ?? null,
       persistence: JSON.stringify(result.persistence),
       instructions: JSON.stringify(result.instructions.sections),
       trace: JSON.stringify(result.trace),
       compaction: result.compaction ? JSON.stringify(result.compaction) : null,
       inputTokens: result.usage?.inputTokens ?? null,
       outputTokens: result.usage?.outputTokens ?? null,
-      finishedAt: new Date(),
     },
+    compaction:
+      result.compaction && removed.length
+        ? { summary: result.compaction.summary, throughId: removed.at(-1)! }
+        : null,
   });
-  if (result.compaction?.removedMessageIds.length) {
-    await db.chat.update({
-      where: { id: chatId },
-      data: {
-        compactionSummary: result.compaction.summary,
-        compactedThroughId: result.compaction.removedMessageIds.at(-1)!,
-      },
-    });
-  } else {
-    await db.chat.update({ where: { id: chatId }, data: { updatedAt: new Date() } });
-  }
+  options.claim.releasedWithTurn();
 }
 
 /**
@@ -165,14 +164,10 @@ async function recordTurn(options: { turnId: string; chatId: string; result: Tur
  * interrupted; a dead process stops refreshing and the lease expires. Returns the stop function.
  */
 function keepLease(turnId: string, durability: Durability): () => void {
-  const db = getDb();
   const refresh = () =>
-    db.turn
-      .updateMany({
-        where: { id: turnId, status: "running" },
-        data: { leaseExpiresAt: new Date(Date.now() + durability.turnLeaseMs) },
-      })
-      .catch(() => undefined); // the database is away: the lease may lapse; recovery copes
+    refreshTurnLease(sqlOf(), turnId, new Date(Date.now() + durability.turnLeaseMs)).catch(
+      () => undefined, // the database is away: the lease may lapse; recovery copes
+    );
   const timer = setInterval(() => void refresh(), Math.max(250, durability.turnLeaseMs / 3));
   timer.unref?.();
   return () => clearInterval(timer);
@@ -187,6 +182,7 @@ async function recordTurnDurably(options: {
   turnId: string;
   chatId: string;
   result: TurnResult;
+  claim: HeldChatClaim;
 }): Promise<void> {
   const deadline = Date.now() + 10 * 60_000;
   for (let attempt = 0; ; attempt += 1) {
@@ -217,7 +213,11 @@ export async function startChatTurn(options: {
 }): Promise<StartTurnResult> {
   const { actor, chatId } = options;
   const db = getDb();
-  const chat = await getOwnChat(actor, chatId);
+  const chat = await findChatForTurn(sqlOf(), {
+    chatId,
+    userId: actor.userId,
+    workspaceId: actor.workspaceId,
+  });
   if (!chat) return { status: "not_found" };
   // `/refine --global` is refused up front for members, as the Refine button's action is: it
   // is not stored, and no failed global refinement is recorded with the member's text.
@@ -233,7 +233,7 @@ export async function startChatTurn(options: {
   const claim = await holdChatClaim(db, { chatId, turnId });
   if (!claim) return { status: "busy" };
   try {
-    return await runClaimedTurn({ ...options, turnId, claim, model });
+    return await runClaimedTurn({ ...options, chat, turnId, claim, model });
   } catch (error) {
     await claim.release();
     throw error;
@@ -247,16 +247,14 @@ async function runClaimedTurn(options: {
   message: UIMessage;
   mode?: TurnMode;
   abortSignal?: AbortSignal;
+  chat: ChatForTurn;
   turnId: string;
   claim: HeldChatClaim;
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>;
 }): Promise<StartTurnResult> {
   const { actor, chatId, turnId, claim, model } = options;
   const db = getDb();
-  const full = await db.chat.findUniqueOrThrow({
-    where: { id: chatId },
-    select: { compactionSummary: true, compactedThroughId: true },
-  });
+  const sql = sqlOf();
   const mode = options.mode ?? "submit";
   const rewritten =
     mode !== "submit" &&
@@ -265,35 +263,38 @@ async function runClaimedTurn(options: {
       messageId: options.message.id,
       inclusive: mode === "edit",
     }));
-  // A regenerate answers the stored message again: nothing to append.
+  // A regenerate answers the stored message again: nothing to append. A message id that is
+  // stored already (a resent message) gets a fresh one.
   const reuse = rewritten && mode === "regenerate";
-  const message: UIMessage =
-    !reuse && (await db.chatMessage.findUnique({ where: { id: options.message.id } }))
-      ? { ...options.message, id: randomUUID() }
-      : options.message;
-  if (!reuse) await appendMessage(db, chatId, message);
-  const history = await loadChatMessages(db, chatId);
+  let message: UIMessage = options.message;
+  if (!reuse && !(await appendNewMessage(db, chatId, message))) {
+    message = { ...options.message, id: randomUUID() };
+    await appendMessage(db, chatId, message);
+  }
+  // Read once the turn holds the chat (truncateChatAt may have dropped a compaction).
+  const [full, history] = await Promise.all([
+    chatCompaction(sql, chatId),
+    loadChatMessages(db, chatId),
+  ]);
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
   );
   if (command) return refineCommandTurn({ actor, chatId, message, command, turnId, claim });
 
   const refine = createRefineTool();
-  const turnRow = await db.turn.create({
-    data: {
-      id: turnId,
-      chatId,
-      userId: actor.userId,
-      status: "running",
-      userMessageId: message.id,
-      model: `${model.provider}:${model.modelId}`,
-      leaseExpiresAt: new Date(Date.now() + getDurability().turnLeaseMs),
-    },
+  await insertRunningTurn(sql, {
+    id: turnId,
+    chatId,
+    userId: actor.userId,
+    userMessageId: message.id,
+    model: `${model.provider}:${model.modelId}`,
+    leaseExpiresAt: new Date(Date.now() + getDurability().turnLeaseMs),
   });
+  const turnRow = { id: turnId };
   const stopLease = keepLease(turnRow.id, getDurability());
 
   const turn = streamHarness({
-    harness: await appHarness(actor, chatId, model, refine.tools),
+    harness: appHarness(actor, options.chat, model, refine.tools),
     messages: messagesForModel(history, full),
     session: { chatId },
     extraBody: { actor },
@@ -305,7 +306,7 @@ async function runClaimedTurn(options: {
   const finished = turn.finished
     .then(async (result) => {
       try {
-        await recordTurnDurably({ turnId: turnRow.id, chatId, result });
+        await recordTurnDurably({ turnId: turnRow.id, chatId, result, claim });
       } finally {
         stopLease();
         // The next turn may start once this one's messages are stored.
@@ -315,14 +316,20 @@ async function runClaimedTurn(options: {
       if (result.status !== "completed") return;
       const requested = refine.take();
       if (requested) scheduleRefinement({ actor, chatId, request: requested });
-      else await maybeAutoRefine({ actor, chatId, compacted: Boolean(result.compaction) });
+      else
+        await maybeAutoRefine({
+          actor,
+          chatId,
+          compacted: Boolean(result.compaction),
+          settings: options.chat.settings,
+        });
     })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
     .finally(() => claim.release());
   return {
     status: "started",
     turnId: turnRow.id,
-    response: turn.toUIMessageStreamResponse(),
+    response: turn.toUIMessageStreamResponse({ headers: STREAM_HEADERS }),
     finished,
   };
 }
@@ -341,17 +348,13 @@ async function refineCommandTurn(options: {
   claim: HeldChatClaim;
 }): Promise<StartTurnResult> {
   const db = getDb();
-  const turnRow = await db.turn.create({
-    data: {
-      id: options.turnId,
-      chatId: options.chatId,
-      userId: options.actor.userId,
-      status: "completed",
-      userMessageId: options.message.id,
-      finishedAt: new Date(),
-      persistence: JSON.stringify({ status: "not-configured" }),
-    },
+  await insertCommandTurn(sqlOf(), {
+    id: options.turnId,
+    chatId: options.chatId,
+    userId: options.actor.userId,
+    userMessageId: options.message.id,
   });
+  const turnRow = { id: options.turnId };
   const scope = options.command.global ? "global" : "local";
   // Stored in the durable queue before the answer starts: once the user sees the response, the
   // request survives a restart of this instance, and a worker on any instance runs it.
@@ -394,16 +397,13 @@ async function refineCommandTurn(options: {
         console.error(error),
       );
       await options.claim.release();
-      await db.turn.update({
-        where: { id: turnRow.id },
-        data: { assistantMessageId: responseMessage.id },
-      });
+      await setTurnAssistantMessage(sqlOf(), turnRow.id, responseMessage.id);
     },
   });
   return {
     status: "started",
     turnId: turnRow.id,
-    response: createUIMessageStreamResponse({ stream }),
+    response: createUIMessageStreamResponse({ stream, headers: STREAM_HEADERS }),
     // Model-less: nothing runs after the response that a slot should count.
     finished: Promise.resolve(),
   };

@@ -1,4 +1,5 @@
-import { sql, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { sqlOf } from "./queries";
 
 /**
  * One turn at a time per chat, across tabs and instances: a turn first claims its chat
@@ -22,10 +23,6 @@ export const TURN_CLAIM_MAX_HOLD_MS = 15 * 60 * 1000;
 export const CHAT_BUSY_MESSAGE =
   "A reply is still being written in this chat (maybe in another tab). Wait for it to finish, then send your message again.";
 
-function epoch(value: number) {
-  return sql`CAST(${BigInt(Math.floor(value))} AS BIGINT)`;
-}
-
 /**
  * Claims `chatId` for `turnId`: true when this turn now holds the chat. One conditional UPSERT —
  * it inserts the claim, or takes over one whose lease has run out; a live claim is left alone
@@ -37,13 +34,15 @@ export async function claimChat(
 ): Promise<boolean> {
   const now = options.now ?? Date.now();
   const until = now + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
-  const rows = await db.$queryRaw<{ turnId: string }[]>(sql`
-    INSERT INTO "ChatTurnClaim" ("chatId", "turnId", "leaseUntil")
-    VALUES (${options.chatId}, ${options.turnId}, ${epoch(until)})
-    ON CONFLICT ("chatId") DO UPDATE SET
-      "turnId" = excluded."turnId", "leaseUntil" = excluded."leaseUntil"
-    WHERE "ChatTurnClaim"."leaseUntil" <= ${epoch(now)}
-    RETURNING "turnId"`);
+  const rows = await sqlOf(db).all<{ turnId: string }>(
+    `INSERT INTO "ChatTurnClaim" ("chatId", "turnId", "leaseUntil")
+     VALUES (?, ?, CAST(? AS BIGINT))
+     ON CONFLICT ("chatId") DO UPDATE SET
+       "turnId" = excluded."turnId", "leaseUntil" = excluded."leaseUntil"
+     WHERE "ChatTurnClaim"."leaseUntil" <= CAST(? AS BIGINT)
+     RETURNING "turnId"`,
+    [options.chatId, options.turnId, Math.floor(until), Math.floor(now)],
+  );
   return rows.length === 1 && rows[0]!.turnId === options.turnId;
 }
 
@@ -53,10 +52,12 @@ export async function renewChatClaim(
   options: { chatId: string; turnId: string; now?: number; leaseMs?: number },
 ): Promise<boolean> {
   const until = (options.now ?? Date.now()) + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
-  const changed = await db.$executeRaw(sql`
-    UPDATE "ChatTurnClaim" SET "leaseUntil" = ${epoch(until)}
-    WHERE "chatId" = ${options.chatId} AND "turnId" = ${options.turnId}`);
-  return changed === 1;
+  const { changes } = await sqlOf(db).run(
+    `UPDATE "ChatTurnClaim" SET "leaseUntil" = CAST(? AS BIGINT)
+     WHERE "chatId" = ? AND "turnId" = ?`,
+    [Math.floor(until), options.chatId, options.turnId],
+  );
+  return changes === 1;
 }
 
 /** Releases the claim if this turn still holds it. */
@@ -64,15 +65,21 @@ export async function releaseChatClaim(
   db: Db,
   options: { chatId: string; turnId: string },
 ): Promise<void> {
-  await db.$executeRaw(sql`
-    DELETE FROM "ChatTurnClaim"
-    WHERE "chatId" = ${options.chatId} AND "turnId" = ${options.turnId}`);
+  await sqlOf(db).run(`DELETE FROM "ChatTurnClaim" WHERE "chatId" = ? AND "turnId" = ?`, [
+    options.chatId,
+    options.turnId,
+  ]);
 }
 
 /** A held claim: renewed in the background until `release()`. */
 export interface HeldChatClaim {
   /** Stops renewing and deletes the claim. Safe to call more than once; never throws. */
   release(): Promise<void>;
+  /**
+   * Stops renewing without deleting: the claim's row was deleted in the transaction that
+   * recorded the turn (`recordFinishedTurn`). A later `release()` does nothing.
+   */
+  releasedWithTurn(): void;
 }
 
 /**
@@ -103,6 +110,10 @@ export async function holdChatClaim(
         console.error("cairn: releasing a chat's turn claim failed; it expires on its own", error),
       );
       return released;
+    },
+    releasedWithTurn() {
+      clearInterval(timer);
+      released ??= Promise.resolve();
     },
   };
 }

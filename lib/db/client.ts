@@ -2,6 +2,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { pgPool } from "./connections";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./database-url";
 
 /** Password hashes never leave the data layer unless a query asks for them by name. */
@@ -21,14 +22,30 @@ function createSqliteClient(filePath: string) {
  */
 export type Db = ReturnType<typeof createSqliteClient>;
 
-/** Open a client for a target. Callers own it and must `$disconnect()` it. */
+// On globalThis: Next bundles this module into several chunks, each with its own copy; the
+// client `getDb()` caches on globalThis may have been made by another copy.
+const targets = ((
+  globalThis as unknown as { cairnDbTargets?: WeakMap<Db, DatabaseTarget> }
+).cairnDbTargets ??= new WeakMap<Db, DatabaseTarget>());
+
+/**
+ * Open a client for a target. Callers own it and must `$disconnect()` it. On PostgreSQL it runs
+ * on the process's pool for the URL (`pgPool`), the one the SQL layer uses too.
+ */
 export function createDb(target: DatabaseTarget = resolveDatabaseTarget()): Db {
-  if (target.provider === "sqlite") return createSqliteClient(target.filePath);
-  const client = new PostgresClient({
-    adapter: new PrismaPg({ connectionString: target.url }),
-    omit,
-  });
-  return client as unknown as Db;
+  const client =
+    target.provider === "sqlite"
+      ? createSqliteClient(target.filePath)
+      : (new PostgresClient({ adapter: new PrismaPg(pgPool(target.url)), omit }) as unknown as Db);
+  targets.set(client, target);
+  return client;
+}
+
+/** The database a client made by `createDb` / `getDb` is connected to. */
+export function databaseTargetOf(db: Db): DatabaseTarget {
+  const target = targets.get(db);
+  if (!target) throw new Error("This database client was not made by createDb().");
+  return target;
 }
 
 const globalForDb = globalThis as unknown as { cairnDb?: { db: Db; url: string } };

@@ -1,4 +1,4 @@
-export { createDb, getDb, type Db } from "./client";
+export { createDb, databaseTargetOf, getDb, type Db } from "./client";
 export { resolveDatabaseTarget, defaultDataDirectory, type DatabaseTarget } from "./database-url";
 export { migrateDatabase, type MigrateResult } from "./migrate";
 export { isUniqueConstraintError, isNotFoundError } from "./errors";

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb, type Db } from "./client";
+import { closeConnection } from "./connections";
 import type { DatabaseTarget } from "./database-url";
 import { migrateDatabase } from "./migrate";
 
@@ -34,6 +35,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       target,
       async cleanup() {
         await db.$disconnect();
+        await closeConnection(target);
         rmSync(directory, { recursive: true, force: true });
       },
     };
@@ -56,6 +58,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     target,
     async cleanup() {
       await db.$disconnect();
+      await closeConnection(target);
       const dropper = new pg.Client({ connectionString: adminUrl });
       await dropper.connect();
       await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -1,4 +1,5 @@
 import "server-only";
+import { getOwnChat } from "@/lib/chat/queries";
 import { getDb } from "@/lib/db";
 import {
   createHarness,
@@ -8,24 +9,10 @@ import {
   type Actor,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/storage";
 
-/** The chats of the actor in their workspace, most recently updated first. */
-export function listChats(actor: Actor) {
-  return getDb().chat.findMany({
-    where: { workspaceId: actor.workspaceId, userId: actor.userId },
-    orderBy: { updatedAt: "desc" },
-    select: { id: true, title: true, updatedAt: true },
-  });
-}
-
-/** The chat if it belongs to the actor (same user, same workspace), else null. */
-export function getOwnChat(actor: Actor, chatId: string) {
-  return getDb().chat.findFirst({
-    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-    select: { id: true, title: true },
-  });
-}
+// The chat queries live in lib/chat/queries.ts; re-exported for the harness pages.
+export { getOwnChat, listChats } from "@/lib/chat/queries";
 
 /**
  * The harness as `actor` sees it from `chatId` (null: no chat — global entries only). A chat
@@ -51,8 +38,17 @@ const WRITE_METHOD = /^(?:create|update|delete|setPinned|pin|unpin|applyEdits|re
  * Reads and the snapshot go through the turn's harness (the storage and its snapshot cache are
  * shared either way).
  */
-export async function harnessForTurn(actor: Actor, chatId: string): Promise<Harness> {
-  const harness = await harnessFor(actor, chatId);
+export async function harnessForTurn(
+  actor: Actor,
+  chatId: string,
+  options: {
+    /** The caller has just checked that the chat is the actor's own (the chat route has). */
+    chatChecked?: boolean;
+  } = {},
+): Promise<Harness> {
+  const harness = options.chatChecked
+    ? createHarness({ storage: harnessStorageFor(), actor, chatId })
+    : await harnessFor(actor, chatId);
   return new Proxy(harness, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);

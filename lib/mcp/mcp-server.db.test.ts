@@ -16,7 +16,7 @@ import {
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { HarnessStoragePort } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
-import { harnessStorageFor, listDirCommits } from "@/lib/store-prisma";
+import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
 
@@ -227,7 +227,10 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     });
     expect(textOf(viewed)).toContain("likes tea");
 
-    const history = await listDirCommits({ db: database.db, dirKey: `user:${users.member}` });
+    const history = await listDirCommits({
+      sql: sqlFor(database.target),
+      dirKey: `user:${users.member}`,
+    });
     expect(history.commits[0]).toMatchObject({
       source: "mcp",
       via: "mcp:laptop (unit-test)",

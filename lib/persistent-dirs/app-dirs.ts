@@ -1,7 +1,7 @@
 import path from "node:path";
 
 import { currentActor } from "@/lib/accounts";
-import { resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
+import { databaseTargetOf, type DatabaseTarget, type Db } from "@/lib/db";
 import {
   canWriteGlobal,
   definePersistentDirs,
@@ -12,7 +12,7 @@ import {
   type Actor,
   type PersistentDir,
 } from "@/lib/harness";
-import { dirBackingFor, type DirCommitSource } from "@/lib/store-prisma";
+import { createDirBacking, sqlFor, type DirCommitSource } from "@/lib/storage";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -84,11 +84,7 @@ export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
   db: Db;
-  /**
-   * The database `db` is connected to (it picks the dir backing: prepared statements on a
-   * SQLite file, Prisma on PostgreSQL). Default `resolveDatabaseTarget()`, as `getDb()` uses;
-   * pass it whenever `db` is not the app's client (tests, benches).
-   */
+  /** The database the dirs' rows live in. Default: the one `db` is connected to. */
   target?: DatabaseTarget;
   /** A folder mounted read-only at `/persistent/docs` (`CAIRN_COMPANY_DOCS_DIR`); absent: no docs dir. */
   companyDocsDir?: string | null;
@@ -108,14 +104,13 @@ export interface AppDirsOptions {
  */
 export function createAppDirs(options: AppDirsOptions): AppDir[] {
   const { db } = options;
-  const target = options.target ?? resolveDatabaseTarget();
+  const sql = sqlFor(options.target ?? databaseTargetOf(db));
   const source = (extraBody: AppExtraBody): DirCommitSource => extraBody.source ?? "turn";
   const actorId = (extraBody: AppExtraBody) => actorOf(extraBody)?.userId ?? null;
   const databaseDir = (dirKey: (actor: Actor) => string) => {
     const keyOf = (extraBody: AppExtraBody) => dirKey(actorOrThrow(extraBody));
-    const backing = dirBackingFor<AppExtraBody, AppSession>({
-      db,
-      target,
+    const backing = createDirBacking<AppExtraBody, AppSession>({
+      sql,
       dirKey: ({ extraBody }) => keyOf(extraBody),
       actorId,
       source,

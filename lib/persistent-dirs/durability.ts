@@ -15,7 +15,7 @@ import {
   type RetrySweepResult,
   type TurnJournal,
 } from "@/lib/harness";
-import { createPrismaTurnJournal } from "@/lib/store-prisma";
+import { createTurnJournal, sqlForDb } from "@/lib/storage";
 import type { AppExtraBody, AppSession } from "./app-dirs";
 
 /**
@@ -85,7 +85,7 @@ export function createDurability(options: DurabilityOptions): Durability {
   const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
   const turnLeaseMs = options.turnLeaseMs ?? DEFAULT_TURN_LEASE_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_DURABILITY_INTERVAL_MS;
-  const journal = createPrismaTurnJournal({ db });
+  const journal = createTurnJournal({ sql: sqlForDb(db) });
   const spool = createFileSpool({
     directory: path.join(options.dataDir, "spool"),
     now,

@@ -21,12 +21,14 @@ import {
   type RetryCommitResult,
 } from "@/lib/harness";
 import {
-  createPrismaCommitLog,
+  createCommitLog,
   listDirCommits,
   listDirFiles,
   readDirFile,
-  type PrismaCommitLog,
-} from "@/lib/store-prisma";
+  sqlFor,
+  sqlForDb,
+  type DatabaseCommitLog,
+} from "@/lib/storage";
 import {
   createAppDirs,
   type AppDir,
@@ -166,8 +168,8 @@ function retryResult(result: RetryCommitResult): RetryResult {
 
 /** Options for `createPersistentDirsService`. */
 export interface PersistentDirsServiceOptions extends AppDirsOptions {
-  /** Default: a Prisma commit log on `db`. */
-  commitLog?: PrismaCommitLog;
+  /** Default: the database commit log on `db`'s database. */
+  commitLog?: DatabaseCommitLog;
 }
 
 /** The app's persistent dirs, their commit log, and what the Files pages do with them. */
@@ -177,7 +179,7 @@ export interface PersistentDirsService {
   /** The dir definitions to hand the runtime for a turn (`extraBody: { actor }`). */
   readonly dirs: PersistentDir<AppExtraBody, AppSession>[];
   /** Where failed and conflicting commits are kept. */
-  readonly commitLog: PrismaCommitLog;
+  readonly commitLog: DatabaseCommitLog;
   /** Every dir the actor can see, with whether they may write it. */
   listVisibleDirs(options: { actor: Actor }): VisibleDir[];
   /** Throws `not_found:dir` for an unknown dir and `forbidden:dir` when the actor may not write it. */
@@ -250,9 +252,10 @@ export function createPersistentDirsService(
   options: PersistentDirsServiceOptions,
 ): PersistentDirsService {
   const { db } = options;
+  const sql = options.target ? sqlFor(options.target) : sqlForDb(db);
   const appDirs = createAppDirs(options);
   const dirs = appDirs.map((dir) => dir.definition);
-  const commitLog = options.commitLog ?? createPrismaCommitLog({ db });
+  const commitLog = options.commitLog ?? createCommitLog({ sql });
 
   const findDir = (harnessDir: string): AppDir => {
     const dir = appDirs.find((candidate) => candidate.harnessDir === harnessDir);
@@ -376,7 +379,7 @@ export function createPersistentDirsService(
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey !== null) {
-        const listed = await listDirFiles({ db, dirKey });
+        const listed = await listDirFiles({ sql, dirKey });
         return {
           cursor: listed.version,
           files: listed.files.map((file) => ({
@@ -410,7 +413,7 @@ export function createPersistentDirsService(
       const path = validateRelativePath({ path: rawPath });
       const dirKey = dir.dirKey(actor);
       if (dirKey !== null) {
-        const file = await readDirFile({ db, dirKey, path });
+        const file = await readDirFile({ sql, dirKey, path });
         if (!file) return null;
         return {
           path,
@@ -510,7 +513,7 @@ export function createPersistentDirsService(
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey === null) return { commits: [], nextCursor: null };
-      const page = await listDirCommits({ db, dirKey, cursor, limit });
+      const page = await listDirCommits({ sql, dirKey, cursor, limit });
       const actorIds = [
         ...new Set(page.commits.map((commit) => commit.actorId).filter((id) => id !== null)),
       ];

@@ -17,9 +17,10 @@ import {
 } from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
 import { getJobQueue, jobExpirySeconds, type Job } from "@/lib/jobs";
-import { createDatabaseLock } from "@/lib/store-prisma/database-lock";
-import { PrismaRefinementStore } from "@/lib/store-prisma/refinement-store";
-import { getWorkspaceSettings } from "@/lib/workspace-settings";
+import { createDatabaseLock } from "@/lib/storage/database-lock";
+import { SqlRefinementStore } from "@/lib/storage/refinement-store";
+import { getSql } from "@/lib/storage/sql";
+import { getWorkspaceSettings, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 export type RefineRequest = {
   kind: "explicit" | "every-n-turns" | "compaction";
@@ -43,7 +44,7 @@ export function parseRefineCommand(
 }
 
 export function refinementStore() {
-  return new PrismaRefinementStore(getDb());
+  return new SqlRefinementStore(getSql());
 }
 
 const globalForLock = globalThis as unknown as {
@@ -321,18 +322,23 @@ export async function maybeAutoRefine(options: {
   actor: Actor;
   chatId: string;
   compacted: boolean;
+  /** The workspace's settings when the caller has read them already (the chat route has). */
+  settings?: WorkspaceSettingsValues;
 }): Promise<void> {
-  const db = getDb();
-  const settings = await getWorkspaceSettings(db, options.actor.workspaceId);
+  const settings =
+    options.settings ?? (await getWorkspaceSettings(getDb(), options.actor.workspaceId));
   const lastReviewAt = await refinementStore().getLastReviewAt({
     workspaceId: options.actor.workspaceId,
     chatId: options.chatId,
   });
   const since = lastReviewAt ? new Date(lastReviewAt) : new Date(0);
   if (Date.now() - since.getTime() < settings.refineCooldownMinutes * 60_000) return;
-  const turns = await db.turn.count({
-    where: { chatId: options.chatId, status: "completed", startedAt: { gt: since } },
-  });
+  const counted = await getSql().get<{ turns: number }>(
+    `SELECT COUNT(*) AS "turns" FROM "Turn"
+     WHERE "chatId" = ? AND "status" = 'completed' AND "startedAt" > ?`,
+    [options.chatId, since],
+  );
+  const turns = Number(counted?.turns ?? 0);
   const kind =
     options.compacted && settings.refineAfterCompaction
       ? "compaction"
@@ -348,6 +354,12 @@ export async function maybeAutoRefine(options: {
     });
 }
 
+/** Built once per process (a stable schema object keeps the AI SDK's JSON Schema cached). */
+const refineToolInput = z.object({
+  instructions: z.string().max(2000).optional(),
+  global: z.boolean().optional(),
+});
+
 /**
  * The agent's `refine` tool: asks for a refinement at the end of this turn. A second call in
  * the same turn replaces the first. `take()` hands the request to the host after the turn.
@@ -359,10 +371,7 @@ export function createRefineTool(): { tools: ToolSet; take: () => RefineRequest 
       refine: tool({
         description:
           "Ask for the harness to be refined after this turn, from evidence in this conversation (e.g. a lesson worth keeping). Local to this chat unless global: true (editors and admins only).",
-        inputSchema: z.object({
-          instructions: z.string().max(2000).optional(),
-          global: z.boolean().optional(),
-        }),
+        inputSchema: refineToolInput,
         execute: async ({ instructions, global }) => {
           request = { kind: "explicit", instructions, global: global ?? false };
           return "A refinement will run after this turn.";

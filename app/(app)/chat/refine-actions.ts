@@ -2,12 +2,10 @@
 
 import { forbidden } from "next/navigation";
 import { z } from "zod";
-import { requireActor } from "@/lib/auth";
-import { canWriteGlobal } from "@/lib/harness";
-import { getOwnChat } from "@/lib/harness-service";
+import { action, fail } from "@/lib/actions";
+import { canWriteGlobal } from "@/lib/auth/permissions";
+import { getOwnChat } from "@/lib/chat/queries";
 import { requestRefinement } from "@/lib/refinements";
-
-export type RefineActionResult = { ok: true } | { ok: false; error: string };
 
 const inputSchema = z.object({
   chatId: z.string().min(1),
@@ -16,28 +14,24 @@ const inputSchema = z.object({
 });
 
 /** The chat's Refine button: an explicit refinement of this chat (or, for editors and admins, global). */
-export async function requestRefinementAction(
-  input: z.infer<typeof inputSchema>,
-): Promise<RefineActionResult> {
-  const parsed = inputSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success) return { ok: false, error: "Invalid refinement request." };
-  if (parsed.data.global && !canWriteGlobal(actor)) forbidden();
-  if (!(await getOwnChat(actor, parsed.data.chatId)))
-    return { ok: false, error: "That chat does not exist or is not yours." };
+export const requestRefinementAction = action({ input: inputSchema }, async ({ input, actor }) => {
+  if (input.global && !canWriteGlobal(actor)) forbidden();
+  if (!(await getOwnChat(actor, input.chatId)))
+    fail("not_found:chat", "That chat does not exist or is not yours.");
+  let id: string | null;
   try {
-    const id = await requestRefinement({
+    id = await requestRefinement({
       actor,
-      chatId: parsed.data.chatId,
+      chatId: input.chatId,
       request: {
         kind: "explicit",
-        global: parsed.data.global ?? false,
-        instructions: parsed.data.instructions || undefined,
+        global: input.global ?? false,
+        instructions: input.instructions || undefined,
       },
     });
-    if (id === null) return { ok: false, error: "No refinement model is configured." };
-  } catch {
-    return { ok: false, error: "The refinement could not be queued; try again shortly." };
+  } catch (error) {
+    console.error(error);
+    fail("unavailable:refinement", "The refinement could not be queued; try again shortly.");
   }
-  return { ok: true };
-}
+  if (id === null) fail("unavailable:refinement_model", "No refinement model is configured.");
+});

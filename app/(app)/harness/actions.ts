@@ -3,21 +3,13 @@
 import { revalidatePath } from "next/cache";
 import { forbidden } from "next/navigation";
 import { z } from "zod";
-import { toAppError } from "@/lib/app-error";
-import { requireActor } from "@/lib/auth";
-import {
-  canWriteGlobal,
-  ENTRY_KINDS,
-  HarnessError,
-  type Actor,
-  type Entry,
-  type Harness,
-} from "@/lib/harness";
+import { action } from "@/lib/actions";
+import { canWriteGlobal } from "@/lib/auth/permissions";
+import { ENTRY_KINDS, type Actor, type Entry, type Harness } from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
 
-export type HarnessActionResult =
-  | { ok: true; entry?: Pick<Entry, "kind" | "id" | "scope" | "chatId" | "version"> }
-  | { ok: false; code: string; error: string };
+/** What a harness action reports back: the entry it wrote, when there is one. */
+export type EntryRef = Pick<Entry, "kind" | "id" | "scope" | "chatId" | "version">;
 
 /** Where an entry lives: the global scope, or one chat of the actor. */
 const locationSchema = z.discriminatedUnion("scope", [
@@ -59,41 +51,32 @@ const refSchema = z.object({
   expectedVersion: z.number().int().positive(),
 });
 
+type Body<T extends z.ZodType> = (options: {
+  data: z.infer<T>;
+  actor: Actor;
+  harness: Harness;
+  global: boolean;
+}) => Promise<EntryRef | undefined>;
+
 /**
- * Every harness action: parse, then the Actor, then the scope check (global writes need
- * editor or admin: 403 otherwise, also when the action is called directly), then the core,
- * whose own checks (ownership of the chat, versions, contracts) stay authoritative.
+ * Every harness action: the shared wrapper (parse, Actor, error mapping), then the scope check
+ * (global writes need editor or admin: 403 otherwise, also when the action is called directly),
+ * then the core, whose own checks (ownership of the chat, versions, contracts) stay
+ * authoritative.
  */
-async function run<T extends z.ZodType>(
-  schema: T,
-  input: unknown,
-  body: (options: {
-    data: z.infer<T>;
-    actor: Actor;
-    harness: Harness;
-    global: boolean;
-  }) => Promise<HarnessActionResult>,
-): Promise<HarnessActionResult> {
-  const parsed = schema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  const location = (parsed.data as { location?: Location }).location;
-  const global = location?.scope === "global";
-  if (global && !canWriteGlobal(actor)) forbidden();
-  try {
-    const harness = await harnessFor(actor, location?.scope === "local" ? location.chatId : null);
-    const result = await body({ data: parsed.data, actor, harness, global });
+function harnessAction<T extends z.ZodType<{ location: Location }>>(schema: T, body: Body<T>) {
+  return action({ input: schema }, async ({ input, actor }) => {
+    const location = (input as { location: Location }).location;
+    const global = location.scope === "global";
+    if (global && !canWriteGlobal(actor)) forbidden();
+    const harness = await harnessFor(actor, location.scope === "local" ? location.chatId : null);
+    const entry = await body({ data: input, actor, harness, global });
     revalidatePath("/harness", "layout");
-    return result;
-  } catch (error) {
-    if (HarnessError.isInstance(error) && error.code.startsWith("forbidden:")) forbidden();
-    const appError = toAppError(error);
-    return { ok: false, code: appError.code, error: appError.message };
-  }
+    return { entry };
+  });
 }
 
-function refOf(entry: Entry) {
+function refOf(entry: Entry): EntryRef {
   return {
     kind: entry.kind,
     id: entry.id,
@@ -107,119 +90,102 @@ function scopeOf(global: boolean) {
   return global ? { global: true } : { scope: "local" as const };
 }
 
-export async function createEntryAction(
-  input: z.infer<typeof createSchema>,
-): Promise<HarnessActionResult> {
-  return run(createSchema, input, async ({ data, harness, global }) => {
-    const common = { path: data.path || undefined, pinned: data.pinned, ...scopeOf(global) };
-    const entry =
-      data.kind === "skill"
-        ? await harness.createSkill({
+export const createEntryAction = harnessAction(createSchema, async ({ data, harness, global }) => {
+  const common = { path: data.path || undefined, pinned: data.pinned, ...scopeOf(global) };
+  const entry =
+    data.kind === "skill"
+      ? await harness.createSkill({
+          ...common,
+          name: data.name ?? "",
+          description: data.description ?? "",
+          body: data.content ?? "",
+        })
+      : data.kind === "subagent"
+        ? await harness.createSubagent({
             ...common,
             name: data.name ?? "",
             description: data.description ?? "",
-            body: data.content ?? "",
+            instructions: data.content ?? "",
+            tools: data.tools ?? [],
+            model: data.model || undefined,
           })
-        : data.kind === "subagent"
-          ? await harness.createSubagent({
-              ...common,
-              name: data.name ?? "",
-              description: data.description ?? "",
-              instructions: data.content ?? "",
-              tools: data.tools ?? [],
-              model: data.model || undefined,
-            })
-          : await harness.createEntry({
-              ...common,
-              kind: data.kind,
-              title: data.title ?? "",
-              content: data.content ?? "",
-            });
-    return { ok: true, entry: refOf(entry) };
-  });
-}
+        : await harness.createEntry({
+            ...common,
+            kind: data.kind,
+            title: data.title ?? "",
+            content: data.content ?? "",
+          });
+  return refOf(entry);
+});
 
-export async function updateEntryAction(
-  input: z.infer<typeof updateSchema>,
-): Promise<HarnessActionResult> {
-  return run(updateSchema, input, async ({ data, harness, global }) => {
-    const common = {
-      id: data.id,
-      expectedVersion: data.expectedVersion,
-      reason: data.reason,
-      path: data.path || undefined,
-      ...scopeOf(global),
-    };
-    const entry =
-      data.kind === "skill"
-        ? await harness.updateSkill({
+export const updateEntryAction = harnessAction(updateSchema, async ({ data, harness, global }) => {
+  const common = {
+    id: data.id,
+    expectedVersion: data.expectedVersion,
+    reason: data.reason,
+    path: data.path || undefined,
+    ...scopeOf(global),
+  };
+  const entry =
+    data.kind === "skill"
+      ? await harness.updateSkill({
+          ...common,
+          name: data.name,
+          description: data.description,
+          body: data.content,
+        })
+      : data.kind === "subagent"
+        ? await harness.updateSubagent({
             ...common,
             name: data.name,
             description: data.description,
-            body: data.content,
+            instructions: data.content,
+            tools: data.tools,
+            model: data.model === undefined ? undefined : data.model || null,
           })
-        : data.kind === "subagent"
-          ? await harness.updateSubagent({
-              ...common,
-              name: data.name,
-              description: data.description,
-              instructions: data.content,
-              tools: data.tools,
-              model: data.model === undefined ? undefined : data.model || null,
-            })
-          : await harness.updateEntry({
-              ...common,
-              kind: data.kind,
-              title: data.title,
-              content: data.content,
-            });
-    return { ok: true, entry: refOf(entry) };
-  });
-}
+        : await harness.updateEntry({
+            ...common,
+            kind: data.kind,
+            title: data.title,
+            content: data.content,
+          });
+  return refOf(entry);
+});
 
-export async function deleteEntryAction(
-  input: z.infer<typeof refSchema>,
-): Promise<HarnessActionResult> {
-  return run(refSchema, input, async ({ data, harness, global }) => {
-    await harness.deleteEntry({
-      kind: data.kind,
-      id: data.id,
-      expectedVersion: data.expectedVersion,
-      ...scopeOf(global),
-    });
-    return { ok: true };
+export const deleteEntryAction = harnessAction(refSchema, async ({ data, harness, global }) => {
+  await harness.deleteEntry({
+    kind: data.kind,
+    id: data.id,
+    expectedVersion: data.expectedVersion,
+    ...scopeOf(global),
   });
-}
+  return undefined;
+});
 
 const pinSchema = refSchema.extend({ pinned: z.boolean() });
 
-export async function setPinnedAction(
-  input: z.infer<typeof pinSchema>,
-): Promise<HarnessActionResult> {
-  return run(pinSchema, input, async ({ data, harness, global }) => {
-    const entry = await harness.setPinned({
-      kind: data.kind,
-      id: data.id,
-      expectedVersion: data.expectedVersion,
-      pinned: data.pinned,
-      ...scopeOf(global),
-    });
-    return { ok: true, entry: refOf(entry) };
+export const setPinnedAction = harnessAction(pinSchema, async ({ data, harness, global }) => {
+  const entry = await harness.setPinned({
+    kind: data.kind,
+    id: data.id,
+    expectedVersion: data.expectedVersion,
+    pinned: data.pinned,
+    ...scopeOf(global),
   });
-}
+  return refOf(entry);
+});
 
 const restoreSchema = z.object({ revisionId: z.string().min(1), location: locationSchema });
 
-export async function restoreRevisionAction(
-  input: z.infer<typeof restoreSchema>,
-): Promise<HarnessActionResult> {
-  return run(restoreSchema, input, async ({ data, harness, global }) => {
+export const restoreRevisionAction = harnessAction(
+  restoreSchema,
+  async ({ data, harness, global }) => {
     const revision = await harness.restoreRevision({
       revisionId: data.revisionId,
       global: global || undefined,
       cause: "manual",
       reason: "Restored from the history page",
     });
-    return { ok: true, entry: revision.after ? refOf(revision.after) : undefined };
-  });
-}
+    return revision.after ? refOf(revision.after) : undefined;
+  },
+);

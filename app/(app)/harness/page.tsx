@@ -58,6 +58,9 @@ export default async function HarnessPage({
       }
       throw error;
     });
+  const filtered = Boolean(
+    filters.kind || filters.path || filters.q || (chat && filters.scope) || filters.cursor,
+  );
   const nextQuery = new URLSearchParams(
     Object.entries({ ...filters, cursor: page.nextCursor ?? "" }).filter(
       (pair): pair is [string, string] => Boolean(pair[1]),
@@ -120,11 +123,41 @@ export default async function HarnessPage({
         </Button>
       </form>
       {page.items.length === 0 ? (
-        <EmptyState title="No entries match">
-          {chats.length === 0
-            ? "Create a chat to keep local entries, or ask an editor for global ones."
-            : "Try other filters."}
-        </EmptyState>
+        filtered ? (
+          <EmptyState title="No entries match these filters">
+            <Link href={chat ? `/harness?chat=${chat.id}` : "/harness"} className="underline">
+              Clear the filters
+            </Link>
+          </EmptyState>
+        ) : (
+          <EmptyState title={chat ? "No entries for this chat yet" : "No workspace entries yet"}>
+            <div className="mx-auto max-w-xl space-y-2" data-testid="harness-empty">
+              <p>
+                The harness is what Cairn reads before every answer: prompt notes, memories, skills
+                and sub-agents. Entries get written when you tell Cairn something worth keeping in a
+                chat, when a refinement (Refine or <code>/refine</code> in a chat) turns a
+                conversation into notes, or by hand with New entry.
+              </p>
+              {chat ? null : chats.length > 0 ? (
+                <p>
+                  This view shows entries for the whole workspace. Entries kept for one chat appear
+                  when you pick the chat under View; all your memories are on the{" "}
+                  <Link href="/memory" className="underline">
+                    Memory
+                  </Link>{" "}
+                  page.
+                </p>
+              ) : (
+                <p>
+                  <Link href="/chat" className="underline">
+                    Start a chat
+                  </Link>{" "}
+                  to give Cairn something to remember.
+                </p>
+              )}
+            </div>
+          </EmptyState>
+        )
       ) : (
         <table className="table-cards w-full text-sm" data-testid="entries-table">
           <thead className="text-muted-foreground text-left">

@@ -3,12 +3,15 @@
 import { revalidatePath } from "next/cache";
 import { forbidden } from "next/navigation";
 import { z } from "zod";
-import { toAppError } from "@/lib/app-error";
-import { requireActor } from "@/lib/auth";
+import { action, fail } from "@/lib/actions";
+import {
+  mayDecideProposal,
+  mayJudge,
+  mayRestore,
+  mayWriteRefinementScope,
+} from "@/lib/auth/permissions";
 import {
   approveRefinement,
-  canWriteGlobal,
-  HarnessError,
   MAX_OUTCOME_NOTE_LENGTH,
   rejectRefinement,
   restoreHarnessToVersion,
@@ -23,11 +26,6 @@ import {
 } from "@/lib/harness";
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { refinementLock, refinementStore } from "@/lib/refinements";
-
-type Failure = { ok: false; code: string; error: string };
-
-/** The result of the approve, reject, verdict and restore actions. */
-export type RefinementActionResult = { ok: true; refinementId?: string } | Failure;
 
 /** An entry that changed after the refinement, as the rollback form shows it. */
 export interface RollbackConflictView {
@@ -44,30 +42,16 @@ export interface RollbackConflictView {
 }
 
 /**
- * The rollback action's result. Without decisions and with conflicts, nothing is applied
+ * What a rollback came to. Without decisions and with conflicts, nothing is applied
  * (`applied: false`) and the conflicts come back for the person to decide. Otherwise the
- * rollback is recorded as `rollbackId`; `conflicts` lists entries that changed in the
- * meantime and were left alone (recorded as failed edits of the rollback).
+ * rollback is recorded as `rollbackId`; `conflicts` lists entries that changed in the meantime
+ * and were left alone (recorded as failed edits of the rollback).
  */
-export type RollbackActionResult =
-  | { ok: true; applied: false; conflicts: RollbackConflictView[] }
-  | { ok: true; applied: true; rollbackId: string; conflicts: RollbackConflictView[] }
-  | Failure;
+export type RollbackOutcome =
+  | { applied: false; conflicts: RollbackConflictView[] }
+  | { applied: true; rollbackId: string; conflicts: RollbackConflictView[] };
 
 const idSchema = z.string().min(1).max(200);
-
-function failure(error: unknown): Failure {
-  // Core refusals (a member reaching past the UI) are HTTP 403, as for every other endpoint.
-  if (HarnessError.isInstance(error) && error.code.startsWith("forbidden:")) forbidden();
-  const appError = toAppError(error);
-  return { ok: false, code: appError.code, error: appError.message };
-}
-
-const notFound: Failure = {
-  ok: false,
-  code: "not_found:refinement",
-  error: "That refinement does not exist.",
-};
 
 function revalidate() {
   revalidatePath("/refinements", "layout");
@@ -75,22 +59,18 @@ function revalidate() {
 }
 
 /**
- * The refinement of the actor's workspace, after the scope check every refinement action
- * shares: a global one needs editor or admin when `globalNeedsEditor`, a local one must come
- * from the actor's own chat. Refusals are 403 (`forbidden()`), also for a direct call.
+ * The refinement of the actor's workspace (missing: `not_found:refinement`), after the scope
+ * check every refinement action shares: a global one needs editor or admin, a local one must
+ * come from the actor's own chat. Refusals are 403 (`forbidden()`), also for a direct call.
  */
-async function authorizedRefinement(
-  actor: Actor,
-  id: string,
-  options: { globalNeedsEditor: boolean },
-): Promise<Refinement | null> {
+async function authorizedRefinement(actor: Actor, id: string): Promise<Refinement> {
   const refinement = await refinementStore().getRefinement({ workspaceId: actor.workspaceId, id });
-  if (!refinement) return null;
-  if (refinement.scope === "global") {
-    if (options.globalNeedsEditor && !canWriteGlobal(actor)) forbidden();
-  } else if (refinement.chatId === null || !(await getOwnChat(actor, refinement.chatId))) {
-    forbidden();
-  }
+  if (!refinement) fail("not_found:refinement", "That refinement does not exist.");
+  const ownsChat =
+    refinement.scope === "local" &&
+    refinement.chatId !== null &&
+    (await getOwnChat(actor, refinement.chatId)) !== null;
+  if (!mayWriteRefinementScope(actor, refinement, ownsChat)) forbidden();
   return refinement;
 }
 
@@ -116,18 +96,10 @@ const rollbackSchema = z.object({
  * `decide` (or when nothing conflicts) it applies the rollback. A member may roll back local
  * refinements of their own chats; global ones need editor or admin.
  */
-export async function rollbackRefinementAction(
-  input: z.infer<typeof rollbackSchema>,
-): Promise<RollbackActionResult> {
-  const parsed = rollbackSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  const refinement = await authorizedRefinement(actor, parsed.data.id, {
-    globalNeedsEditor: true,
-  });
-  if (!refinement) return notFound;
-  try {
+export const rollbackRefinementAction = action(
+  { input: rollbackSchema },
+  async ({ input, actor }): Promise<RollbackOutcome> => {
+    const refinement = await authorizedRefinement(actor, input.id);
     const harness = await harnessOf(actor, refinement);
     const common = {
       id: refinement.id,
@@ -136,45 +108,34 @@ export async function rollbackRefinementAction(
       store: refinementStore(),
       lock: refinementLock(),
     };
-    if (!parsed.data.decide) {
+    if (!input.decide) {
       const dryRun = await rollbackRefinement({ ...common, dryRun: true, now: new Date() });
       if (dryRun.conflicts.length > 0) {
-        return { ok: true, applied: false, conflicts: dryRun.conflicts.map(conflictView) };
+        return { applied: false, conflicts: dryRun.conflicts.map(conflictView) };
       }
     }
     const result = await rollbackRefinement({
       ...common,
-      decide: parsed.data.decide ?? {},
+      decide: input.decide ?? {},
       now: new Date(),
     });
     revalidate();
     return {
-      ok: true,
       applied: true,
       rollbackId: result.refinement!.id,
       conflicts: result.conflicts.map(conflictView),
     };
-  } catch (error) {
-    return failure(error);
-  }
-}
+  },
+);
 
 const decisionSchema = z.object({ id: idSchema });
 
 /** Approves a pending global proposal: its edits are validated again and applied. Editors and admins. */
-export async function approveRefinementAction(
-  input: z.infer<typeof decisionSchema>,
-): Promise<RefinementActionResult> {
-  const parsed = decisionSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  if (!canWriteGlobal(actor)) forbidden();
-  const refinement = await authorizedRefinement(actor, parsed.data.id, {
-    globalNeedsEditor: true,
-  });
-  if (!refinement) return notFound;
-  try {
+export const approveRefinementAction = action(
+  { input: decisionSchema },
+  async ({ input, actor }) => {
+    if (!mayDecideProposal(actor)) forbidden();
+    const refinement = await authorizedRefinement(actor, input.id);
     const approved = await approveRefinement({
       id: refinement.id,
       actor,
@@ -184,11 +145,9 @@ export async function approveRefinementAction(
       now: new Date(),
     });
     revalidate();
-    return { ok: true, refinementId: approved.id };
-  } catch (error) {
-    return failure(error);
-  }
-}
+    return { refinementId: approved.id };
+  },
+);
 
 const rejectSchema = z.object({
   id: idSchema,
@@ -196,32 +155,19 @@ const rejectSchema = z.object({
 });
 
 /** Rejects a pending global proposal; nothing is applied. Editors and admins. */
-export async function rejectRefinementAction(
-  input: z.infer<typeof rejectSchema>,
-): Promise<RefinementActionResult> {
-  const parsed = rejectSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  if (!canWriteGlobal(actor)) forbidden();
-  const refinement = await authorizedRefinement(actor, parsed.data.id, {
-    globalNeedsEditor: true,
+export const rejectRefinementAction = action({ input: rejectSchema }, async ({ input, actor }) => {
+  if (!mayDecideProposal(actor)) forbidden();
+  const refinement = await authorizedRefinement(actor, input.id);
+  const rejected = await rejectRefinement({
+    id: refinement.id,
+    actor,
+    store: refinementStore(),
+    now: new Date(),
+    note: input.note || undefined,
   });
-  if (!refinement) return notFound;
-  try {
-    const rejected = await rejectRefinement({
-      id: refinement.id,
-      actor,
-      store: refinementStore(),
-      now: new Date(),
-      note: parsed.data.note || undefined,
-    });
-    revalidate();
-    return { ok: true, refinementId: rejected.id };
-  } catch (error) {
-    return failure(error);
-  }
-}
+  revalidate();
+  return { refinementId: rejected.id };
+});
 
 const verdictSchema = z.object({
   id: idSchema,
@@ -230,75 +176,49 @@ const verdictSchema = z.object({
 });
 
 /**
- * Marks the expected outcome as confirmed or refuted. A global refinement needs editor or
- * admin; a local one, the owner of its chat (the core also lets only the person it ran for,
- * or an editor/admin, judge it).
+ * Marks the expected outcome as confirmed or refuted: editors and admins, or the person a local
+ * refinement of their own chat ran for (`mayJudge`, as the page decides whether to show the
+ * form). Whether there is an outcome to judge yet, the core decides.
  */
-export async function setVerdictAction(
-  input: z.infer<typeof verdictSchema>,
-): Promise<RefinementActionResult> {
-  const parsed = verdictSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  const refinement = await authorizedRefinement(actor, parsed.data.id, {
-    globalNeedsEditor: true,
+export const setVerdictAction = action({ input: verdictSchema }, async ({ input, actor }) => {
+  const refinement = await authorizedRefinement(actor, input.id);
+  if (!mayJudge(actor, refinement)) forbidden();
+  await setOutcomeVerdict({
+    id: refinement.id,
+    verdict: input.verdict,
+    note: input.note,
+    actor,
+    store: refinementStore(),
+    now: new Date(),
   });
-  if (!refinement) return notFound;
-  try {
-    await setOutcomeVerdict({
-      id: refinement.id,
-      verdict: parsed.data.verdict,
-      note: parsed.data.note,
-      actor,
-      store: refinementStore(),
-      now: new Date(),
-    });
-    revalidate();
-    return { ok: true, refinementId: refinement.id };
-  } catch (error) {
-    return failure(error);
-  }
-}
-
-const restoreSchema = z.object({ id: idSchema });
+  revalidate();
+  return { refinementId: refinement.id };
+});
 
 /**
  * Restores the whole global harness to its version right after refinement `id`
  * (`harnessVersionAfter`), recorded as one new refinement. Editors and admins.
  */
-export async function restoreToVersionAction(
-  input: z.infer<typeof restoreSchema>,
-): Promise<RefinementActionResult> {
-  const parsed = restoreSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success)
-    return { ok: false, code: "validation:input", error: toAppError(parsed.error).message };
-  if (!canWriteGlobal(actor)) forbidden();
-  const refinement = await authorizedRefinement(actor, parsed.data.id, {
-    globalNeedsEditor: true,
-  });
-  if (!refinement) return notFound;
-  const version = refinement.harnessVersionAfter;
-  if (refinement.scope !== "global" || version === null || refinement.status === "imported") {
-    return {
-      ok: false,
-      code: "validation:refinement",
-      error: "Only a global refinement recorded in this workspace has a version to restore.",
-    };
-  }
-  try {
+export const restoreToVersionAction = action(
+  { input: z.object({ id: idSchema }) },
+  async ({ input, actor }) => {
+    if (!mayDecideProposal(actor)) forbidden();
+    const refinement = await authorizedRefinement(actor, input.id);
+    if (!mayRestore(actor, refinement)) {
+      fail(
+        "validation:refinement",
+        "Only a global refinement recorded in this workspace has a version to restore.",
+      );
+    }
     const restored = await restoreHarnessToVersion({
       harness: await harnessFor(actor, null),
       store: refinementStore(),
       lock: refinementLock(),
-      version,
+      version: refinement.harnessVersionAfter!,
       actor,
       now: new Date(),
     });
     revalidate();
-    return { ok: true, refinementId: restored.id };
-  } catch (error) {
-    return failure(error);
-  }
-}
+    return { refinementId: restored.id };
+  },
+);

@@ -7,12 +7,12 @@ import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
+import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
-import { listChats } from "@/lib/harness-service";
+import { listChats } from "@/lib/chat/queries";
+import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
-import { findRollbacksOf, listVisibleRefinements } from "./list-visible-refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -47,11 +47,7 @@ export default async function RefinementsPage({
   const filters = filtersSchema.parse(firstSearchValues(await searchParams));
   const [chats, memberships] = await Promise.all([
     listChats(actor),
-    getDb().membership.findMany({
-      where: { workspaceId: actor.workspaceId },
-      include: { user: { select: { name: true, email: true } } },
-      orderBy: { createdAt: "asc" },
-    }),
+    listWorkspaceMembers(actor.workspaceId),
   ]);
   const chatTitles = new Map(chats.map((chat) => [chat.id, chat.title]));
   const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));

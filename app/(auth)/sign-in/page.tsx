@@ -3,8 +3,8 @@ import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { Button } from "@/components/ui/button";
 import { Card, CardDescription, CardTitle } from "@/components/ui/card";
+import { countUsers } from "@/lib/accounts/queries";
 import { getActor, githubEnabled, signIn, signInMessage } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -21,7 +21,7 @@ export default async function SignInPage({
   const params = await searchParams;
   const error = typeof params.error === "string" ? params.error : undefined;
   const code = typeof params.code === "string" ? params.code : undefined;
-  const empty = (await getDb().user.count()) === 0;
+  const empty = (await countUsers()) === 0;
   return (
     <Card className="space-y-4">
       <CardTitle>Sign in</CardTitle>

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { SignUpForm } from "@/components/auth/sign-up-form";
 import { Card, CardDescription, CardTitle } from "@/components/ui/card";
-import { AccountError, findUsableInvite } from "@/lib/accounts";
-import { getDb } from "@/lib/db";
+import { AccountError } from "@/lib/accounts";
+import { countUsers, findInviteForSignUp } from "@/lib/accounts/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
@@ -13,9 +13,8 @@ export default async function SignUpPage({
   searchParams: Promise<RawSearchParams>;
 }) {
   const { invite: token } = firstSearchValues(await searchParams);
-  const db = getDb();
   if (token) {
-    const invite = await findUsableInvite(db, token).catch((error: unknown) => {
+    const invite = await findInviteForSignUp(token).catch((error: unknown) => {
       if (error instanceof AccountError) return error;
       throw error;
     });
@@ -28,7 +27,7 @@ export default async function SignUpPage({
       </Card>
     );
   }
-  if ((await db.user.count()) > 0) {
+  if ((await countUsers()) > 0) {
     return <Closed message="Sign-up needs an invite link from an admin of your workspace." />;
   }
   return (

@@ -1,4 +1,5 @@
-import { getDb, resolveDatabaseTarget } from "@/lib/db";
+import { resolveDatabaseTarget } from "@/lib/db";
+import { pingDatabase } from "@/lib/db/health";
 
 export const dynamic = "force-dynamic";
 
@@ -6,7 +7,7 @@ export const dynamic = "force-dynamic";
 export async function GET() {
   const provider = resolveDatabaseTarget().provider;
   try {
-    await getDb().$queryRawUnsafe("SELECT 1");
+    await pingDatabase();
     return Response.json({ status: "ok", database: { provider, status: "up" } });
   } catch {
     return Response.json(

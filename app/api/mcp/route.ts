@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db";
 import { handleMcpRequest } from "@/lib/mcp";
 import { getPersistentDirs } from "@/lib/persistent-dirs";
-import { harnessStorageFor } from "@/lib/store-prisma";
+import { harnessStorageFor } from "@/lib/storage";
 
 export const dynamic = "force-dynamic";
 

@@ -7,10 +7,54 @@ const kindSchema = z
   .enum(ENTRY_KINDS)
   .describe("prompt (instruction note) | memory (fact, preference, lesson) | skill | subagent");
 
+// The tools' input schemas are built once per process, so the AI SDK's JSON Schema of each is
+// too (see `cachedInputSchema` in stream-harness.ts; docs/decisions/0018).
+const named = {
+  name: z.string().optional().describe("skill/subagent: its name"),
+  description: z.string().optional().describe("skill/subagent: one line saying when to use it"),
+  tools: z.array(z.string()).optional().describe("subagent: names of the tools it may use"),
+  model: z.string().optional().describe("subagent: optional model id"),
+};
+const createEntryInput = z.object({
+  kind: kindSchema,
+  title: z.string().optional().describe("prompt/memory: a short title"),
+  content: z.string(),
+  path: z.string().optional().describe("a grouping such as project-x/build"),
+  global: z.boolean().optional(),
+  reason: z.string().optional(),
+  ...named,
+});
+const updateEntryInput = z.object({
+  kind: kindSchema,
+  id: z.string(),
+  expectedVersion: z.number().int().positive(),
+  global: z.boolean().optional(),
+  title: z.string().optional(),
+  content: z.string().optional(),
+  path: z.string().optional(),
+  reason: z.string().optional(),
+  ...named,
+});
+const deleteEntryInput = z.object({
+  kind: kindSchema,
+  id: z.string(),
+  expectedVersion: z.number().int().positive(),
+  global: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+const loadSkillInput = z.object({ name: z.string() });
+const delegateInput = z.object({
+  subagent: z.string().describe("the sub-agent's name"),
+  task: z.string().describe("what it should do, with the context it needs"),
+});
+
 function errorText(error: unknown): string {
   if (HarnessError.isInstance(error)) return `Error: ${error.message}`;
   throw error;
 }
+
+/** Tool calls are the model's writes: recorded as `source: agent`, revision cause `agent`. */
+const AGENT = "agent" as const;
 
 function describe(entry: Entry): string {
   return `[${entry.scope}:${entry.id}] ${entry.kind} "${entry.title}" v${entry.version}`;
@@ -44,30 +88,17 @@ async function findByName(
  */
 export function createHarnessTools(options: { harness: Harness }): ToolSet {
   const { harness } = options;
-  const named = {
-    name: z.string().optional().describe("skill/subagent: its name"),
-    description: z.string().optional().describe("skill/subagent: one line saying when to use it"),
-    tools: z.array(z.string()).optional().describe("subagent: names of the tools it may use"),
-    model: z.string().optional().describe("subagent: optional model id"),
-  };
   return {
     create_entry: tool({
       description:
         "Create a harness entry: a prompt note, memory, skill (content = body) or sub-agent (content = its instructions). Local to this chat by default; set global: true only for stable lessons that help every chat.",
-      inputSchema: z.object({
-        kind: kindSchema,
-        title: z.string().optional().describe("prompt/memory: a short title"),
-        content: z.string(),
-        path: z.string().optional().describe("a grouping such as project-x/build"),
-        global: z.boolean().optional(),
-        reason: z.string().optional(),
-        ...named,
-      }),
+      inputSchema: createEntryInput,
       execute: async (input) => {
         try {
           const common = {
             path: input.path,
             reason: input.reason,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
           const entry =
@@ -102,17 +133,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
     update_entry: tool({
       description:
         "Update a harness entry. Name the version you saw (expectedVersion); a stale version is refused. Global entries need global: true.",
-      inputSchema: z.object({
-        kind: kindSchema,
-        id: z.string(),
-        expectedVersion: z.number().int().positive(),
-        global: z.boolean().optional(),
-        title: z.string().optional(),
-        content: z.string().optional(),
-        path: z.string().optional(),
-        reason: z.string().optional(),
-        ...named,
-      }),
+      inputSchema: updateEntryInput,
       execute: async (input) => {
         try {
           const common = {
@@ -120,6 +141,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             expectedVersion: input.expectedVersion,
             reason: input.reason,
             path: input.path,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
           const entry =
@@ -154,13 +176,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
     delete_entry: tool({
       description:
         "Delete a harness entry (its history is kept). Name the version you saw. Global entries need global: true.",
-      inputSchema: z.object({
-        kind: kindSchema,
-        id: z.string(),
-        expectedVersion: z.number().int().positive(),
-        global: z.boolean().optional(),
-        reason: z.string().optional(),
-      }),
+      inputSchema: deleteEntryInput,
       execute: async (input) => {
         try {
           await harness.deleteEntry({
@@ -168,6 +184,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             id: input.id,
             expectedVersion: input.expectedVersion,
             reason: input.reason,
+            source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           });
           return `Deleted ${input.kind} ${input.id}.`;
@@ -179,7 +196,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
     load_skill: tool({
       description:
         "Load the full instructions (body) of a skill listed in the harness state, by its name.",
-      inputSchema: z.object({ name: z.string() }),
+      inputSchema: loadSkillInput,
       execute: async ({ name }) => {
         try {
           const skill = await findByName(harness, "skill", name);
@@ -208,10 +225,7 @@ export function createDelegateTool(options: {
   return tool({
     description:
       "Delegate a task to a sub-agent listed in the harness state. It works with its own instructions and tools and returns its answer.",
-    inputSchema: z.object({
-      subagent: z.string().describe("the sub-agent's name"),
-      task: z.string().describe("what it should do, with the context it needs"),
-    }),
+    inputSchema: delegateInput,
     execute: async ({ subagent, task }, { abortSignal }) => {
       try {
         const spec = await findByName(options.harness, "subagent", subagent);

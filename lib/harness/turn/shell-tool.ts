@@ -130,6 +130,11 @@ export async function runShellCommand(options: {
   return parts.join("\n");
 }
 
+/** Built once per process (a stable schema object keeps the AI SDK's JSON Schema cached). */
+const shellInput = z.object({
+  command: z.string().min(1).max(10_000).describe("The bash command line to run."),
+});
+
 /**
  * The `bash` tool over a turn's checkout, bounded by `limits`. Calls of one tool (one turn) run
  * one after another, even when the model asks for several at once: each sees the changes of the
@@ -139,9 +144,7 @@ export function createShellTool(options: { checkout: Checkout; limits?: ShellLim
   let previous: Promise<unknown> = Promise.resolve();
   return tool({
     description: SHELL_TOOL_DESCRIPTION,
-    inputSchema: z.object({
-      command: z.string().min(1).max(10_000).describe("The bash command line to run."),
-    }),
+    inputSchema: shellInput,
     execute: ({ command }, { abortSignal }) => {
       const run = previous.then(() =>
         runShellCommand({

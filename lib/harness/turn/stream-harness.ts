@@ -2,12 +2,15 @@
 // stream, commit, status parts, errors); its steps share the turn's state and its order is the
 // contract.
 import {
+  asSchema,
   convertToModelMessages,
   createUIMessageStream,
   createUIMessageStreamResponse,
   stepCountIs,
   streamText,
+  type FlexibleSchema,
   type LanguageModel,
+  type Schema,
   type ToolSet,
   type UIMessage,
 } from "ai";
@@ -461,6 +464,27 @@ function journalTools(tools: ToolSet, turn: TurnCheckout): ToolSet {
   return wrapped;
 }
 
+/** Schemas converted once per process, keyed by the (module-level) schema object. */
+const inputSchemas = new WeakMap<object, Schema<unknown>>();
+
+/**
+ * The AI SDK converts a tool's zod input schema to JSON Schema at every step of every turn
+ * (`asSchema` wraps it afresh each time): ~10% of a chat turn's server CPU. Its `Schema` wrapper
+ * computes the JSON Schema once and keeps it, so one wrapper per schema object, kept for the
+ * process, converts each schema once. A schema object is immutable (zod builds new ones), so
+ * the cached JSON Schema stays its own; tools that build their schema per call still work, they
+ * just convert it each time (and the WeakMap lets it go).
+ */
+export function cachedInputSchema<T>(schema: FlexibleSchema<T>): FlexibleSchema<T> {
+  if (schema === null || typeof schema !== "object") return schema;
+  let wrapped = inputSchemas.get(schema);
+  if (!wrapped) {
+    wrapped = asSchema(schema) as Schema<unknown>;
+    inputSchemas.set(schema, wrapped);
+  }
+  return wrapped as FlexibleSchema<T>;
+}
+
 /**
  * Wraps every tool's `execute` to bound its result (`maxOutputChars`), record the call, result
  * and duration in the trace, and turn an exception into a result that names the failed tool —
@@ -482,6 +506,7 @@ function traceTools(
     }
     traced[toolName] = {
       ...definition,
+      inputSchema: cachedInputSchema(definition.inputSchema),
       execute: async (
         input: unknown,
         executionOptions: Parameters<NonNullable<typeof execute>>[1],

@@ -2,90 +2,73 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createInvite } from "@/lib/accounts";
-import { requireRole, revokeSessions } from "@/lib/auth";
-import { getDb } from "@/lib/db";
+import {
+  createWorkspaceInvite,
+  findWorkspaceMembership,
+  isLastAdmin,
+  removeMembership,
+  revokeOpenInvite,
+  setMembershipRole,
+} from "@/lib/accounts/queries";
+import { action, fail } from "@/lib/actions";
 import { ROLES } from "@/lib/harness";
 
-export type AdminActionResult = { ok: true; inviteToken?: string } | { ok: false; error: string };
+const roleSchema = z.enum(ROLES, { error: "Choose a role for the invite." });
+const membershipIdSchema = z.string().min(1);
 
-const roleSchema = z.enum(ROLES);
+// Every action: the shared wrapper (parse, Actor: admin or 403), then ownership (the row must
+// be in the actor's workspace), then the change.
 
-// Every action: parse input, then the Actor (admin or 403), then ownership, then the change.
+export const createInviteAction = action(
+  { input: z.object({ role: roleSchema }), role: "admin" },
+  async ({ input, actor }) => {
+    const { token } = await createWorkspaceInvite({
+      workspaceId: actor.workspaceId,
+      createdById: actor.userId,
+      role: input.role,
+    });
+    revalidatePath("/admin/members");
+    return { inviteToken: token };
+  },
+);
 
-export async function createInviteAction(input: { role: string }): Promise<AdminActionResult> {
-  const parsed = z.object({ role: roleSchema }).safeParse(input);
-  const actor = await requireRole("admin");
-  if (!parsed.success) return { ok: false, error: "Choose a role for the invite." };
-  const { token } = await createInvite(getDb(), {
-    workspaceId: actor.workspaceId,
-    createdById: actor.userId,
-    role: parsed.data.role,
-  });
-  revalidatePath("/admin/members");
-  return { ok: true, inviteToken: token };
+/** The membership of the actor's workspace, or `not_found:member`. */
+async function ownMembership(workspaceId: string, membershipId: string) {
+  const membership = await findWorkspaceMembership(workspaceId, membershipId);
+  if (!membership) fail("not_found:member", "That member is not in this workspace.");
+  return membership;
 }
 
-/** Refuses to leave the workspace without an admin. */
-async function wouldRemoveLastAdmin(workspaceId: string, membershipId: string): Promise<boolean> {
-  const admins = await getDb().membership.findMany({
-    where: { workspaceId, role: "admin" },
-    select: { id: true },
-  });
-  return admins.length === 1 && admins[0]!.id === membershipId;
+function failLastAdmin(): never {
+  fail("conflict:last_admin", "A workspace needs at least one admin.");
 }
 
-export async function changeRoleAction(input: {
-  membershipId: string;
-  role: string;
-}): Promise<AdminActionResult> {
-  const parsed = z.object({ membershipId: z.string().min(1), role: roleSchema }).safeParse(input);
-  const actor = await requireRole("admin");
-  if (!parsed.success) return { ok: false, error: "Invalid role change." };
-  const db = getDb();
-  const membership = await db.membership.findFirst({
-    where: { id: parsed.data.membershipId, workspaceId: actor.workspaceId },
-  });
-  if (!membership) return { ok: false, error: "That member is not in this workspace." };
-  if (
-    parsed.data.role !== "admin" &&
-    (await wouldRemoveLastAdmin(actor.workspaceId, membership.id))
-  ) {
-    return { ok: false, error: "A workspace needs at least one admin." };
-  }
-  await db.membership.update({ where: { id: membership.id }, data: { role: parsed.data.role } });
-  revalidatePath("/admin/members");
-  return { ok: true };
-}
+export const changeRoleAction = action(
+  { input: z.object({ membershipId: membershipIdSchema, role: z.enum(ROLES) }), role: "admin" },
+  async ({ input, actor }) => {
+    const membership = await ownMembership(actor.workspaceId, input.membershipId);
+    if (input.role !== "admin" && (await isLastAdmin(actor.workspaceId, membership.id)))
+      failLastAdmin();
+    await setMembershipRole(membership.id, input.role);
+    revalidatePath("/admin/members");
+  },
+);
 
-export async function removeMemberAction(input: {
-  membershipId: string;
-}): Promise<AdminActionResult> {
-  const parsed = z.object({ membershipId: z.string().min(1) }).safeParse(input);
-  const actor = await requireRole("admin");
-  if (!parsed.success) return { ok: false, error: "Invalid member." };
-  const db = getDb();
-  const membership = await db.membership.findFirst({
-    where: { id: parsed.data.membershipId, workspaceId: actor.workspaceId },
-  });
-  if (!membership) return { ok: false, error: "That member is not in this workspace." };
-  if (await wouldRemoveLastAdmin(actor.workspaceId, membership.id)) {
-    return { ok: false, error: "A workspace needs at least one admin." };
-  }
-  await db.membership.delete({ where: { id: membership.id } });
-  // The removed person's tokens stop working everywhere, not only in this workspace.
-  await revokeSessions(db, membership.userId);
-  revalidatePath("/admin/members");
-  return { ok: true };
-}
+export const removeMemberAction = action(
+  { input: z.object({ membershipId: membershipIdSchema }), role: "admin" },
+  async ({ input, actor }) => {
+    const membership = await ownMembership(actor.workspaceId, input.membershipId);
+    if (await isLastAdmin(actor.workspaceId, membership.id)) failLastAdmin();
+    // The removed person's tokens stop working everywhere, not only in this workspace.
+    await removeMembership(membership);
+    revalidatePath("/admin/members");
+  },
+);
 
-export async function revokeInviteAction(input: { inviteId: string }): Promise<AdminActionResult> {
-  const parsed = z.object({ inviteId: z.string().min(1) }).safeParse(input);
-  const actor = await requireRole("admin");
-  if (!parsed.success) return { ok: false, error: "Invalid invite." };
-  await getDb().invite.deleteMany({
-    where: { id: parsed.data.inviteId, workspaceId: actor.workspaceId, usedAt: null },
-  });
-  revalidatePath("/admin/members");
-  return { ok: true };
-}
+export const revokeInviteAction = action(
+  { input: z.object({ inviteId: z.string().min(1) }), role: "admin" },
+  async ({ input, actor }) => {
+    await revokeOpenInvite(actor.workspaceId, input.inviteId);
+    revalidatePath("/admin/members");
+  },
+);

@@ -1,22 +1,14 @@
 import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
+import { listOpenInvites, listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireRole } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
 export default async function MembersPage() {
   const actor = await requireRole("admin");
-  const db = getDb();
   const [memberships, invites] = await Promise.all([
-    db.membership.findMany({
-      where: { workspaceId: actor.workspaceId },
-      include: { user: { select: { name: true, email: true } } },
-      orderBy: { createdAt: "asc" },
-    }),
-    db.invite.findMany({
-      where: { workspaceId: actor.workspaceId, usedAt: null, expiresAt: { gt: new Date() } },
-      orderBy: { createdAt: "desc" },
-    }),
+    listWorkspaceMembers(actor.workspaceId),
+    listOpenInvites(actor.workspaceId),
   ]);
   return (
     <div className="space-y-8">

@@ -1,24 +1,14 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { requireRole } from "@/lib/auth";
-import { getDb } from "@/lib/db";
-import { saveWorkspaceSettings, workspaceSettingsSchema } from "@/lib/workspace-settings";
+import { action } from "@/lib/actions";
+import { workspaceSettingsSchema } from "@/lib/workspace-settings";
+import { storeWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
-export type SettingsActionResult = { ok: true } | { ok: false; error: string };
-
-export async function saveSettingsAction(input: unknown): Promise<SettingsActionResult> {
-  const parsed = workspaceSettingsSchema.safeParse(input);
-  const actor = await requireRole("admin");
-  if (!parsed.success) {
-    return {
-      ok: false,
-      error: parsed.error.issues
-        .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
-        .join("; "),
-    };
-  }
-  await saveWorkspaceSettings(getDb(), actor.workspaceId, parsed.data);
-  revalidatePath("/admin/settings");
-  return { ok: true };
-}
+export const saveSettingsAction = action(
+  { input: workspaceSettingsSchema, role: "admin" },
+  async ({ input, actor }) => {
+    await storeWorkspaceSettings(actor.workspaceId, input);
+    revalidatePath("/admin/settings");
+  },
+);

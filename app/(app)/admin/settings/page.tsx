@@ -1,13 +1,12 @@
 import { SettingsForm } from "@/components/admin/settings-form";
 import { requireRole } from "@/lib/auth";
-import { getDb } from "@/lib/db";
-import { getWorkspaceSettings } from "@/lib/workspace-settings";
+import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
 export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const settings = await getWorkspaceSettings(getDb(), actor.workspaceId);
+  const settings = await loadWorkspaceSettings(actor.workspaceId);
   return (
     <div className="space-y-6">
       <div>

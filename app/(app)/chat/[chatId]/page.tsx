@@ -2,23 +2,16 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
-import { findRollbacksOf } from "@/app/(app)/refinements/list-visible-refinements";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
 import { CopyButton } from "@/components/ui/copy-button";
 import { getChatModel } from "@/lib/ai";
 import { requireActor } from "@/lib/auth";
-import {
-  getTurnForActor,
-  latestTurnId,
-  listInterruptedTurns,
-  listMessageTimes,
-  loadChatMessages,
-} from "@/lib/chat";
-import { getDb } from "@/lib/db";
-import { canWriteGlobal } from "@/lib/harness";
-import { getOwnChat } from "@/lib/harness-service";
+import { canWriteGlobal } from "@/lib/auth/permissions";
+import { getTurnForActor, latestTurnId, listInterruptedTurns } from "@/lib/chat";
+import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
+import { findRollbacksOf } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { imageOriginsFromEnv, requestOrigin } from "@/lib/security";
 
@@ -33,18 +26,18 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected } = firstSearchValues(await props.searchParams);
-  const [messages, messageTimes, model, turnId, refinements, interruptedTurns] = await Promise.all([
-    loadChatMessages(getDb(), chat.id),
-    listMessageTimes(getDb(), chat.id),
-    getChatModel(),
-    selected ? Promise.resolve(selected) : latestTurnId(chat.id),
-    refinementStore().listRefinements({
-      workspaceId: actor.workspaceId,
-      filter: { chatId: chat.id },
-      limit: 20,
-    }),
-    listInterruptedTurns(chat.id),
-  ]);
+  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns] =
+    await Promise.all([
+      loadChatPageMessages(chat.id),
+      getChatModel(),
+      selected ? Promise.resolve(selected) : latestTurnId(chat.id),
+      refinementStore().listRefinements({
+        workspaceId: actor.workspaceId,
+        filter: { chatId: chat.id },
+        limit: 20,
+      }),
+      listInterruptedTurns(chat.id),
+    ]);
   const [turn, rollbacks] = await Promise.all([
     turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
     findRollbacksOf({ actor, ids: refinements.items.map((refinement) => refinement.id) }),

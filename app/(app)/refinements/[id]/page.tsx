@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { z } from "zod";
 import { DiffView } from "@/components/harness/diff-view";
 import { entryHref } from "@/components/harness/entry-href";
+import { RevisionReason } from "@/components/harness/revision-reason";
 import { ApprovalControls } from "@/components/refinements/approval-controls";
 import { editCounts } from "@/components/refinements/edit-counts";
 import { entryAsText, proposedAsText } from "@/components/refinements/entry-as-text";
@@ -14,13 +15,22 @@ import { StatusBadge } from "@/components/refinements/status-badge";
 import { VerdictForm } from "@/components/refinements/verdict-form";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
-import { requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
-import { canWriteGlobal, type RecordedEdit, type Refinement } from "@/lib/harness";
-import { getOwnChat } from "@/lib/harness-service";
+import { memberNames } from "@/lib/accounts/queries";
+import {
+  isJudgeable,
+  isRestorable,
+  isRollbackable,
+  mayDecideProposal,
+  mayJudge as mayJudgeRefinement,
+  mayRestore,
+  mayWriteRefinementScope,
+  requireActor,
+} from "@/lib/auth";
+import type { RecordedEdit, Refinement } from "@/lib/harness";
+import { getOwnChat } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
+import { canSeeRefinement } from "@/lib/refinements/queries";
 import { cn } from "@/lib/utils";
-import { canSeeRefinement } from "../list-visible-refinements";
 
 export const dynamic = "force-dynamic";
 
@@ -85,7 +95,9 @@ function EditCard({ edit, index }: { edit: RecordedEdit; index: number }) {
         </span>
       </div>
       {edit.proposed.reason ? (
-        <p className="text-muted-foreground text-sm">Reason: {edit.proposed.reason}</p>
+        <p className="text-muted-foreground text-sm" data-testid="edit-reason">
+          Reason: <RevisionReason reason={edit.proposed.reason} />
+        </p>
       ) : null}
       {edit.error ? (
         <p className="text-destructive text-sm" data-testid="edit-error">
@@ -124,7 +136,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
   // Another person's local refinement reads as missing: its chat is theirs.
   if (!refinement || !(await canSeeRefinement(actor, refinement))) notFound();
 
-  const [chat, rollbacks, original, memberships] = await Promise.all([
+  const [chat, rollbacks, original, names] = await Promise.all([
     refinement.chatId ? getOwnChat(actor, refinement.chatId) : Promise.resolve(null),
     store.listRefinements({
       workspaceId: actor.workspaceId,
@@ -134,12 +146,8 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
     refinement.rollbackOf
       ? store.getRefinement({ workspaceId: actor.workspaceId, id: refinement.rollbackOf })
       : Promise.resolve(null),
-    getDb().membership.findMany({
-      where: { workspaceId: actor.workspaceId },
-      include: { user: { select: { name: true, email: true } } },
-    }),
+    memberNames(actor.workspaceId),
   ]);
-  const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));
   const nameOf = (userId: string | null) =>
     userId === null
       ? "—"
@@ -147,22 +155,15 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
         ? "you"
         : (names.get(userId) ?? "a former member");
 
-  const global = refinement.scope === "global";
-  const mayWriteScope = global ? canWriteGlobal(actor) : chat !== null;
+  const mayWriteScope = mayWriteRefinementScope(actor, refinement, chat !== null);
   // Rollbacks that changed something: once one exists, the refinement reads "Rolled back" and
   // cannot be rolled back again (its edits are already undone).
   const undoneBy = rollbacks.items.find(
     (rollback) => rollback.status === "applied" || rollback.status === "partial",
   );
-  const rollbackable = refinement.status === "applied" || refinement.status === "partial";
-  const restorable =
-    global &&
-    refinement.harnessVersionAfter !== null &&
-    !["pending", "imported"].includes(refinement.status);
-  const mayJudge =
-    refinement.status !== "pending" &&
-    refinement.expectedOutcome !== "" &&
-    (canWriteGlobal(actor) || (!global && refinement.actorId === actor.userId));
+  const rollbackable = isRollbackable(refinement);
+  const restorable = isRestorable(refinement);
+  const mayJudge = isJudgeable(refinement) && mayJudgeRefinement(actor, refinement);
 
   return (
     <div className="space-y-8" data-testid="refinement-detail" data-id={refinement.id}>
@@ -186,11 +187,10 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
           ) : null}
           {refinement.harnessVersionBefore !== null ? (
             <span data-testid="harness-versions">
-              harness v{refinement.harnessVersionBefore}
               {refinement.harnessVersionAfter !== null &&
               refinement.harnessVersionAfter !== refinement.harnessVersionBefore
-                ? ` → v${refinement.harnessVersionAfter}`
-                : ""}
+                ? `Changed the harness from version ${refinement.harnessVersionBefore} to ${refinement.harnessVersionAfter}`
+                : `Harness unchanged (version ${refinement.harnessVersionBefore})`}
             </span>
           ) : null}
           {refinement.model ? <span className="font-mono text-xs">{refinement.model}</span> : null}
@@ -241,7 +241,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
             )
           ) : null}
           {refinement.status === "pending" ? (
-            canWriteGlobal(actor) ? (
+            mayDecideProposal(actor) ? (
               <ApprovalControls refinementId={refinement.id} />
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="approval-unavailable">
@@ -249,7 +249,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
               </p>
             )
           ) : null}
-          {restorable && canWriteGlobal(actor) ? (
+          {mayRestore(actor, refinement) ? (
             <RestoreVersionButton
               refinementId={refinement.id}
               version={refinement.harnessVersionAfter!}

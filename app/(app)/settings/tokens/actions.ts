@@ -2,16 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import {
-  AccessTokenError,
-  createAccessToken,
-  revokeAccessToken,
-  tokenNameSchema,
-} from "@/lib/access-tokens";
-import { requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
+import { tokenNameSchema } from "@/lib/access-tokens";
+import { createOwnToken, revokeOwnToken } from "@/lib/access-tokens/queries";
+import { action, fail } from "@/lib/actions";
 
-export type TokenActionResult = { ok: true; token?: string } | { ok: false; error: string };
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const createSchema = z.object({
   name: tokenNameSchema,
@@ -19,45 +14,25 @@ const createSchema = z.object({
   expiresInDays: z.coerce.number().int().min(0).max(3650),
 });
 
-// Parse, then the Actor from the session (the token is bound to it: person and workspace), then act.
+// The shared wrapper (parse, Actor, error mapping), then the change; the token is bound to the
+// Actor (person and workspace).
 
-export async function createTokenAction(input: {
-  name: string;
-  expiresInDays: number | string;
-}): Promise<TokenActionResult> {
-  const parsed = createSchema.safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success) {
-    return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid token settings." };
-  }
-  try {
-    const { token } = await createAccessToken(getDb(), {
-      userId: actor.userId,
-      workspaceId: actor.workspaceId,
-      name: parsed.data.name,
-      expiresAt:
-        parsed.data.expiresInDays === 0
-          ? null
-          : new Date(Date.now() + parsed.data.expiresInDays * 24 * 60 * 60 * 1000),
-    });
-    revalidatePath("/settings/tokens");
-    return { ok: true, token };
-  } catch (error) {
-    if (error instanceof AccessTokenError) return { ok: false, error: error.message };
-    throw error;
-  }
-}
-
-export async function revokeTokenAction(input: { id: string }): Promise<TokenActionResult> {
-  const parsed = z.object({ id: z.string().min(1).max(100) }).safeParse(input);
-  const actor = await requireActor();
-  if (!parsed.success) return { ok: false, error: "Invalid token." };
-  // Only the owner's own token in the current workspace matches; anything else changes nothing.
-  const revoked = await revokeAccessToken(getDb(), {
-    userId: actor.userId,
-    workspaceId: actor.workspaceId,
-    id: parsed.data.id,
+export const createTokenAction = action({ input: createSchema }, async ({ input, actor }) => {
+  const { token } = await createOwnToken(actor, {
+    name: input.name,
+    expiresAt:
+      input.expiresInDays === 0 ? null : new Date(Date.now() + input.expiresInDays * DAY_MS),
   });
   revalidatePath("/settings/tokens");
-  return revoked ? { ok: true } : { ok: false, error: "That token does not exist or is revoked." };
-}
+  return { token };
+});
+
+export const revokeTokenAction = action(
+  { input: z.object({ id: z.string().min(1).max(100) }) },
+  async ({ input, actor }) => {
+    // Only the owner's own token in the current workspace matches; anything else changes nothing.
+    const revoked = await revokeOwnToken(actor, input.id);
+    revalidatePath("/settings/tokens");
+    if (!revoked) fail("not_found:token", "That token does not exist or is revoked.");
+  },
+);

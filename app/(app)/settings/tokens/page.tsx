@@ -1,16 +1,12 @@
 import { TokenCreator, TokenRow } from "@/components/settings/access-tokens";
-import { listAccessTokens } from "@/lib/access-tokens";
+import { listOwnTokens } from "@/lib/access-tokens/queries";
 import { requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
 export default async function AccessTokensPage() {
   const actor = await requireActor();
-  const tokens = await listAccessTokens(getDb(), {
-    userId: actor.userId,
-    workspaceId: actor.workspaceId,
-  });
+  const tokens = await listOwnTokens(actor);
   return (
     <div className="space-y-8">
       <div className="space-y-1">

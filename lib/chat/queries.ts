@@ -1,0 +1,321 @@
+import type { UIMessage } from "ai";
+import { databaseTargetOf, getDb, type Db } from "@/lib/db";
+import type { Actor } from "@/lib/harness";
+import { getSql, sqlFor, toBool, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
+import { listMessageTimes, loadChatMessages } from "./messages";
+
+/**
+ * The chat path's queries (chats, messages, turns, the turn claim) on the SQL layer
+ * (`lib/storage/sql`), not Prisma's query engine: a chat turn runs about a dozen of them, and
+ * through Prisma each cost 1–1.5 ms of CPU (bench/README.md, "Chat route"). The same SQL text
+ * runs on SQLite and PostgreSQL. Prisma keeps the schema; these read and write its tables.
+ */
+
+/** The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s). */
+export function sqlOf(db?: Db): Sql {
+  return db ? sqlFor(databaseTargetOf(db)) : getSql();
+}
+
+export interface ChatForTurn {
+  id: string;
+  title: string;
+  /** The workspace's settings (their defaults when the workspace has none saved). */
+  settings: WorkspaceSettingsValues;
+}
+
+/** The chat if it is the actor's own (same user, same workspace), with its workspace's settings. */
+export async function findChatForTurn(
+  sql: SqlExecutor,
+  options: { chatId: string; userId: string; workspaceId: string },
+): Promise<ChatForTurn | null> {
+  const row = await sql.get<{
+    id: string;
+    title: string;
+    tokenBudget: number | null;
+    refineEveryTurns: number | null;
+    refineAfterCompaction: unknown;
+    refineCooldownMinutes: number | null;
+    globalRefineNeedsApproval: unknown;
+  }>(
+    `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
+       s."refineCooldownMinutes", s."globalRefineNeedsApproval"
+     FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
+     WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
+    [options.chatId, options.workspaceId, options.userId],
+  );
+  if (!row) return null;
+  const settings =
+    row.tokenBudget === null
+      ? DEFAULT_WORKSPACE_SETTINGS
+      : {
+          tokenBudget: row.tokenBudget,
+          refineEveryTurns: row.refineEveryTurns ?? DEFAULT_WORKSPACE_SETTINGS.refineEveryTurns,
+          refineAfterCompaction: toBool(row.refineAfterCompaction),
+          refineCooldownMinutes:
+            row.refineCooldownMinutes ?? DEFAULT_WORKSPACE_SETTINGS.refineCooldownMinutes,
+          globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
+        };
+  return { id: row.id, title: row.title, settings };
+}
+
+/** A chat's compaction state (read once the turn holds the chat, so no other turn changes it). */
+export async function chatCompaction(
+  sql: SqlExecutor,
+  chatId: string,
+): Promise<{ compactionSummary: string | null; compactedThroughId: string | null }> {
+  const row = await sql.get<{
+    compactionSummary: string | null;
+    compactedThroughId: string | null;
+  }>(`SELECT "compactionSummary", "compactedThroughId" FROM "Chat" WHERE "id" = ?`, [chatId]);
+  if (!row) throw new Error(`No chat ${chatId}.`);
+  return row;
+}
+
+export interface MessageRow {
+  id: string;
+  role: string;
+  parts: string;
+}
+
+/** A chat's messages in order, as stored. */
+export function listMessageRows(sql: SqlExecutor, chatId: string): Promise<MessageRow[]> {
+  return sql.all<MessageRow>(
+    `SELECT "id", "role", "parts" FROM "ChatMessage" WHERE "chatId" = ? ORDER BY "seq" ASC`,
+    [chatId],
+  );
+}
+
+/**
+ * Inserts `message` at the end of the chat in one statement (position = the chat's last + 1).
+ * Returns false, changing nothing, when a message with that id exists already (in any chat).
+ * Two inserts racing for the same position: the loser throws a unique violation on
+ * `(chatId, seq)`, and the caller retries.
+ */
+export async function insertMessageAtEnd(
+  sql: SqlExecutor,
+  chatId: string,
+  message: UIMessage,
+  now: Date = new Date(),
+): Promise<boolean> {
+  // SQLite reads `INSERT … SELECT … ON CONFLICT` only with a WHERE in the SELECT (it has one).
+  const { changes } = await sql.run(
+    `INSERT INTO "ChatMessage" ("id", "chatId", "role", "parts", "seq", "createdAt")
+     SELECT ?, ?, ?, ?, COALESCE(MAX("seq"), 0) + 1, ? FROM "ChatMessage" WHERE "chatId" = ?
+     ON CONFLICT ("id") DO NOTHING`,
+    [message.id, chatId, message.role, JSON.stringify(message.parts), now, chatId],
+  );
+  return changes === 1;
+}
+
+/** Whether a message with this id is stored (in any chat). */
+export async function messageExists(sql: SqlExecutor, id: string): Promise<boolean> {
+  return (await sql.get(`SELECT 1 AS "one" FROM "ChatMessage" WHERE "id" = ?`, [id])) !== undefined;
+}
+
+/** Stores a new running turn. */
+export async function insertRunningTurn(
+  sql: SqlExecutor,
+  turn: {
+    id: string;
+    chatId: string;
+    userId: string;
+    userMessageId: string;
+    model: string;
+    leaseExpiresAt: Date;
+  },
+): Promise<void> {
+  await sql.run(
+    `INSERT INTO "Turn" ("id", "chatId", "userId", "status", "userMessageId", "model", "leaseExpiresAt", "startedAt")
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?)`,
+    [
+      turn.id,
+      turn.chatId,
+      turn.userId,
+      turn.userMessageId,
+      turn.model,
+      turn.leaseExpiresAt,
+      new Date(),
+    ],
+  );
+}
+
+/** Extends a running turn's lease (a no-op once it has finished). */
+export async function refreshTurnLease(
+  sql: SqlExecutor,
+  turnId: string,
+  until: Date,
+): Promise<void> {
+  await sql.run(`UPDATE "Turn" SET "leaseExpiresAt" = ? WHERE "id" = ? AND "status" = 'running'`, [
+    until,
+    turnId,
+  ]);
+}
+
+/** What a finished turn records about itself. */
+export interface FinishedTurnRecord {
+  status: string;
+  error: string | null;
+  assistantMessageId: string | null;
+  persistence: string;
+  instructions: string;
+  trace: string;
+  compaction: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+/**
+ * Records a finished turn in one transaction: the assistant message (kept if a retry already
+ * stored it), the turn row, the chat's compaction or `updatedAt`, and the release of the chat's
+ * claim — so the next turn of the chat sees all of it or none.
+ */
+export async function recordFinishedTurn(
+  sql: Sql,
+  options: {
+    turnId: string;
+    chatId: string;
+    assistant: UIMessage | null;
+    turn: FinishedTurnRecord;
+    compaction: { summary: string; throughId: string } | null;
+  },
+): Promise<void> {
+  const now = new Date();
+  await sql.transaction(async (tx) => {
+    // The chat's claim is held: no other turn appends meanwhile. A retry of this recording
+    // finds its message stored already and keeps it.
+    if (options.assistant) await insertMessageAtEnd(tx, options.chatId, options.assistant, now);
+    const turn = options.turn;
+    await tx.run(
+      `UPDATE "Turn" SET "status" = ?, "leaseExpiresAt" = NULL, "error" = ?, "assistantMessageId" = ?,
+         "persistence" = ?, "instructions" = ?, "trace" = ?, "compaction" = ?, "inputTokens" = ?,
+         "outputTokens" = ?, "finishedAt" = ?
+       WHERE "id" = ?`,
+      [
+        turn.status,
+        turn.error,
+        turn.assistantMessageId,
+        turn.persistence,
+        turn.instructions,
+        turn.trace,
+        turn.compaction,
+        turn.inputTokens,
+        turn.outputTokens,
+        now,
+        options.turnId,
+      ],
+    );
+    if (options.compaction) {
+      await tx.run(
+        `UPDATE "Chat" SET "compactionSummary" = ?, "compactedThroughId" = ?, "updatedAt" = ? WHERE "id" = ?`,
+        [options.compaction.summary, options.compaction.throughId, now, options.chatId],
+      );
+    } else {
+      await tx.run(`UPDATE "Chat" SET "updatedAt" = ? WHERE "id" = ?`, [now, options.chatId]);
+    }
+    await tx.run(`DELETE FROM "ChatTurnClaim" WHERE "chatId" = ? AND "turnId" = ?`, [
+      options.chatId,
+      options.turnId,
+    ]);
+  });
+}
+
+/** Sets a turn's assistant message (a `/refine` command turn, recorded after its stream). */
+export async function setTurnAssistantMessage(
+  sql: SqlExecutor,
+  turnId: string,
+  messageId: string,
+): Promise<void> {
+  await sql.run(`UPDATE "Turn" SET "assistantMessageId" = ? WHERE "id" = ?`, [messageId, turnId]);
+}
+
+/** Stores a `/refine` command turn (model-less, completed at once). */
+export async function insertCommandTurn(
+  sql: SqlExecutor,
+  turn: { id: string; chatId: string; userId: string; userMessageId: string },
+): Promise<void> {
+  const now = new Date();
+  await sql.run(
+    `INSERT INTO "Turn" ("id", "chatId", "userId", "status", "userMessageId", "persistence", "startedAt", "finishedAt")
+     VALUES (?, ?, ?, 'completed', ?, ?, ?, ?)`,
+    [
+      turn.id,
+      turn.chatId,
+      turn.userId,
+      turn.userMessageId,
+      JSON.stringify({ status: "not-configured" }),
+      now,
+      now,
+    ],
+  );
+}
+
+/** The three latest refinements a chat's turn shows the model (global, or this chat's; not imported). */
+export async function listRecentRefinements(
+  sql: SqlExecutor,
+  options: { workspaceId: string; chatId: string },
+): Promise<Array<{ id: string; summary: string; status: string; createdAt: string }>> {
+  const rows = await sql.all<{ id: string; summary: string; status: string; createdAt: unknown }>(
+    `SELECT "id", "summary", "status", "createdAt" FROM "Refinement"
+     WHERE "workspaceId" = ? AND ("scope" = 'global' OR "chatId" = ?) AND "status" <> 'imported'
+     ORDER BY "createdAt" DESC LIMIT 3`,
+    [options.workspaceId, options.chatId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    summary: row.summary,
+    status: row.status,
+    createdAt: toDate(row.createdAt).toISOString(),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------
+// The chat queries of the app's pages and actions (the list of chats, one's own chat, creating,
+// renaming and deleting one, a chat page's messages). Every query takes the Actor where it
+// matters: a chat belongs to one person in one workspace, and someone else's reads as missing.
+
+/** The chats of the actor in their workspace, most recently updated first. */
+export function listChats(actor: Actor) {
+  return getDb().chat.findMany({
+    where: { workspaceId: actor.workspaceId, userId: actor.userId },
+    orderBy: { updatedAt: "desc" },
+    select: { id: true, title: true, updatedAt: true },
+  });
+}
+
+/** The chat if it belongs to the actor (same user, same workspace), else null. */
+export function getOwnChat(actor: Actor, chatId: string) {
+  return getDb().chat.findFirst({
+    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
+    select: { id: true, title: true },
+  });
+}
+
+export function createChat(actor: Actor, title: string) {
+  return getDb().chat.create({
+    data: { workspaceId: actor.workspaceId, userId: actor.userId, title },
+    select: { id: true },
+  });
+}
+
+/** Renames one of the actor's chats; returns whether it was theirs. */
+export async function renameOwnChat(actor: Actor, chatId: string, title: string): Promise<boolean> {
+  const { count } = await getDb().chat.updateMany({
+    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
+    data: { title },
+  });
+  return count > 0;
+}
+
+/** Deletes one of the actor's chats with its messages and turns (the schema cascades). */
+export async function deleteOwnChat(actor: Actor, chatId: string): Promise<void> {
+  await getDb().chat.deleteMany({
+    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
+  });
+}
+
+/** A chat page's messages and when each was written (call after `getOwnChat`). */
+export function loadChatPageMessages(chatId: string) {
+  const db = getDb();
+  return Promise.all([loadChatMessages(db, chatId), listMessageTimes(db, chatId)]);
+}

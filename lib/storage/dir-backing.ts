@@ -1,0 +1,460 @@
+import { randomUUID } from "node:crypto";
+
+import {
+  type FileContent,
+  fileMapFromEntries,
+  HarnessValidationError,
+  type StoreOptions,
+  type StoreResult,
+  validateRelativePath,
+} from "@/lib/harness";
+import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
+import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
+import {
+  decodeFileContent,
+  encodeFileContent,
+  pageSize,
+  sha256Hex,
+  versionOf,
+} from "./internal/files";
+import {
+  placeholders,
+  toBool,
+  toBytes,
+  toDate,
+  type Sql,
+  type SqlExecutor,
+  type SqlValue,
+} from "./sql";
+
+/** What produced a successful commit, as recorded in the dir's history. */
+export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp";
+
+/** Options for `createDirBacking`. */
+export interface DirBackingOptions<TExtraBody> {
+  /** The database (`sqlFor(target)` / `getSql()`). */
+  sql: Sql;
+  /**
+   * The row key of the dir for this turn, from the server-side `extraBody` (e.g. `user:<id>`,
+   * `company:<workspaceId>`). Every load and store reads and writes only rows with this key.
+   */
+  dirKey: (options: { extraBody: TExtraBody }) => string;
+  /** Who is committing, recorded on files (`updatedBy`) and history rows. Default: nobody. */
+  actorId?: (extraBody: TExtraBody) => string | null;
+  /** What the commit is, for the history. Default `"turn"`. */
+  source?: DirCommitSource | ((extraBody: TExtraBody) => DirCommitSource);
+  /** Where the commit came from outside the app (e.g. `mcp:laptop (claude-code)`), for the history. Default: none. */
+  via?: (extraBody: TExtraBody) => string | null;
+  /**
+   * Where loads keep the snapshots they read (and commits refresh them), so a turn whose dir
+   * has not changed since reads only its version from the database. Default: one cache per
+   * database and process, bounded to 64 MiB of content (`DEFAULT_SNAPSHOT_CACHE_BYTES`).
+   * `false` reads every file on every load.
+   */
+  snapshotCache?: DirSnapshotCache | false;
+}
+
+/** One file of a database-backed dir, without its content. */
+export interface DirFileInfo {
+  path: string;
+  size: number;
+  isText: boolean;
+  sha256: string;
+  updatedAt: Date;
+  updatedBy: string | null;
+}
+
+/** One file of a database-backed dir, with its content (text or bytes, as stored). */
+export interface DirFile extends DirFileInfo {
+  content: FileContent;
+}
+
+/** One successful commit in a dir's history. */
+export interface DirCommitEntry {
+  id: string;
+  dirKey: string;
+  /** The dir version (cursor) this commit produced. */
+  version: number;
+  actorId: string | null;
+  source: string;
+  /** Where the commit came from outside the app (`mcp:<token> (<client>)`), or `null`. */
+  via: string | null;
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  createdAt: Date;
+}
+
+/** A load re-reads when a commit landed between reading the version and the files. */
+const MAX_LOAD_ATTEMPTS = 10;
+
+/**
+ * Files per statement in a store. PostgreSQL: one round trip per 100 files (8 bound values
+ * each, far below its 65,535). SQLite: one file per statement, a prepared statement reused
+ * (a statement costs microseconds there, and one text is prepared once).
+ */
+function rowsPerStatement(sql: SqlExecutor): number {
+  return sql.dialect === "sqlite" ? 1 : 100;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) {
+    result.push(items.slice(start, start + size));
+  }
+  return result;
+}
+
+const SELECT_VERSION = `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`;
+
+async function readVersion(sql: SqlExecutor, dirKey: string): Promise<number> {
+  const row = await sql.get<{ version: number }>(SELECT_VERSION, [dirKey]);
+  return row ? Number(row.version) : 0;
+}
+
+// One snapshot cache per database: every backing made for it (the app makes them per request)
+// shares one.
+const sharedCaches = new WeakMap<Sql, DirSnapshotCache>();
+
+function sharedCacheOf(sql: Sql): DirSnapshotCache {
+  let cache = sharedCaches.get(sql);
+  if (!cache) {
+    cache = new DirSnapshotCache();
+    sharedCaches.set(sql, cache);
+  }
+  return cache;
+}
+
+interface FileRow {
+  path: string;
+  content: unknown;
+  isText: unknown;
+  updatedAt: unknown;
+}
+
+/**
+ * A `PersistentDirBacking` whose files are `PersistentFile` rows keyed by `dirKey` (an owner: a
+ * user or a workspace), on SQLite and PostgreSQL alike (the SQL layer).
+ *
+ * - The cursor is `PersistentDirState.version`: `0` before the first commit, `+1` per commit.
+ * - `store` runs in one write transaction: compare-and-swap on the version (an `UPDATE … WHERE
+ *   version = cursor`, or creating the state row when the cursor is `0`), then the file rows,
+ *   then a `DirCommit` history row. A lost race returns `conflict` and writes nothing.
+ * - Text is stored as UTF-8 with `isText = true` and loads back as the same string; bytes load
+ *   back as a `Uint8Array`, so both round-trip exactly.
+ * - Loads go through a process-local snapshot cache (see `snapshotCache`), validated by the
+ *   version read from the database on every load: versions only grow and a commit changes the
+ *   rows and the version in one transaction, so a snapshot cached at version V is exactly the
+ *   database state at V, whichever instance committed. This relies on the same invariant as
+ *   compare-and-swap: a dir's `PersistentDirState` row is never deleted or set back.
+ */
+export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
+  options: DirBackingOptions<TExtraBody>,
+): PersistentDirBacking<TExtraBody, TSession> {
+  const { sql } = options;
+  const cache =
+    options.snapshotCache === false ? null : (options.snapshotCache ?? sharedCacheOf(sql));
+  const sourceOf = (extraBody: TExtraBody): DirCommitSource =>
+    typeof options.source === "function" ? options.source(extraBody) : (options.source ?? "turn");
+  const perStatement = rowsPerStatement(sql);
+
+  return {
+    async load({ extraBody, abortSignal }: LoadOptions<TExtraBody, TSession>) {
+      abortSignal?.throwIfAborted();
+      const dirKey = options.dirKey({ extraBody });
+      // Optimistic read without a long transaction: versions only grow and a commit's rows
+      // become visible together, so equal versions before and after mean the files match it.
+      for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+        const before = await readVersion(sql, dirKey);
+        const cached = cache?.get(dirKey, before);
+        if (cached) {
+          abortSignal?.throwIfAborted();
+          const copy = copySnapshotOut(cached);
+          return {
+            files: fileMapFromEntries(copy.files),
+            cursor: before,
+            updatedAt: copy.updatedAt,
+          };
+        }
+        const rows = await sql.all<FileRow>(
+          `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile"
+           WHERE "dirKey" = ? ORDER BY "path" ASC`,
+          [dirKey],
+        );
+        const after = await readVersion(sql, dirKey);
+        abortSignal?.throwIfAborted();
+        if (before !== after) continue;
+        const updatedAt: Record<string, string> = Object.create(null) as Record<string, string>;
+        for (const row of rows) updatedAt[row.path] = toDate(row.updatedAt).toISOString();
+        const files = rows.map(
+          (row) => [row.path, decodeFileContent(toBytes(row.content), toBool(row.isText))] as const,
+        );
+        // The cache copies what it keeps, so the caller's map below is its own.
+        cache?.set(dirKey, { version: after, files, updatedAt: Object.entries(updatedAt) });
+        return { files: fileMapFromEntries(files), cursor: after, updatedAt };
+      }
+      throw new Error(`Dir ${dirKey} kept changing while it was loaded; try again.`);
+    },
+
+    async store(storeOptions: StoreOptions<TExtraBody, TSession>): Promise<StoreResult> {
+      const { extraBody, changes, cursor, abortSignal } = storeOptions;
+      abortSignal?.throwIfAborted();
+      const dirKey = options.dirKey({ extraBody });
+      const expected = versionOf(cursor);
+      if (expected === null) {
+        throw new HarnessValidationError({
+          surface: "commit",
+          message: `Cursor ${JSON.stringify(cursor)} is not a version of a database-backed dir.`,
+        });
+      }
+      // Validate everything before the transaction: a store is all or nothing.
+      const created = changes.created.map((file) => ({
+        path: validateRelativePath({ path: file.path }),
+        content: file.content,
+      }));
+      const updated = changes.updated.map((file) => ({
+        path: validateRelativePath({ path: file.path }),
+        content: file.content,
+      }));
+      const writes = [...created, ...updated].map((file) => ({
+        path: file.path,
+        ...encodeFileContent(file.content),
+      }));
+      const deletes = changes.deleted.map((path) => validateRelativePath({ path }));
+      const actorId = options.actorId?.(extraBody) ?? null;
+      const source = sourceOf(extraBody);
+      const via = options.via?.(extraBody) ?? null;
+      const next = expected + 1;
+      const now = new Date();
+      abortSignal?.throwIfAborted();
+      const current = await sql.transaction(async (tx) => {
+        // Compare-and-swap first: on a lost race nothing has been written.
+        const swapped =
+          expected === 0
+            ? await tx.run(
+                `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, ?, ?)
+                 ON CONFLICT ("dirKey") DO NOTHING`,
+                [dirKey, next, now],
+              )
+            : await tx.run(
+                `UPDATE "PersistentDirState" SET "version" = ?, "updatedAt" = ?
+                 WHERE "dirKey" = ? AND "version" = ?`,
+                [next, now, dirKey, expected],
+              );
+        if (swapped.changes !== 1) return readVersion(tx, dirKey);
+        for (const paths of chunks(deletes, perStatement)) {
+          await tx.run(
+            `DELETE FROM "PersistentFile" WHERE "dirKey" = ? AND "path" IN (${placeholders(paths.length)})`,
+            [dirKey, ...paths],
+          );
+        }
+        for (const rows of chunks(writes, perStatement)) {
+          const values: SqlValue[] = [];
+          for (const write of rows) {
+            values.push(
+              dirKey,
+              write.path,
+              write.bytes,
+              write.isText,
+              write.bytes.byteLength,
+              sha256Hex(write.bytes),
+              now,
+              actorId,
+            );
+          }
+          await tx.run(
+            `INSERT INTO "PersistentFile"
+               ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
+             VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+             ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
+               "isText" = excluded."isText", "size" = excluded."size",
+               "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
+               "updatedBy" = excluded."updatedBy"`,
+            values,
+          );
+        }
+        // The paths as the change set gave them.
+        await tx.run(
+          `INSERT INTO "DirCommit"
+             ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            randomUUID(),
+            dirKey,
+            next,
+            actorId,
+            source,
+            via,
+            JSON.stringify(changes.created.map((file) => file.path)),
+            JSON.stringify(changes.updated.map((file) => file.path)),
+            JSON.stringify(changes.deleted),
+            now,
+          ],
+        );
+        return null;
+      });
+      if (current !== null) {
+        return {
+          status: "conflict",
+          currentCursor: current,
+          message: `${dirKey} is at version ${current}, not ${expected}: it changed since it was loaded.`,
+        };
+      }
+      cache?.applyCommit(dirKey, {
+        fromVersion: expected,
+        toVersion: next,
+        changes: { created, updated, deleted: deletes },
+        updatedAt: now.toISOString(),
+      });
+      return { status: "stored", cursor: next };
+    },
+  };
+}
+
+/** The current version (cursor) of a database-backed dir; `0` before its first commit. */
+export async function getDirVersion(options: { sql: Sql; dirKey: string }): Promise<number> {
+  return readVersion(options.sql, options.dirKey);
+}
+
+interface FileInfoRow {
+  path: string;
+  size: number;
+  isText: unknown;
+  sha256: string;
+  updatedAt: unknown;
+  updatedBy: string | null;
+}
+
+function fileInfoOf(row: FileInfoRow): DirFileInfo {
+  return {
+    path: row.path,
+    size: Number(row.size),
+    isText: toBool(row.isText),
+    sha256: row.sha256,
+    updatedAt: toDate(row.updatedAt),
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Every file of a dir without content, sorted by path, and the version they were read at. */
+export async function listDirFiles(options: {
+  sql: Sql;
+  dirKey: string;
+  abortSignal?: AbortSignal;
+}): Promise<{ files: DirFileInfo[]; version: number }> {
+  const { sql, dirKey } = options;
+  for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+    options.abortSignal?.throwIfAborted();
+    const before = await readVersion(sql, dirKey);
+    const rows = await sql.all<FileInfoRow>(
+      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy" FROM "PersistentFile"
+       WHERE "dirKey" = ? ORDER BY "path" ASC`,
+      [dirKey],
+    );
+    if ((await readVersion(sql, dirKey)) === before) {
+      return { files: rows.map(fileInfoOf), version: before };
+    }
+  }
+  throw new Error(`Dir ${dirKey} kept changing while it was listed; try again.`);
+}
+
+/** One file with its content and the dir version it was read at, or `null` when missing. */
+export async function readDirFile(options: {
+  sql: Sql;
+  dirKey: string;
+  path: string;
+  abortSignal?: AbortSignal;
+}): Promise<(DirFile & { version: number }) | null> {
+  const { sql, dirKey } = options;
+  const path = validateRelativePath({ path: options.path });
+  for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+    options.abortSignal?.throwIfAborted();
+    const before = await readVersion(sql, dirKey);
+    const row = await sql.get<FileInfoRow & { content: unknown }>(
+      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy", "content"
+       FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      [dirKey, path],
+    );
+    if ((await readVersion(sql, dirKey)) !== before) continue;
+    if (!row) return null;
+    const info = fileInfoOf(row);
+    return {
+      ...info,
+      content: decodeFileContent(toBytes(row.content), info.isText),
+      version: before,
+    };
+  }
+  throw new Error(`Dir ${dirKey} kept changing while it was read; try again.`);
+}
+
+function parsePaths(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value)
+      ? value.filter((item): item is string => typeof item === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+interface DirCommitRow {
+  id: string;
+  dirKey: string;
+  version: number;
+  actorId: string | null;
+  source: string;
+  via: string | null;
+  created: string;
+  updated: string;
+  deleted: string;
+  createdAt: unknown;
+}
+
+/**
+ * A dir's successful commits, newest first. `cursor` is the previous page's `nextCursor`;
+ * `limit` defaults to 50 (at most 500).
+ */
+export async function listDirCommits(options: {
+  sql: Sql;
+  dirKey: string;
+  limit?: number;
+  cursor?: string | null;
+  abortSignal?: AbortSignal;
+}): Promise<{ commits: DirCommitEntry[]; nextCursor: string | null }> {
+  options.abortSignal?.throwIfAborted();
+  const limit = pageSize(options.limit);
+  let before: number | undefined;
+  if (options.cursor !== undefined && options.cursor !== null && options.cursor !== "") {
+    if (!/^\d+$/.test(options.cursor)) {
+      throw new HarnessValidationError({
+        surface: "cursor",
+        message: "Invalid pagination cursor",
+        details: { cursor: options.cursor },
+      });
+    }
+    before = Number(options.cursor);
+  }
+  const rows = await options.sql.all<DirCommitRow>(
+    `SELECT "id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "createdAt"
+     FROM "DirCommit" WHERE "dirKey" = ? ${before === undefined ? "" : `AND "version" < ?`}
+     ORDER BY "version" DESC, "createdAt" DESC LIMIT ?`,
+    [options.dirKey, ...(before === undefined ? [] : [before]), limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  return {
+    commits: page.map((row) => ({
+      id: row.id,
+      dirKey: row.dirKey,
+      version: Number(row.version),
+      actorId: row.actorId,
+      source: row.source,
+      via: row.via,
+      created: parsePaths(row.created),
+      updated: parsePaths(row.updated),
+      deleted: parsePaths(row.deleted),
+      createdAt: toDate(row.createdAt),
+    })),
+    nextCursor: rows.length > limit ? String(page.at(-1)!.version) : null,
+  };
+}

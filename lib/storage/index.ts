@@ -1,0 +1,27 @@
+/**
+ * Adapters of the core's ports on the database, one per port for SQLite and PostgreSQL alike,
+ * over the SQL layer in `./sql` (see docs/data-layer.md and docs/decisions/0017).
+ */
+export { SqlHarnessStorage, harnessStorageFor } from "./harness-storage";
+export {
+  createDirBacking,
+  getDirVersion,
+  listDirCommits,
+  listDirFiles,
+  readDirFile,
+  type DirBackingOptions,
+  type DirCommitEntry,
+  type DirCommitSource,
+  type DirFile,
+  type DirFileInfo,
+} from "./dir-backing";
+export {
+  createCommitLog,
+  type DatabaseCommitLog,
+  type ListCommitsForOwnersOptions,
+} from "./commit-log";
+export { createTurnJournal } from "./turn-journal";
+export { SqlRefinementStore } from "./refinement-store";
+export { SqlRefinementHistory } from "./refinement-history";
+export { DirSnapshotCache } from "./internal/dir-snapshot-cache";
+export { closeSql, getSql, sqlFor, sqlForDb, type Sql } from "./sql";

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { isUniqueViolation, sqlFor, toBool, toBytes, toDate, type Sql } from "./index";
+
+let database: TestDatabase;
+let sql: Sql;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sql = sqlFor(database.target);
+});
+afterAll(async () => {
+  await database.cleanup();
+});
+
+describe(`the SQL layer on ${testDatabaseProvider()}`, () => {
+  it("is one client per database", () => {
+    expect(sqlFor(database.target)).toBe(sql);
+    expect(sql.dialect).toBe(testDatabaseProvider() === "sqlite" ? "sqlite" : "postgres");
+  });
+
+  it("round-trips dates, booleans, bytes and integers in the format Prisma reads", async () => {
+    const at = new Date("2026-03-04T05:06:07.089Z");
+    const bytes = new Uint8Array([0, 1, 254, 255]);
+    await sql.run(
+      `INSERT INTO "PersistentFile" ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ["d:1", "a.bin", bytes, false, 4, "x", at, null],
+    );
+    const row = await sql.get<Record<string, unknown>>(
+      `SELECT * FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      ["d:1", "a.bin"],
+    );
+    expect(toDate(row!.updatedAt).toISOString()).toBe(at.toISOString());
+    expect(toBool(row!.isText)).toBe(false);
+    expect([...toBytes(row!.content)]).toEqual([...bytes]);
+    expect(row!.size).toBe(4);
+    // Prisma reads the row back the same.
+    const viaPrisma = await database.db.persistentFile.findUniqueOrThrow({
+      where: { dirKey_path: { dirKey: "d:1", path: "a.bin" } },
+    });
+    expect(viaPrisma.updatedAt.toISOString()).toBe(at.toISOString());
+    expect(viaPrisma.isText).toBe(false);
+    expect([...viaPrisma.content]).toEqual([...bytes]);
+    // … and a row Prisma wrote reads back here the same, comparable with a bound Date.
+    await database.db.persistentFile.create({
+      data: {
+        dirKey: "d:1",
+        path: "b.md",
+        content: new Uint8Array(Buffer.from("hi")),
+        isText: true,
+        size: 2,
+        sha256: "y",
+        updatedAt: at,
+      },
+    });
+    const later = await sql.all<{ path: string; isText: unknown; updatedAt: unknown }>(
+      `SELECT "path", "isText", "updatedAt" FROM "PersistentFile" WHERE "dirKey" = ? AND "updatedAt" = ? ORDER BY "path"`,
+      ["d:1", at],
+    );
+    expect(
+      later.map((item) => [item.path, toBool(item.isText), toDate(item.updatedAt).getTime()]),
+    ).toEqual([
+      ["a.bin", false, at.getTime()],
+      ["b.md", true, at.getTime()],
+    ]);
+    const count = await sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS "n" FROM "PersistentFile" WHERE "dirKey" = ?`,
+      ["d:1"],
+    );
+    expect(count!.n).toBe(2);
+  });
+
+  it("commits a transaction, rolls one back on a throw, and reports unique violations", async () => {
+    const insert = `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, ?, ?)`;
+    const version = await sql.transaction(async (tx) => {
+      await tx.run(insert, ["t:1", 1, new Date()]);
+      const row = await tx.get<{ version: number }>(
+        `UPDATE "PersistentDirState" SET "version" = "version" + 1 WHERE "dirKey" = ? RETURNING "version"`,
+        ["t:1"],
+      );
+      return row!.version;
+    });
+    expect(version).toBe(2);
+    await expect(
+      sql.transaction(async (tx) => {
+        await tx.run(`UPDATE "PersistentDirState" SET "version" = 9 WHERE "dirKey" = ?`, ["t:1"]);
+        throw new Error("nope");
+      }),
+    ).rejects.toThrow("nope");
+    const error = await sql.run(insert, ["t:1", 1, new Date()]).catch((caught: unknown) => caught);
+    expect(isUniqueViolation(error)).toBe(true);
+    const after = await sql.get<{ version: number }>(
+      `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`,
+      ["t:1"],
+    );
+    expect(after!.version).toBe(2);
+  });
+
+  it("runs concurrent transactions one after another without losing an update", async () => {
+    await sql.run(
+      `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, 0, ?)`,
+      ["t:2", new Date()],
+    );
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        sql.transaction(async (tx) => {
+          const row = await tx.get<{ version: number }>(
+            `UPDATE "PersistentDirState" SET "version" = "version" + 1 WHERE "dirKey" = ? RETURNING "version"`,
+            ["t:2"],
+          );
+          await tx.run(`UPDATE "PersistentDirState" SET "updatedAt" = ? WHERE "dirKey" = ?`, [
+            new Date(),
+            "t:2",
+          ]);
+          return row!.version;
+        }),
+      ),
+    );
+    const row = await sql.get<{ version: number }>(
+      `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`,
+      ["t:2"],
+    );
+    expect(row!.version).toBe(20);
+  });
+});
