@@ -39,7 +39,8 @@ async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promi
     let cpu = process.cpuUsage();
     let started = performance.now();
     for (let index = 0; index < count; index++) {
-      await harness.createMemory({
+      await harness.createEntry({
+        kind: "memory",
         global: true,
         id: `m-${index}`,
         title: `Memory ${index}`,
@@ -52,7 +53,8 @@ async function throughputThroughApi(provider: DatabaseTarget["provider"]): Promi
     cpu = process.cpuUsage();
     started = performance.now();
     for (let index = 0; index < count; index++) {
-      await harness.updateMemory({
+      await harness.updateEntry({
+        kind: "memory",
         global: true,
         id: `m-${index}`,
         expectedVersion: 1,

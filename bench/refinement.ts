@@ -47,7 +47,8 @@ export async function benchRefinement(): Promise<string> {
       const samples: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (let index = 0; index < 10; index++) {
-          await harness.createMemory({
+          await harness.createEntry({
+            kind: "memory",
             global: true,
             id: `r${round}-base-${index}`,
             title: `Base ${index}`,

@@ -63,7 +63,8 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     const source = await database.db.workspace.create({ data: { name: "Source" } });
     await database.db.workspace.create({ data: { name: "Target" } });
     const harness = harnessOf(source.id);
-    await harness.createMemory({
+    await harness.createEntry({
+      kind: "memory",
       global: true,
       title: "Build steps",
       content: "Run `make clean` first.",

@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: the Files page's service (list, read, save, history, failures, retry,
+// resolve) is mostly views over the core's results; saving uses the core's commitChangeSet,
+// retries the core's retryCommit.
 import {
   describeError,
   HarnessForbiddenError,

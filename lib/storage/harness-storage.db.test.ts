@@ -45,7 +45,12 @@ describe(`SqlHarnessStorage and rows Prisma reads and writes (${testDatabaseProv
     const workspace = await database.db.workspace.create({ data: { name: "interop" } });
     const actor = { userId: "u", workspaceId: workspace.id, role: "admin" as const };
     const harness = createHarness({ storage, actor, chatId: "c" });
-    const a = await harness.createMemory({ title: "Written here", content: "x", pinned: true });
+    const a = await harness.createEntry({
+      kind: "memory",
+      title: "Written here",
+      content: "x",
+      pinned: true,
+    });
 
     const row = await database.db.harnessEntry.findFirstOrThrow({
       where: { workspaceId: workspace.id, id: a.id },

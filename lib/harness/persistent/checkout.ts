@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: the checkout is one in-memory file system (read, write, list, diff,
+// limits) over every dir of a turn; its methods share the per-dir state and are tested as one
+// unit.
 import {
   HarnessConflictError,
   HarnessForbiddenError,

@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: a turn's checkout lifecycle (open, write, commit per mode, journal,
+// spool, log) is one state machine; the commit loop itself lives in internal/apply-commit.ts.
 import { HarnessConflictError, HarnessError } from "../errors";
 import {
   checkoutDirStates,

@@ -56,20 +56,23 @@ const refinementRecords: RefinementHistoryRecord[] = [
 async function populatedHarness() {
   const storage = new InMemoryHarnessStorage();
   const harness = testHarness({ storage });
-  await harness.createPrompt({
+  await harness.createEntry({
+    kind: "prompt",
     global: true,
     title: "Answer in British English",
     content: "Use British spelling: colour, organise.",
     pinned: true,
   });
-  const memory = await harness.createMemory({
+  const memory = await harness.createEntry({
+    kind: "memory",
     global: true,
     title: "Project-X build steps",
     content: "Use `make` after installing dependencies.",
     path: "project-x/build",
     metadata: { confidence: 0.9, tags: ["build", "make"] },
   });
-  await harness.updateMemory({
+  await harness.updateEntry({
+    kind: "memory",
     id: memory.id,
     global: true,
     expectedVersion: 1,
@@ -117,7 +120,11 @@ async function populatedHarness() {
     instructions: "Summarise.",
   });
   const local = testHarness({ storage, chatId: "chat-1" });
-  await local.createMemory({ title: "Current task", content: "Only for this chat." });
+  await local.createEntry({
+    kind: "memory",
+    title: "Current task",
+    content: "Only for this chat.",
+  });
   return { storage, harness, local };
 }
 
@@ -287,7 +294,8 @@ describe("export → import round trip", () => {
     const fresh = testHarness({ storage: new InMemoryHarnessStorage(), workspaceId: "ws-2" });
     await importHarness({ harness: fresh, dir: firstDir });
     const prompt = (await globalEntries(fresh)).find((entry) => entry.kind === "prompt")!;
-    await fresh.updatePrompt({
+    await fresh.updateEntry({
+      kind: "prompt",
       id: prompt.id,
       global: true,
       expectedVersion: prompt.version,

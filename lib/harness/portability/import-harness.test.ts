@@ -455,8 +455,18 @@ describe("importHarness: idempotence", () => {
 
   it("leaves a workspace unchanged when it re-imports its own export", async () => {
     const harness = testHarness({});
-    await harness.createMemory({ global: true, title: "Fact", content: "The sky is blue." });
-    await harness.createSkill({ global: true, name: "s", description: "d", body: "b" });
+    await harness.createEntry({
+      kind: "memory",
+      global: true,
+      title: "Fact",
+      content: "The sky is blue.",
+    });
+    await harness.createSkill({
+      global: true,
+      name: "s",
+      description: "d",
+      body: "b",
+    });
     const outDir = tmp();
     await exportHarness({ harness, outDir });
     const report = await importHarness({ harness, dir: outDir });

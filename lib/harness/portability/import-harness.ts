@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: one import pipeline (read folder, parse, check limits, plan, apply as
+// one batch) whose steps share the report being built; the front matter parser is already apart
+// (internal/frontmatter.ts).
 import { readdir, realpath, stat } from "node:fs/promises";
 import { canWriteGlobal } from "../actor";
 import { HarnessError, HarnessForbiddenError, HarnessValidationError } from "../errors";

@@ -13,9 +13,15 @@ async function setup() {
   const fixture = harnessFixture();
   const local = fixture.harness(member, "chat-1");
   const admin = fixture.harness(editor, "chat-1");
-  await local.createMemory({ id: "deploys", title: "Deploys", content: "We deploy on Fridays." });
-  await local.createMemory({ id: "old", title: "Old", content: "Stale fact." });
-  await admin.createMemory({
+  await local.createEntry({
+    kind: "memory",
+    id: "deploys",
+    title: "Deploys",
+    content: "We deploy on Fridays.",
+  });
+  await local.createEntry({ kind: "memory", id: "old", title: "Old", content: "Stale fact." });
+  await admin.createEntry({
+    kind: "memory",
     id: "team",
     title: "Team",
     content: "Team of five.",
@@ -207,8 +213,13 @@ describe("applyRefinement", () => {
     it("fails an update or delete whose entry moved since the context was built", async () => {
       const { local } = await setup();
       const planned = await versionsOf(local);
-      await local.updateMemory({ id: "deploys", expectedVersion: 1, content: "Manual edit." });
-      await local.deleteMemory({ id: "old", expectedVersion: 1 });
+      await local.updateEntry({
+        kind: "memory",
+        id: "deploys",
+        expectedVersion: 1,
+        content: "Manual edit.",
+      });
+      await local.deleteEntry({ kind: "memory", id: "old", expectedVersion: 1 });
       const result = await applyLocal(
         local,
         [
@@ -231,7 +242,7 @@ describe("applyRefinement", () => {
     it("fails a create whose id was taken since the context was built", async () => {
       const { local } = await setup();
       const planned = await versionsOf(local);
-      await local.createMemory({ id: "lunch", title: "Lunch", content: "Manual." });
+      await local.createEntry({ kind: "memory", id: "lunch", title: "Lunch", content: "Manual." });
       const result = await applyLocal(
         local,
         [edit({ id: "lunch", title: "Lunch", content: "Model." })],
@@ -245,8 +256,17 @@ describe("applyRefinement", () => {
       const planned = await versionsOf(local);
       const plannedVersion = await local.getHarnessVersion();
       // The same refinement, applied meanwhile by another instance.
-      await local.createMemory({ title: "Refined fact X", content: "From the other run." });
-      await local.createMemory({ id: "tea", title: "Tea rules", content: "Other run." });
+      await local.createEntry({
+        kind: "memory",
+        title: "Refined fact X",
+        content: "From the other run.",
+      });
+      await local.createEntry({
+        kind: "memory",
+        id: "tea",
+        title: "Tea rules",
+        content: "Other run.",
+      });
       const result = await applyRefinement({
         harness: local,
         plan: {
@@ -281,7 +301,12 @@ describe("applyRefinement", () => {
 
     it("still suffixes a create whose slug was already taken when the plan was made", async () => {
       const { local } = await setup();
-      await local.createMemory({ id: "lunch", title: "Lunch", content: "Existing." });
+      await local.createEntry({
+        kind: "memory",
+        id: "lunch",
+        title: "Lunch",
+        content: "Existing.",
+      });
       const result = await applyLocal(local, [edit({ title: "Lunch!", content: "Other." })]);
       expect(result.edits[0]!.result).toBe("applied");
       expect(result.edits[0]!.after?.id).toBe("lunch-2");
@@ -291,7 +316,12 @@ describe("applyRefinement", () => {
       const { local } = await setup();
       const planned = await versionsOf(local);
       const plannedVersion = await local.getHarnessVersion();
-      await local.createMemory({ id: "unrelated", title: "Unrelated", content: "x" });
+      await local.createEntry({
+        kind: "memory",
+        id: "unrelated",
+        title: "Unrelated",
+        content: "x",
+      });
       const seen: (number | undefined)[] = [];
       const spying: Harness = {
         ...local,
@@ -321,7 +351,12 @@ describe("applyRefinement", () => {
         applyEdits: async (input) => {
           if (!raced) {
             raced = true;
-            await other.updateMemory({ id: "deploys", expectedVersion: 1, content: "Raced." });
+            await other.updateEntry({
+              kind: "memory",
+              id: "deploys",
+              expectedVersion: 1,
+              content: "Raced.",
+            });
           }
           return local.applyEdits(input);
         },

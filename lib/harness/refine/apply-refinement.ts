@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: applying a plan, isolating the edit that breaks a batch and checking
+// each edit against the scope policy share one set of per-edit results. The per-edit check is to
+// call the store's edit planner in validate-only mode (issue 13, item 4), which will shrink it.
 import { canWriteGlobal, type Actor } from "../actor";
 import { HarnessError, HarnessValidationError } from "../errors";
 import {

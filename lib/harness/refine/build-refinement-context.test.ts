@@ -56,7 +56,13 @@ async function setup() {
     content: index === 0 ? "y".repeat(10_000) : `Fact number ${index}.`,
   }));
   await local.applyEdits({ edits });
-  await global.createPrompt({ id: "tone", title: "Tone", content: "Be brief.", global: true });
+  await global.createEntry({
+    kind: "prompt",
+    id: "tone",
+    title: "Tone",
+    content: "Be brief.",
+    global: true,
+  });
   return { ...fixture, local };
 }
 

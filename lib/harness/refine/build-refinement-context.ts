@@ -1,5 +1,6 @@
 import {
   ENTRY_KINDS,
+  KIND_LABELS,
   compareEntriesCanonically,
   entryKeyOf,
   type Entry,
@@ -72,13 +73,6 @@ export interface RefinementContext {
   /** The planner's prompt: the same with entry contents, 80,000 characters of conversation, the scope policy and instructions. */
   planningPrompt: string;
 }
-
-const KIND_LABELS: Record<EntryKind, string> = {
-  prompt: "Prompt notes",
-  memory: "Memories",
-  skill: "Skills",
-  subagent: "Sub-agents",
-};
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;

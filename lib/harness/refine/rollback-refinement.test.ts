@@ -108,8 +108,8 @@ describe("rollbackRefinement", () => {
   it("inverts creates, updates and deletes in one batch, recorded and itself undoable", async () => {
     const { harness, refine, rollback } = setup();
     const local = harness(member, "chat-1");
-    await local.createMemory({ id: "a", title: "a", content: "A1" });
-    await local.createMemory({ id: "b", title: "b", content: "B1" });
+    await local.createEntry({ kind: "memory", id: "a", title: "a", content: "A1" });
+    await local.createEntry({ kind: "memory", id: "b", title: "b", content: "B1" });
     const before = await local.snapshot();
     const refinement = await refine(local, [
       memory("c", "C1"),
@@ -150,7 +150,7 @@ describe("rollbackRefinement", () => {
     const { harness, refine, rollback } = setup();
     const local = harness(member, "chat-1");
     const refinement = await refine(local, [memory("a", "A1"), memory("b", "B1")]);
-    await local.updateMemory({ id: "b", expectedVersion: 1, content: "B-manual" });
+    await local.updateEntry({ kind: "memory", id: "b", expectedVersion: 1, content: "B-manual" });
 
     const preview = await rollback(local, refinement.id, { dryRun: true });
     expect(preview.refinement).toBeNull();
@@ -197,12 +197,17 @@ describe("rollbackRefinement", () => {
   it("treats an entry deleted, re-created and deleted again as changed", async () => {
     const { harness, refine, rollback } = setup();
     const local = harness(member, "chat-1");
-    await local.createMemory({ id: "a", title: "a", content: "A1" });
+    await local.createEntry({ kind: "memory", id: "a", title: "a", content: "A1" });
     const refinement = await refine(local, [
       { action: "delete", kind: "memory", id: "a", reason: "r" },
     ]);
-    const recreated = await local.createMemory({ id: "a", title: "a", content: "A-new" });
-    await local.deleteMemory({ id: "a", expectedVersion: recreated.version });
+    const recreated = await local.createEntry({
+      kind: "memory",
+      id: "a",
+      title: "a",
+      content: "A-new",
+    });
+    await local.deleteEntry({ kind: "memory", id: "a", expectedVersion: recreated.version });
     const result = await rollback(local, refinement.id);
     expect(result.conflicts.map((conflict) => conflict.entryKey)).toEqual([
       "local/chat-1/memory/a",
@@ -247,14 +252,44 @@ describe("restoreHarnessToVersion", () => {
   it("restores the global scope as one recorded, undoable refinement", async () => {
     const { harness, store, clock, ids, lock, rollback } = setup();
     const admin = harness(editor, "chat-1");
-    await admin.createMemory({ id: "keep", title: "keep", content: "K1", global: true });
-    await admin.createMemory({ id: "changed", title: "changed", content: "C1", global: true });
-    await admin.createMemory({ id: "deleted", title: "deleted", content: "D1", global: true });
+    await admin.createEntry({
+      kind: "memory",
+      id: "keep",
+      title: "keep",
+      content: "K1",
+      global: true,
+    });
+    await admin.createEntry({
+      kind: "memory",
+      id: "changed",
+      title: "changed",
+      content: "C1",
+      global: true,
+    });
+    await admin.createEntry({
+      kind: "memory",
+      id: "deleted",
+      title: "deleted",
+      content: "D1",
+      global: true,
+    });
     const target = await admin.snapshot();
-    await admin.updateMemory({ id: "changed", expectedVersion: 1, content: "C2", global: true });
-    await admin.deleteMemory({ id: "deleted", expectedVersion: 1, global: true });
-    await admin.createMemory({ id: "added", title: "added", content: "A1", global: true });
-    await admin.createMemory({ id: "local-one", title: "local", content: "L1" });
+    await admin.updateEntry({
+      kind: "memory",
+      id: "changed",
+      expectedVersion: 1,
+      content: "C2",
+      global: true,
+    });
+    await admin.deleteEntry({ kind: "memory", id: "deleted", expectedVersion: 1, global: true });
+    await admin.createEntry({
+      kind: "memory",
+      id: "added",
+      title: "added",
+      content: "A1",
+      global: true,
+    });
+    await admin.createEntry({ kind: "memory", id: "local-one", title: "local", content: "L1" });
     const beforeRestore = await admin.snapshot();
 
     await expect(
@@ -350,16 +385,26 @@ describe("rollback property", () => {
           if (item.type === "manual") {
             const current = await local.getEntry({ kind: "memory", id: item.id });
             if (current && item.remove) {
-              await local.deleteMemory({ id: item.id, expectedVersion: current.version });
+              await local.deleteEntry({
+                kind: "memory",
+                id: item.id,
+                expectedVersion: current.version,
+              });
             } else if (current) {
-              const updated = await local.updateMemory({
+              const updated = await local.updateEntry({
+                kind: "memory",
                 id: item.id,
                 expectedVersion: current.version,
                 content: item.content,
               });
               if (updated.version === current.version) continue;
             } else {
-              await local.createMemory({ id: item.id, title: item.id, content: item.content });
+              await local.createEntry({
+                kind: "memory",
+                id: item.id,
+                title: item.id,
+                content: item.content,
+              });
             }
             lastTouch.set(keyOf(item.id), step);
           } else if (item.type === "refine") {

@@ -329,7 +329,8 @@ describe("runRefinement", () => {
 
     it("fails an edit whose entry changed since the proposal", async () => {
       const { refinement, harness, store, clock, lock } = await propose();
-      await harness(editor, null).createMemory({
+      await harness(editor, null).createEntry({
+        kind: "memory",
         id: "deploy-day",
         title: "Deploy day",
         content: "Manual.",

@@ -355,9 +355,22 @@ describe("formatHarnessStateForPrompt", () => {
     const chat = (chatId: string) => createHarness({ storage, actor, chatId, snapshotCache });
     const [a, b] = [chat("a"), chat("b")];
     for (let index = 0; index < 20; index++) {
-      await a.createMemory({ title: `Alpha ${index}`, content: `deploy step ${index}` });
-      await b.createMemory({ title: `Beta ${index}`, content: `cache rule ${index}` });
-      await a.createMemory({ global: true, title: `Shared ${index}`, content: "schema notes" });
+      await a.createEntry({
+        kind: "memory",
+        title: `Alpha ${index}`,
+        content: `deploy step ${index}`,
+      });
+      await b.createEntry({
+        kind: "memory",
+        title: `Beta ${index}`,
+        content: `cache rule ${index}`,
+      });
+      await a.createEntry({
+        kind: "memory",
+        global: true,
+        title: `Shared ${index}`,
+        content: "schema notes",
+      });
     }
     const cache = createPromptViewCache();
     for (let round = 0; round < 6; round++) {
@@ -370,12 +383,18 @@ describe("formatHarnessStateForPrompt", () => {
       }
       const target = round % 2 ? a : b;
       const [first] = (await target.snapshot()).entries.filter((item) => item.scope === "local");
-      await target.updateMemory({
+      await target.updateEntry({
+        kind: "memory",
         id: first!.id,
         expectedVersion: first!.version,
         content: `deploy cache round ${round}`,
       });
-      await a.createMemory({ global: true, title: `Later ${round}`, content: "deploy" });
+      await a.createEntry({
+        kind: "memory",
+        global: true,
+        title: `Later ${round}`,
+        content: "deploy",
+      });
     }
   });
 

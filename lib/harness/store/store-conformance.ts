@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one conformance suite every storage adapter runs; its cases share
+// fixtures and are read as one contract, so it stays one file.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Actor } from "../actor";
 import {
@@ -92,7 +94,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("CRUD for every kind", () => {
       it("creates, reads, updates and deletes a memory with versions and revisions", async () => {
         const harness = harnessFor();
-        const created = await harness.createMemory({
+        const created = await harness.createEntry({
+          kind: "memory",
           title: "Project-X build steps",
           content: "Use `make` after installing dependencies.",
           path: "project-x/build",
@@ -112,7 +115,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         });
         expect(await harness.getEntry({ kind: "memory", id: created.id })).toEqual(created);
 
-        const updated = await harness.updateMemory({
+        const updated = await harness.updateEntry({
+          kind: "memory",
           id: created.id,
           content: "Run `make clean` before `make`.",
           reason: "stale artifacts",
@@ -123,7 +127,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         expect(updated.createdAt).toBe(created.createdAt);
         expect(updated.updatedAt > created.updatedAt).toBe(true);
 
-        const deletion = await harness.deleteMemory({
+        const deletion = await harness.deleteEntry({
+          kind: "memory",
           id: created.id,
           expectedVersion: 2,
           reason: "obsolete",
@@ -152,7 +157,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("creates prompt notes, skills and sub-agents with their contracts", async () => {
         const harness = harnessFor();
-        const prompt = await harness.createPrompt({
+        const prompt = await harness.createEntry({
+          kind: "prompt",
           title: "Answer style",
           content: "Answer in short paragraphs.",
         });
@@ -218,16 +224,21 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           tools: ["read_file"],
         });
 
-        await harness.deletePrompt({ id: prompt.id, expectedVersion: 1 });
-        await harness.deleteSkill({ id: skill.id, expectedVersion: 2 });
-        await harness.deleteSubagent({ id: subagent.id, expectedVersion: 2 });
+        await harness.deleteEntry({ kind: "prompt", id: prompt.id, expectedVersion: 1 });
+        await harness.deleteEntry({ kind: "skill", id: skill.id, expectedVersion: 2 });
+        await harness.deleteEntry({ kind: "subagent", id: subagent.id, expectedVersion: 2 });
         expect((await harness.listEntries()).items).toEqual([]);
       });
 
       it("writes nothing for an update that changes nothing", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Same", content: "Same content" });
-        const again = await harness.updateMemory({
+        const entry = await harness.createEntry({
+          kind: "memory",
+          title: "Same",
+          content: "Same content",
+        });
+        const again = await harness.updateEntry({
+          kind: "memory",
           id: entry.id,
           expectedVersion: 1,
           content: "Same content",
@@ -238,8 +249,13 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("pins and unpins as versioned changes", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Pin me", content: "x" });
-        const pinned = await harness.pinEntry({ kind: "memory", id: entry.id, expectedVersion: 1 });
+        const entry = await harness.createEntry({ kind: "memory", title: "Pin me", content: "x" });
+        const pinned = await harness.setPinned({
+          pinned: true,
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 1,
+        });
         expect(pinned).toMatchObject({ pinned: true, version: 2 });
         const unpinned = await harness.setPinned({
           kind: "memory",
@@ -252,7 +268,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("returns copies: mutating a result does not change stored state", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({
+        const entry = await harness.createEntry({
+          kind: "memory",
           title: "Copy",
           content: "original",
           metadata: { tags: ["a"] },
@@ -269,34 +286,53 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("refuses the base system prompt id in either spelling", async () => {
         const harness = harnessFor();
         await expectHarnessError(
-          harness.createPrompt({ id: "base_system_prompt", title: "Base", content: "x" }),
+          harness.createEntry({
+            kind: "prompt",
+            id: "base_system_prompt",
+            title: "Base",
+            content: "x",
+          }),
           HarnessValidationError,
           "validation:entry",
         );
         await expectHarnessError(
-          harness.createPrompt({ id: "base-system-prompt", title: "Base", content: "x" }),
+          harness.createEntry({
+            kind: "prompt",
+            id: "base-system-prompt",
+            title: "Base",
+            content: "x",
+          }),
           HarnessValidationError,
         );
         // A title that slugs to it gets a suffixed id instead.
-        const entry = await harness.createPrompt({ title: "base_system_prompt", content: "x" });
+        const entry = await harness.createEntry({
+          kind: "prompt",
+          title: "base_system_prompt",
+          content: "x",
+        });
         expect(entry.id).toBe("base_system_prompt-2");
       });
 
       it("enforces size limits with clear messages", async () => {
         const harness = harnessFor();
         const title = await expectHarnessError(
-          harness.createMemory({ title: "t".repeat(201), content: "x" }),
+          harness.createEntry({ kind: "memory", title: "t".repeat(201), content: "x" }),
           HarnessValidationError,
         );
         expect(title.message).toMatch(/title: must be at most 200 characters/);
         const content = await expectHarnessError(
-          harness.createMemory({ title: "big", content: "x".repeat(64 * 1024 + 1) }),
+          harness.createEntry({ kind: "memory", title: "big", content: "x".repeat(64 * 1024 + 1) }),
           HarnessValidationError,
         );
         expect(content.message).toMatch(/content: must be at most 65536 bytes/);
-        await harness.createMemory({ title: "exactly 64k", content: "x".repeat(64 * 1024) });
+        await harness.createEntry({
+          kind: "memory",
+          title: "exactly 64k",
+          content: "x".repeat(64 * 1024),
+        });
         const metadata = await expectHarnessError(
-          harness.createMemory({
+          harness.createEntry({
+            kind: "memory",
             title: "meta",
             content: "x",
             metadata: { blob: "y".repeat(16 * 1024) },
@@ -305,23 +341,23 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         );
         expect(metadata.message).toMatch(/metadata: must be at most 16384 bytes/);
         await expectHarnessError(
-          harness.createMemory({ title: "two\nlines", content: "x" }),
+          harness.createEntry({ kind: "memory", title: "two\nlines", content: "x" }),
           HarnessValidationError,
         );
         await expectHarnessError(
-          harness.createMemory({ title: "empty", content: "   " }),
+          harness.createEntry({ kind: "memory", title: "empty", content: "   " }),
           HarnessValidationError,
         );
         await expectHarnessError(
-          harness.createMemory({ title: "nul", content: "a\u0000b" }),
+          harness.createEntry({ kind: "memory", title: "nul", content: "a\u0000b" }),
           HarnessValidationError,
         );
         await expectHarnessError(
-          harness.createMemory({ title: "path", content: "x", path: "../etc" }),
+          harness.createEntry({ kind: "memory", title: "path", content: "x", path: "../etc" }),
           HarnessValidationError,
         );
         await expectHarnessError(
-          harness.createMemory({ id: "Bad Id", title: "x", content: "x" }),
+          harness.createEntry({ kind: "memory", id: "Bad Id", title: "x", content: "x" }),
           HarnessValidationError,
         );
       });
@@ -329,7 +365,11 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("validates skill and sub-agent metadata", async () => {
         const harness = harnessFor();
         await expectHarnessError(
-          harness.createSkill({ name: "s", description: "line one\nline two", body: "b" }),
+          harness.createSkill({
+            name: "s",
+            description: "line one\nline two",
+            body: "b",
+          }),
           HarnessValidationError,
         );
         await expectHarnessError(
@@ -345,9 +385,17 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           }),
           HarnessValidationError,
         );
-        const skill = await harness.createSkill({ name: "s", description: "d", body: "b" });
+        const skill = await harness.createSkill({
+          name: "s",
+          description: "d",
+          body: "b",
+        });
         await expectHarnessError(
-          harness.updateSkill({ id: skill.id, expectedVersion: 1, description: "" }),
+          harness.updateSkill({
+            id: skill.id,
+            expectedVersion: 1,
+            description: "",
+          }),
           HarnessValidationError,
         );
         expect(await harness.getHarnessVersion()).toBe(1);
@@ -357,26 +405,46 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("slug ids", () => {
       it("makes ids from titles and suffixes collisions per scope and kind", async () => {
         const harness = harnessFor();
-        const first = await harness.createMemory({ title: "Déjà vu: Build & Test!", content: "x" });
-        const second = await harness.createMemory({ title: "deja vu build test", content: "y" });
-        const third = await harness.createMemory({ title: "Deja-vu build test", content: "z" });
+        const first = await harness.createEntry({
+          kind: "memory",
+          title: "Déjà vu: Build & Test!",
+          content: "x",
+        });
+        const second = await harness.createEntry({
+          kind: "memory",
+          title: "deja vu build test",
+          content: "y",
+        });
+        const third = await harness.createEntry({
+          kind: "memory",
+          title: "Deja-vu build test",
+          content: "z",
+        });
         expect([first.id, second.id, third.id]).toEqual([
           "deja-vu-build-test",
           "deja-vu-build-test-2",
           "deja-vu-build-test-3",
         ]);
         // Another kind or scope does not collide.
-        expect((await harness.createPrompt({ title: "Deja vu build test", content: "x" })).id).toBe(
-          "deja-vu-build-test",
-        );
         expect(
-          (await harness.createMemory({ title: "Deja vu build test", content: "x", global: true }))
+          (await harness.createEntry({ kind: "prompt", title: "Deja vu build test", content: "x" }))
             .id,
+        ).toBe("deja-vu-build-test");
+        expect(
+          (
+            await harness.createEntry({
+              kind: "memory",
+              title: "Deja vu build test",
+              content: "x",
+              global: true,
+            })
+          ).id,
         ).toBe("deja-vu-build-test");
         // Another chat does not collide either.
         expect(
           (
-            await harnessFor({ chatId: "chat-2" }).createMemory({
+            await harnessFor({ chatId: "chat-2" }).createEntry({
+              kind: "memory",
               title: "Deja vu build test",
               content: "x",
             })
@@ -387,21 +455,30 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("keeps ids within 80 characters, suffix included, and falls back for empty slugs", async () => {
         const harness = harnessFor();
         const long = "a".repeat(120);
-        const a = await harness.createMemory({ title: long, content: "x" });
-        const b = await harness.createMemory({ title: long, content: "x" });
+        const a = await harness.createEntry({ kind: "memory", title: long, content: "x" });
+        const b = await harness.createEntry({ kind: "memory", title: long, content: "x" });
         expect(a.id).toHaveLength(80);
         expect(b.id).toBe(`${"a".repeat(78)}-2`);
-        const cjk = await harness.createMemory({ title: "日本語のメモ", content: "x" });
+        const cjk = await harness.createEntry({
+          kind: "memory",
+          title: "日本語のメモ",
+          content: "x",
+        });
         expect(cjk.id).toBe("memory");
       });
 
       it("does not reuse the id of a deleted entry for a new title, and gives explicit ids a continuing version", async () => {
         const harness = harnessFor();
-        const old = await harness.createMemory({ title: "Recycled", content: "x" });
-        await harness.deleteMemory({ id: old.id, expectedVersion: 1 });
-        const fresh = await harness.createMemory({ title: "Recycled", content: "y" });
+        const old = await harness.createEntry({ kind: "memory", title: "Recycled", content: "x" });
+        await harness.deleteEntry({ kind: "memory", id: old.id, expectedVersion: 1 });
+        const fresh = await harness.createEntry({
+          kind: "memory",
+          title: "Recycled",
+          content: "y",
+        });
         expect(fresh.id).toBe("recycled-2");
-        const explicit = await harness.createMemory({
+        const explicit = await harness.createEntry({
+          kind: "memory",
           id: "recycled",
           title: "Recycled",
           content: "z",
@@ -411,9 +488,9 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("refuses an explicit id that exists", async () => {
         const harness = harnessFor();
-        await harness.createMemory({ id: "fixed", title: "Fixed", content: "x" });
+        await harness.createEntry({ kind: "memory", id: "fixed", title: "Fixed", content: "x" });
         await expectHarnessError(
-          harness.createMemory({ id: "fixed", title: "Fixed", content: "y" }),
+          harness.createEntry({ kind: "memory", id: "fixed", title: "Fixed", content: "y" }),
           HarnessConflictError,
           "conflict:entry",
         );
@@ -423,16 +500,29 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("scope rules", () => {
       it("defaults to local and refuses global without the explicit flag", async () => {
         const harness = harnessFor({ role: "admin" });
-        expect((await harness.createMemory({ title: "Local", content: "x" })).scope).toBe("local");
+        expect(
+          (await harness.createEntry({ kind: "memory", title: "Local", content: "x" })).scope,
+        ).toBe("local");
         await expectHarnessError(
-          harness.createMemory({ title: "G", content: "x", scope: "global" }),
+          harness.createEntry({ kind: "memory", title: "G", content: "x", scope: "global" }),
           HarnessForbiddenError,
           "forbidden:entry",
         );
-        const global = await harness.createMemory({ title: "G", content: "x", global: true });
+        const global = await harness.createEntry({
+          kind: "memory",
+          title: "G",
+          content: "x",
+          global: true,
+        });
         expect(global).toMatchObject({ scope: "global", chatId: null });
         await expectHarnessError(
-          harness.createMemory({ title: "G", content: "x", global: true, scope: "local" }),
+          harness.createEntry({
+            kind: "memory",
+            title: "G",
+            content: "x",
+            global: true,
+            scope: "local",
+          }),
           HarnessValidationError,
         );
       });
@@ -440,17 +530,19 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("lets members write local entries but not global ones", async () => {
         const editor = harnessFor({ role: "editor" });
         const member = harnessFor({ role: "member", userId: "user-member" });
-        const global = await editor.createMemory({
+        const global = await editor.createEntry({
+          kind: "memory",
           title: "Team fact",
           content: "x",
           global: true,
         });
         await expectHarnessError(
-          member.createMemory({ title: "Mine", content: "x", global: true }),
+          member.createEntry({ kind: "memory", title: "Mine", content: "x", global: true }),
           HarnessForbiddenError,
         );
         await expectHarnessError(
-          member.updateMemory({
+          member.updateEntry({
+            kind: "memory",
             id: global.id,
             scope: "global",
             global: true,
@@ -460,21 +552,40 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           HarnessForbiddenError,
         );
         await expectHarnessError(
-          member.deleteMemory({ id: global.id, scope: "global", global: true, expectedVersion: 1 }),
+          member.deleteEntry({
+            kind: "memory",
+            id: global.id,
+            scope: "global",
+            global: true,
+            expectedVersion: 1,
+          }),
           HarnessForbiddenError,
         );
         expect(await member.getEntry({ kind: "memory", id: global.id, scope: "global" })).toEqual(
           global,
         );
-        expect((await member.createMemory({ title: "Mine", content: "x" })).scope).toBe("local");
+        expect(
+          (await member.createEntry({ kind: "memory", title: "Mine", content: "x" })).scope,
+        ).toBe("local");
       });
 
       it("shows a chat the global entries plus its own local ones, both when ids are shared", async () => {
         const chat1 = harnessFor({ chatId: "chat-1" });
         const chat2 = harnessFor({ chatId: "chat-2" });
-        await chat1.createMemory({ id: "x", title: "Global x", content: "g", global: true });
-        await chat1.createMemory({ id: "x", title: "Local x", content: "l1" });
-        await chat2.createMemory({ id: "other", title: "Chat 2 only", content: "l2" });
+        await chat1.createEntry({
+          kind: "memory",
+          id: "x",
+          title: "Global x",
+          content: "g",
+          global: true,
+        });
+        await chat1.createEntry({ kind: "memory", id: "x", title: "Local x", content: "l1" });
+        await chat2.createEntry({
+          kind: "memory",
+          id: "other",
+          title: "Chat 2 only",
+          content: "l2",
+        });
 
         const seen1 = (await chat1.listEntries()).items
           .map((entry) => `${entry.scope}:${entry.id}`)
@@ -503,18 +614,23 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("without a chat, sees only global entries and refuses local writes", async () => {
         const noChat = harnessFor({ chatId: null });
-        await harnessFor().createMemory({ title: "Local", content: "x" });
-        await noChat.createMemory({ title: "Global", content: "x", global: true });
+        await harnessFor().createEntry({ kind: "memory", title: "Local", content: "x" });
+        await noChat.createEntry({ kind: "memory", title: "Global", content: "x", global: true });
         expect((await noChat.listEntries()).items.map((entry) => entry.scope)).toEqual(["global"]);
         await expectHarnessError(
-          noChat.createMemory({ title: "Local", content: "x" }),
+          noChat.createEntry({ kind: "memory", title: "Local", content: "x" }),
           HarnessValidationError,
         );
       });
 
       it("keeps workspaces apart", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Secret", content: "x", global: true });
+        const entry = await harness.createEntry({
+          kind: "memory",
+          title: "Secret",
+          content: "x",
+          global: true,
+        });
         const other = createHarness({
           storage,
           actor: { userId: "u", workspaceId: `${workspaceId}-other`, role: "admin" },
@@ -531,16 +647,26 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("optimistic concurrency", () => {
       it("fails a stale update or delete with a conflict and changes nothing", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Race", content: "v1" });
-        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "v2" });
+        const entry = await harness.createEntry({ kind: "memory", title: "Race", content: "v1" });
+        await harness.updateEntry({
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 1,
+          content: "v2",
+        });
         const stale = await expectHarnessError(
-          harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "lost" }),
+          harness.updateEntry({
+            kind: "memory",
+            id: entry.id,
+            expectedVersion: 1,
+            content: "lost",
+          }),
           HarnessConflictError,
           "conflict:entry",
         );
         expect(stale.details).toMatchObject({ expectedVersion: 1, currentVersion: 2 });
         await expectHarnessError(
-          harness.deleteMemory({ id: entry.id, expectedVersion: 1 }),
+          harness.deleteEntry({ kind: "memory", id: entry.id, expectedVersion: 1 }),
           HarnessConflictError,
         );
         expect((await harness.getEntryOrThrow({ kind: "memory", id: entry.id })).content).toBe(
@@ -552,11 +678,17 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("requires expectedVersion", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Needs version", content: "x" });
+        const entry = await harness.createEntry({
+          kind: "memory",
+          title: "Needs version",
+          content: "x",
+        });
         await expectHarnessError(
-          harness.updateMemory({ id: entry.id, content: "y" } as unknown as Parameters<
-            Harness["updateMemory"]
-          >[0]),
+          harness.updateEntry({
+            kind: "memory",
+            id: entry.id,
+            content: "y",
+          } as unknown as Parameters<Harness["updateEntry"]>[0]),
           HarnessValidationError,
         );
       });
@@ -564,10 +696,10 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("lets exactly one of two concurrent writers win", async () => {
         const a = harnessFor({ userId: "a" });
         const b = harnessFor({ userId: "b" });
-        const entry = await a.createMemory({ title: "Contended", content: "v1" });
+        const entry = await a.createEntry({ kind: "memory", title: "Contended", content: "v1" });
         const results = await Promise.allSettled([
-          a.updateMemory({ id: entry.id, expectedVersion: 1, content: "from a" }),
-          b.updateMemory({ id: entry.id, expectedVersion: 1, content: "from b" }),
+          a.updateEntry({ kind: "memory", id: entry.id, expectedVersion: 1, content: "from a" }),
+          b.updateEntry({ kind: "memory", id: entry.id, expectedVersion: 1, content: "from b" }),
         ]);
         expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
         const rejected = results.find((result) => result.status === "rejected");
@@ -580,7 +712,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("reports a missing entry as not found", async () => {
         const harness = harnessFor();
         await expectHarnessError(
-          harness.updateMemory({ id: "nope", expectedVersion: 1, content: "x" }),
+          harness.updateEntry({ kind: "memory", id: "nope", expectedVersion: 1, content: "x" }),
           HarnessNotFoundError,
           "not_found:entry",
         );
@@ -590,8 +722,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("atomic batches", () => {
       it("applies several edits as one harness version", async () => {
         const harness = harnessFor();
-        const keep = await harness.createMemory({ title: "Keep", content: "x" });
-        const drop = await harness.createMemory({ title: "Drop", content: "x" });
+        const keep = await harness.createEntry({ kind: "memory", title: "Keep", content: "x" });
+        const drop = await harness.createEntry({ kind: "memory", title: "Drop", content: "x" });
         const result = await harness.applyEdits({
           reason: "refinement 1",
           cause: "refinement",
@@ -626,8 +758,13 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("applies nothing when one edit of the batch is stale", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "A", content: "x" });
-        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "y" });
+        const entry = await harness.createEntry({ kind: "memory", title: "A", content: "x" });
+        await harness.updateEntry({
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 1,
+          content: "y",
+        });
         await expectHarnessError(
           harness.applyEdits({
             edits: [
@@ -643,7 +780,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("checks expectations atomically inside the storage", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "A", content: "x" });
+        const entry = await harness.createEntry({ kind: "memory", title: "A", content: "x" });
         const now = new Date().toISOString();
         const after: Entry = { ...entry, content: "z", version: 2, updatedAt: now };
         const created: Entry = { ...entry, id: "c", title: "C", version: 1 };
@@ -717,7 +854,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("refuses the same entry twice in one batch", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Once", content: "x" });
+        const entry = await harness.createEntry({ kind: "memory", title: "Once", content: "x" });
         await expectHarnessError(
           harness.applyEdits({
             edits: [
@@ -734,7 +871,12 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         const controller = new AbortController();
         controller.abort(new Error("stop"));
         await expect(
-          harness.createMemory({ title: "Never", content: "x", abortSignal: controller.signal }),
+          harness.createEntry({
+            kind: "memory",
+            title: "Never",
+            content: "x",
+            abortSignal: controller.signal,
+          }),
         ).rejects.toThrow("stop");
         expect(await harness.getHarnessVersion()).toBe(0);
       });
@@ -748,10 +890,15 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           return;
         }
         const harness = harnessFor();
-        const kept = await harness.createMemory({ title: "Kept", content: "x" });
-        await harness.updateMemory({ id: kept.id, expectedVersion: 1, content: "y" });
-        const gone = await harness.createMemory({ title: "Gone", content: "x" });
-        await harness.deleteMemory({ id: gone.id, expectedVersion: 1 });
+        const kept = await harness.createEntry({ kind: "memory", title: "Kept", content: "x" });
+        await harness.updateEntry({
+          kind: "memory",
+          id: kept.id,
+          expectedVersion: 1,
+          content: "y",
+        });
+        const gone = await harness.createEntry({ kind: "memory", title: "Gone", content: "x" });
+        await harness.deleteEntry({ kind: "memory", id: gone.id, expectedVersion: 1 });
         const other = createHarness({
           storage,
           actor: { userId: "o", workspaceId: `${workspaceId}-other`, role: "editor" },
@@ -759,7 +906,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           clock,
           generateId: sequentialIds("other"),
         });
-        await other.createMemory({ id: "never", title: "Elsewhere", content: "x" });
+        await other.createEntry({ kind: "memory", id: "never", title: "Elsewhere", content: "x" });
         for (const id of [kept.id, gone.id, "never"]) {
           const ref = { kind: "memory" as const, scope: "local" as const, chatId: "chat-1", id };
           const newest = await storage.listRevisions({
@@ -794,7 +941,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           recorded.set(snapshot.harnessVersion, snapshot.entries);
         };
         await record();
-        const a = await harness.createMemory({ title: "A", content: "a1" });
+        const a = await harness.createEntry({ kind: "memory", title: "A", content: "a1" });
         await record();
         await harness.createSkill({
           name: "skill-b",
@@ -803,7 +950,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           global: true,
         });
         await record();
-        await harness.updateMemory({ id: a.id, expectedVersion: 1, content: "a2" });
+        await harness.updateEntry({ kind: "memory", id: a.id, expectedVersion: 1, content: "a2" });
         await record();
         await harness.applyEdits({
           edits: [
@@ -812,9 +959,13 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           ],
         });
         await record();
-        await harness.createMemory({ id: a.id, title: "A again", content: "a3" });
+        await harness.createEntry({ kind: "memory", id: a.id, title: "A again", content: "a3" });
         await record();
-        await harnessFor({ chatId: "chat-2" }).createMemory({ title: "Elsewhere", content: "x" });
+        await harnessFor({ chatId: "chat-2" }).createEntry({
+          kind: "memory",
+          title: "Elsewhere",
+          content: "x",
+        });
 
         expect([...recorded.keys()]).toEqual([0, 1, 2, 3, 4, 5]);
         for (const [version, entries] of recorded) {
@@ -867,13 +1018,18 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           }
           previous = now;
         };
-        const a = await writer.createMemory({ title: "A", content: "a1" });
+        const a = await writer.createEntry({ kind: "memory", title: "A", content: "a1" });
         await check();
-        const g = await writer.createPrompt({ title: "G", content: "g1", global: true });
+        const g = await writer.createEntry({
+          kind: "prompt",
+          title: "G",
+          content: "g1",
+          global: true,
+        });
         await check();
-        await other.createMemory({ title: "Elsewhere", content: "x" });
+        await other.createEntry({ kind: "memory", title: "Elsewhere", content: "x" });
         await check();
-        await writer.updateMemory({ id: a.id, expectedVersion: 1, content: "a2" });
+        await writer.updateEntry({ kind: "memory", id: a.id, expectedVersion: 1, content: "a2" });
         await check();
         const applied = await writer.applyEdits({
           edits: [
@@ -904,7 +1060,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("pages through revisions in harness-version order", async () => {
         const harness = harnessFor();
         for (let index = 0; index < 7; index++)
-          await harness.createMemory({ title: `M${index}`, content: "x" });
+          await harness.createEntry({ kind: "memory", title: `M${index}`, content: "x" });
         const seen: number[] = [];
         let cursor: string | null = null;
         do {
@@ -925,9 +1081,15 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("restore", () => {
       it("restores an old revision as a new revision without rewriting the past", async () => {
         const harness = harnessFor();
-        const v1 = await harness.createMemory({ title: "Doc", content: "first" });
-        await harness.updateMemory({ id: v1.id, expectedVersion: 1, content: "second" });
-        await harness.updateMemory({
+        const v1 = await harness.createEntry({ kind: "memory", title: "Doc", content: "first" });
+        await harness.updateEntry({
+          kind: "memory",
+          id: v1.id,
+          expectedVersion: 1,
+          content: "second",
+        });
+        await harness.updateEntry({
+          kind: "memory",
           id: v1.id,
           expectedVersion: 2,
           content: "third",
@@ -961,8 +1123,14 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           generateId: ids,
           via: "mcp:laptop (claude-code)",
         });
-        const entry = await outside.createMemory({ global: true, title: "Via", content: "one" });
-        await harnessFor().updateMemory({
+        const entry = await outside.createEntry({
+          kind: "memory",
+          global: true,
+          title: "Via",
+          content: "one",
+        });
+        await harnessFor().updateEntry({
+          kind: "memory",
           id: entry.id,
           global: true,
           expectedVersion: 1,
@@ -978,9 +1146,22 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("undeletes from a delete revision and continues the version count", async () => {
         const harness = harnessFor();
-        const entry = await harness.createMemory({ title: "Gone", content: "keep me" });
-        await harness.updateMemory({ id: entry.id, expectedVersion: 1, content: "keep me too" });
-        const deletion = await harness.deleteMemory({ id: entry.id, expectedVersion: 2 });
+        const entry = await harness.createEntry({
+          kind: "memory",
+          title: "Gone",
+          content: "keep me",
+        });
+        await harness.updateEntry({
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 1,
+          content: "keep me too",
+        });
+        const deletion = await harness.deleteEntry({
+          kind: "memory",
+          id: entry.id,
+          expectedVersion: 2,
+        });
         const restore = await harness.restoreRevision({
           revisionId: deletion.id,
           cause: "manual",
@@ -996,9 +1177,15 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("checks expectedVersion, global rights and chat visibility", async () => {
         const editor = harnessFor();
         const member = harnessFor({ role: "member", userId: "m" });
-        const global = await editor.createMemory({ title: "Team", content: "x", global: true });
+        const global = await editor.createEntry({
+          kind: "memory",
+          title: "Team",
+          content: "x",
+          global: true,
+        });
         const [created] = await editor.history({ entryId: global.id, scope: "global" });
-        await editor.updateMemory({
+        await editor.updateEntry({
+          kind: "memory",
           id: global.id,
           scope: "global",
           global: true,
@@ -1019,7 +1206,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         );
         await editor.restoreRevision({ revisionId: created!.id, global: true, expectedVersion: 2 });
 
-        const local = await editor.createMemory({ title: "Private", content: "x" });
+        const local = await editor.createEntry({ kind: "memory", title: "Private", content: "x" });
         const [localCreated] = await editor.history({ entryId: local.id, scope: "local" });
         await expectHarnessError(
           harnessFor({ chatId: "chat-2" }).restoreRevision({ revisionId: localCreated!.id }),
@@ -1036,7 +1223,11 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("paginates newest first without gaps or duplicates", async () => {
         const harness = harnessFor();
         for (let index = 0; index < 23; index++)
-          await harness.createMemory({ title: `Entry ${index}`, content: `content ${index}` });
+          await harness.createEntry({
+            kind: "memory",
+            title: `Entry ${index}`,
+            content: `content ${index}`,
+          });
         const seen: string[] = [];
         let cursor: string | null = null;
         let pages = 0;
@@ -1055,19 +1246,27 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("filters by kind, path prefix, pinned and text (case-insensitive)", async () => {
         const harness = harnessFor();
-        await harness.createMemory({
+        await harness.createEntry({
+          kind: "memory",
           title: "Build steps",
           content: "Run MAKE twice",
           path: "project-x/build",
         });
-        await harness.createMemory({
+        await harness.createEntry({
+          kind: "memory",
           title: "Deploy",
           content: "Use the staging cluster",
           path: "project-x/deploy",
           pinned: true,
         });
-        await harness.createMemory({ title: "Other", content: "nothing", path: "project-xy" });
-        await harness.createPrompt({
+        await harness.createEntry({
+          kind: "memory",
+          title: "Other",
+          content: "nothing",
+          path: "project-xy",
+        });
+        await harness.createEntry({
+          kind: "prompt",
           title: "Tone",
           content: "Be brief about make",
           path: "project-x",
@@ -1090,10 +1289,15 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("summarises the merged view in overview", async () => {
         const harness = harnessFor();
-        await harness.createMemory({ title: "One", content: "x" });
-        await harness.createMemory({ title: "Two", content: "x", pinned: true });
-        await harness.createMemory({ title: "Three", content: "x" });
-        await harness.createSkill({ name: "pdf", description: "PDFs", body: "b", global: true });
+        await harness.createEntry({ kind: "memory", title: "One", content: "x" });
+        await harness.createEntry({ kind: "memory", title: "Two", content: "x", pinned: true });
+        await harness.createEntry({ kind: "memory", title: "Three", content: "x" });
+        await harness.createSkill({
+          name: "pdf",
+          description: "PDFs",
+          body: "b",
+          global: true,
+        });
         const text = await harness.overview({ limit: 2 });
         expect(text).toContain(
           "Harness v4: 0 prompt notes, 3 memories, 1 skills, 0 sub-agents (1 global, 3 local)",

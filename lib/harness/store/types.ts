@@ -16,6 +16,14 @@ export const ENTRY_KINDS = ["prompt", "memory", "skill", "subagent"] as const;
  */
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
+/** How each kind is headed wherever entries are listed for a model or a person. */
+export const KIND_LABELS: Record<EntryKind, string> = {
+  prompt: "Prompt notes",
+  memory: "Memories",
+  skill: "Skills",
+  subagent: "Sub-agents",
+};
+
 /** `local` = one chat; `global` = the whole workspace, across chats. */
 export const ENTRY_SCOPES = ["local", "global"] as const;
 export type EntryScope = (typeof ENTRY_SCOPES)[number];

@@ -136,13 +136,15 @@ describe("streamHarness", () => {
   it("puts the harness view within its budget and the memory listing into the instructions", async () => {
     const { definition, storage } = setup();
     const seed = createHarness({ storage, actor: editor, chatId: null });
-    await seed.createMemory({
+    await seed.createEntry({
+      kind: "memory",
       global: true,
       title: "Deploy day",
       content: "We deploy on Fridays.",
     });
     for (let index = 0; index < 40; index++) {
-      await seed.createMemory({
+      await seed.createEntry({
+        kind: "memory",
         global: true,
         title: `Filler ${index}`,
         content: "lorem ipsum ".repeat(40),
@@ -196,7 +198,12 @@ describe("streamHarness", () => {
     });
     const seed = createHarness({ storage, actor: editor, chatId: null });
     for (let index = 0; index < 30; index++) {
-      await seed.createMemory({ global: true, title: `Lesson ${index}`, content: "x" });
+      await seed.createEntry({
+        kind: "memory",
+        global: true,
+        title: `Lesson ${index}`,
+        content: "x",
+      });
     }
 
     await runTurn(withCounting(scriptedModel([textReply("one")])), member, "first");
@@ -207,7 +214,12 @@ describe("streamHarness", () => {
     await runTurn(withCounting(second), member, "second");
     expect(calls).toEqual(["getHarnessVersion"]);
 
-    await seed.createMemory({ global: true, title: "Kubernetes upgrades", content: "drain first" });
+    await seed.createEntry({
+      kind: "memory",
+      global: true,
+      title: "Kubernetes upgrades",
+      content: "drain first",
+    });
     calls.length = 0;
     const third = scriptedModel([textReply("three")]);
     await runTurn(withCounting(third), member, "how do we do kubernetes upgrades?");

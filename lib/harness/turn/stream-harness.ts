@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: one turn from request to closed stream (checkout, tools, model
+// stream, commit, status parts, errors); its steps share the turn's state and its order is the
+// contract.
 import {
   asSchema,
   convertToModelMessages,

@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: the prompt view's per-entry and per-list caches are one exactness
+// argument (a fact is reused only while every field it read is unchanged); splitting it would
+// split the proof.
 /**
  * What the prompt view derives from each entry — its kind's position, a numeric update time,
  * its words as small integers, its rendered lines and their token counts — remembered per
