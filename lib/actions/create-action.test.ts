@@ -119,7 +119,7 @@ describe("action", () => {
     const result = await broken({});
     expect(result).toEqual({
       ok: false,
-      error: { code: "internal", message: "Something went wrong. Try again." },
+      error: { code: "failed:internal", message: "Something went wrong. Try again." },
     });
     expect(JSON.stringify(result)).not.toMatch(/ECONNREFUSED|hunter2|5432/);
     expect(logged).toHaveBeenCalled();

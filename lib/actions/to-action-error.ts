@@ -27,10 +27,9 @@ export function toActionError(error: unknown): { status: number; error: ActionEr
       },
     };
   }
-  if (error instanceof AccountError)
-    return { status: 400, error: { code: `account:${error.code}`, message: error.message } };
-  if (error instanceof AccessTokenError)
-    return { status: 400, error: { code: `token:${error.code}`, message: error.message } };
+  // Their codes carry the family already (`account:<reason>`, `access_token:<reason>`).
+  if (AccountError.isInstance(error) || AccessTokenError.isInstance(error))
+    return { status: 400, error: { code: error.code, message: error.message } };
   const appError = toAppError(error);
   return { status: appError.status, error: { code: appError.code, message: appError.message } };
 }
