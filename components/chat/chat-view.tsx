@@ -192,7 +192,7 @@ function RefineRequested({ data, waiting }: { data: RefineData; waiting: boolean
       {waiting ? <Loader2 className="size-3.5 animate-spin" /> : null}
       Refinement requested for {data.scope === "global" ? "the whole workspace" : "this chat"}
       {data.instructions ? `: “${data.instructions}”` : ""}.
-      {waiting ? "" : " Its result appears below."}
+      {waiting ? "" : " Its result shows in the refinement card."}
     </p>
   );
 }
