@@ -4,21 +4,21 @@
 import { canWriteGlobal, type Actor } from "../actor";
 import { HarnessError, HarnessValidationError } from "../errors";
 import {
-  DEFAULT_ENTRY_PATH,
-  ENTRY_ID_PATTERN,
   ENTRY_KINDS,
-  assertValidEntry,
+  checkEntryId,
   entryKeyOf,
-  isReservedEntryId,
+  planCreatedEntry,
+  planUpdatedEntry,
   slugifyTitle,
+  type EditProblem,
   type Entry,
   type EntryKind,
   type EntryScope,
   type Harness,
   type HarnessEdit,
+  type PlannedEntry,
   type Revision,
 } from "../store";
-import { jsonEqual } from "../store";
 import { toErrorInfo } from "../errors";
 import {
   REFINEMENT_EDIT_ACTIONS,
@@ -112,20 +112,6 @@ function refineError(
 
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === "string" && value.trim().length > 0;
-}
-
-function mergeMetadata(
-  current: Record<string, unknown>,
-  patch: Record<string, unknown> | undefined,
-): Record<string, unknown> {
-  if (!patch) return current;
-  const merged = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  return merged;
 }
 
 function statusOf(edits: readonly RecordedEdit[], dryRun: boolean): RefinementStatus {
@@ -415,15 +401,10 @@ async function checkEdit(input: {
   ) {
     return fail(proposed, scope, refineError("invalid_entry", "metadata must be a JSON object"));
   }
-  if (proposed.id !== undefined && isReservedEntryId(proposed.id)) {
-    return fail(
-      proposed,
-      scope,
-      refineError(
-        "base_prompt",
-        "The base system prompt (base_system_prompt) is immutable: it is not a harness entry",
-      ),
-    );
+  // The store's own id rules and wording (edit-planner.ts), mapped to refinement codes.
+  const idProblem = proposed.id === undefined ? null : checkEntryId(proposed.id);
+  if (idProblem?.rule === "reserved_id") {
+    return fail(proposed, scope, refineError("base_prompt", idProblem.error.message));
   }
   if (action !== "create" && proposed.id === undefined) {
     return fail(
@@ -432,15 +413,8 @@ async function checkEdit(input: {
       refineError("missing_field", `${action} needs the id of the entry`),
     );
   }
-  if (proposed.id !== undefined && !ENTRY_ID_PATTERN.test(proposed.id)) {
-    return fail(
-      proposed,
-      scope,
-      refineError(
-        "invalid_entry",
-        `Invalid id ${JSON.stringify(proposed.id)}: use 1–80 characters of a-z, 0-9, '_' and '-'`,
-      ),
-    );
+  if (idProblem) {
+    return fail(proposed, scope, refineError("invalid_entry", idProblem.error.message));
   }
   if (action === "create" && (proposed.title === undefined || proposed.content === undefined)) {
     return fail(proposed, scope, refineError("missing_field", "create needs a title and content"));
@@ -495,8 +469,11 @@ async function checkEdit(input: {
 
   if (input.forced) return fail(proposed, scope, input.forced, base);
 
-  let after: Entry;
+  let planned: PlannedEntry;
   let harnessEdit: HarnessEdit | undefined;
+  // A contract the resulting entry breaks (the store's own check, validate-only).
+  const invalid = (problem: EditProblem) =>
+    fail(proposed, scope, refineError("invalid_entry", problem.error.message), base);
   const scopeSelector = scope === "global" ? { global: true } : { scope: "local" as const };
   const common = {
     reason: proposed.reason,
@@ -553,23 +530,24 @@ async function checkEdit(input: {
         );
       }
     }
-    after = {
-      kind,
-      scope,
-      chatId: input.chatId,
-      id: id ?? slugifyTitle({ title: proposed.title!, fallback: kind }),
+    planned = planCreatedEntry({
+      ref: {
+        kind,
+        scope,
+        chatId: input.chatId,
+        id: id ?? slugifyTitle({ title: proposed.title!, fallback: kind }),
+      },
       title: proposed.title!,
       content: proposed.content!,
-      path: proposed.path ?? DEFAULT_ENTRY_PATH,
-      metadata: proposed.metadata ?? {},
-      pinned: false,
+      path: proposed.path,
+      metadata: proposed.metadata,
       source: "refinement",
       version: 1,
-      createdAt: input.now,
-      updatedAt: input.now,
-      createdBy: input.actor.userId,
-      updatedBy: input.actor.userId,
-    };
+      actorId: input.actor.userId,
+      now: input.now,
+    });
+    if (!planned.ok) return invalid(planned.problem);
+    const after = planned.entry;
     harnessEdit = {
       op: "create",
       kind,
@@ -635,36 +613,18 @@ async function checkEdit(input: {
         id,
       };
     }
-    after = {
-      ...current,
-      title: proposed.title ?? current.title,
-      content: proposed.content ?? current.content,
-      path: proposed.path ?? current.path,
-      metadata: mergeMetadata(current.metadata, proposed.metadata),
+    planned = planUpdatedEntry({
+      current,
+      title: proposed.title,
+      content: proposed.content,
+      path: proposed.path,
+      metadataPatch: proposed.metadata,
       source: "refinement",
-      version: current.version + 1,
-      updatedAt: input.now,
-      updatedBy: input.actor.userId,
-    };
-    const unchanged =
-      after.title === current.title &&
-      after.content === current.content &&
-      after.path === current.path &&
-      jsonEqual(after.metadata, current.metadata);
-    if (!unchanged) {
-      harnessEdit = {
-        op: "update",
-        kind,
-        id: id!,
-        expectedVersion: current.version,
-        title: after.title,
-        content: after.content,
-        path: after.path,
-        metadata: after.metadata,
-        ...scopeSelector,
-        ...common,
-      };
-    } else {
+      actorId: input.actor.userId,
+      now: input.now,
+    });
+    if (!planned.ok) return invalid(planned.problem);
+    if (planned.unchanged) {
       return {
         recorded: {
           proposed,
@@ -679,16 +639,19 @@ async function checkEdit(input: {
         id,
       };
     }
-  }
-  try {
-    assertValidEntry(after);
-  } catch (error) {
-    return fail(
-      proposed,
-      scope,
-      refineError("invalid_entry", toErrorInfo(error, "refine:error").message),
-      base,
-    );
+    const after = planned.entry;
+    harnessEdit = {
+      op: "update",
+      kind,
+      id: id!,
+      expectedVersion: current.version,
+      title: after.title,
+      content: after.content,
+      path: after.path,
+      metadata: after.metadata,
+      ...scopeSelector,
+      ...common,
+    };
   }
   return {
     recorded: {
@@ -697,7 +660,7 @@ async function checkEdit(input: {
       entryKey,
       plannedVersion,
       before: current,
-      after,
+      after: planned.entry,
       result: "pending",
     },
     harnessEdit,

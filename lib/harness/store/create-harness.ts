@@ -10,9 +10,9 @@ import {
   HarnessNotFoundError,
   HarnessValidationError,
 } from "../errors";
-import { assertValidEntry, ENTRY_ID_PATTERN, isReservedEntryId } from "./entry-contracts";
+import { assertValidEntry } from "./entry-contracts";
+import { checkEntryId, entryOrThrow, planCreatedEntry, planUpdatedEntry } from "./edit-planner";
 import { entryKeyOf } from "./entry-key";
-import { jsonEqual } from "./internal/json-equal";
 import {
   compareEntriesCanonically,
   reconstructHarnessState,
@@ -40,7 +40,6 @@ import {
   type StorageChange,
 } from "./store-port";
 import {
-  DEFAULT_ENTRY_PATH,
   ENTRY_KINDS,
   KIND_LABELS,
   type Entry,
@@ -327,19 +326,8 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     let id: string;
     let version = 1;
     if (input.id !== undefined) {
-      if (
-        typeof input.id !== "string" ||
-        !ENTRY_ID_PATTERN.test(input.id) ||
-        isReservedEntryId(input.id)
-      ) {
-        throw new HarnessValidationError({
-          surface: "entry",
-          message: isReservedEntryId(String(input.id))
-            ? "base_system_prompt is the base system prompt; it is not a harness entry and cannot be created or edited here"
-            : `Invalid entry id ${JSON.stringify(input.id)}: use 1–80 characters of a-z, 0-9, '_' and '-', starting with a letter or digit`,
-          details: { id: input.id },
-        });
-      }
+      const problem = checkEntryId(input.id);
+      if (problem) throw problem.error;
       id = input.id;
       const ref: EntryRef = { kind: input.kind, ...where, id };
       const state = await readKeyForCreate(ref, abortSignal);
@@ -371,21 +359,20 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     }
     const ref: EntryRef = { kind: input.kind, ...where, id };
     reserveKey(plan, ref);
-    const entry: Entry = {
-      ...ref,
-      title: input.title,
-      content: input.content,
-      path: input.path ?? DEFAULT_ENTRY_PATH,
-      metadata: input.metadata ?? {},
-      pinned: input.pinned ?? false,
-      source,
-      version,
-      createdAt: plan.now,
-      updatedAt: plan.now,
-      createdBy: actor.userId,
-      updatedBy: actor.userId,
-    };
-    assertValidEntry(entry);
+    const entry = entryOrThrow(
+      planCreatedEntry({
+        ref,
+        title: input.title,
+        content: input.content,
+        path: input.path,
+        metadata: input.metadata,
+        pinned: input.pinned,
+        source,
+        version,
+        actorId: actor.userId,
+        now: plan.now,
+      }),
+    );
     plan.changes.push({
       expectedVersion: null,
       revision: draft({
@@ -423,40 +410,22 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     abortSignal?: AbortSignal,
   ): Promise<Entry> {
     const { ref, current } = await loadForWrite(input, "Updating", abortSignal);
-    let metadata = input.metadata ?? current.metadata;
-    if (input.metadataPatch) {
-      metadata = { ...metadata };
-      for (const [key, value] of Object.entries(input.metadataPatch)) {
-        if (value === undefined) continue;
-        if (value === null) delete metadata[key];
-        else metadata[key] = value;
-      }
-    }
-    const changed: Pick<Entry, "title" | "content" | "path" | "metadata" | "pinned"> = {
-      title: input.title ?? current.title,
-      content: input.content ?? current.content,
-      path: input.path ?? current.path,
-      metadata,
-      pinned: input.pinned ?? current.pinned,
-    };
-    const unchanged =
-      changed.title === current.title &&
-      changed.content === current.content &&
-      changed.path === current.path &&
-      changed.pinned === current.pinned &&
-      jsonEqual(changed.metadata, current.metadata);
-    reserveKey(plan, ref);
-    if (unchanged) return current;
     const source = sourceOf(input, plan);
-    const next: Entry = {
-      ...current,
-      ...changed,
+    const planned = planUpdatedEntry({
+      current,
+      title: input.title,
+      content: input.content,
+      path: input.path,
+      metadata: input.metadata,
+      metadataPatch: input.metadataPatch,
+      pinned: input.pinned,
       source,
-      version: current.version + 1,
-      updatedAt: plan.now,
-      updatedBy: actor.userId,
-    };
-    assertValidEntry(next);
+      actorId: actor.userId,
+      now: plan.now,
+    });
+    reserveKey(plan, ref);
+    const next = entryOrThrow(planned);
+    if (planned.ok && planned.unchanged) return current;
     plan.changes.push({
       expectedVersion: current.version,
       revision: draft({
