@@ -153,6 +153,8 @@ export async function takeBackoffSlot(
       "nextAllowedAt" = ${delayed},
       "updatedAt" = ${ms(now)}
     WHERE ${stale} OR "RateLimitBucket"."nextAllowedAt" <= ${ms(now)}
+      -- Below the threshold nobody waits, whatever order concurrent clock readings arrive in.
+      OR (${next}) <= ${limits.backoffAfter}
     RETURNING "count"`);
   if (rows.length > 0) return { allowed: true };
   const [row] = await db.$queryRaw<{ nextAllowedAt: number | bigint }[]>(sql`
