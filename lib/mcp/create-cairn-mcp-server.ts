@@ -10,11 +10,13 @@ import {
   ENTRY_KINDS,
   HarnessError,
   canWriteGlobal,
+  createEntryOfKind,
   createHarness,
   formatHarnessStateWithTokens,
   memoryToolInputSchema,
   openTurnCheckout,
   runMemoryCommand,
+  updateEntryOfKind,
   type Entry,
   type EntryKind,
   type Harness,
@@ -357,32 +359,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
           pinned: input.pinned,
           reason: input.reason,
         };
-        const content = input.content ?? "";
-        const entry =
-          input.kind === "skill"
-            ? await store.createSkill({
-                ...common,
-                title: input.title,
-                name: input.name ?? "",
-                description: input.description ?? "",
-                body: content,
-              })
-            : input.kind === "subagent"
-              ? await store.createSubagent({
-                  ...common,
-                  title: input.title,
-                  name: input.name ?? "",
-                  description: input.description ?? "",
-                  instructions: content,
-                  tools: input.tools ?? [],
-                  model: input.model,
-                })
-              : await store.createEntry({
-                  ...common,
-                  kind: input.kind,
-                  title: input.title ?? "",
-                  content,
-                });
+        const entry = await createEntryOfKind(store, common, input);
         return text(JSON.stringify(entryJson(entry)));
       } catch (error) {
         return harnessErrorResult(error);
@@ -418,24 +395,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
           reason: input.reason,
           title: input.title,
         };
-        const entry =
-          input.kind === "skill"
-            ? await store.updateSkill({
-                ...common,
-                name: input.name,
-                description: input.description,
-                body: input.content,
-              })
-            : input.kind === "subagent"
-              ? await store.updateSubagent({
-                  ...common,
-                  name: input.name,
-                  description: input.description,
-                  instructions: input.content,
-                  tools: input.tools,
-                  model: input.model,
-                })
-              : await store.updateEntry({ ...common, kind: input.kind, content: input.content });
+        const entry = await updateEntryOfKind(store, common, input);
         return text(JSON.stringify(entryJson(entry)));
       } catch (error) {
         return harnessErrorResult(error);
