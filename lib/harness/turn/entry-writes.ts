@@ -16,7 +16,10 @@ export interface EntryWriteFields {
 }
 
 /** What a create call shares across kinds: scope, id, path, pin, reason, source… */
-export type CreateEntryCommon = Omit<CreateEntryInput, "kind" | "title" | "content" | "metadata"> & {
+export type CreateEntryCommon = Omit<
+  CreateEntryInput,
+  "kind" | "title" | "content" | "metadata"
+> & {
   title?: string;
 };
 
@@ -36,23 +39,16 @@ export function createEntryOfKind(
   fields: EntryWriteFields,
 ): Promise<Entry> {
   const content = fields.content ?? "";
-  if (fields.kind === "skill") {
-    return harness.createSkill({
-      ...common,
-      name: fields.name ?? "",
-      description: fields.description ?? "",
-      body: content,
-    });
-  }
-  if (fields.kind === "subagent") {
-    return harness.createSubagent({
-      ...common,
-      name: fields.name ?? "",
-      description: fields.description ?? "",
-      instructions: content,
-      tools: fields.tools ?? [],
-      model: fields.model,
-    });
+  if (fields.kind === "skill" || fields.kind === "subagent") {
+    const named = { ...common, name: fields.name ?? "", description: fields.description ?? "" };
+    return fields.kind === "skill"
+      ? harness.createSkill({ ...named, body: content })
+      : harness.createSubagent({
+          ...named,
+          instructions: content,
+          tools: fields.tools ?? [],
+          model: fields.model,
+        });
   }
   return harness.createEntry({ ...common, kind: fields.kind, title: fields.title ?? "", content });
 }
@@ -66,23 +62,16 @@ export function updateEntryOfKind(
   common: UpdateEntryCommon,
   fields: EntryWriteFields,
 ): Promise<Entry> {
-  if (fields.kind === "skill") {
-    return harness.updateSkill({
-      ...common,
-      name: fields.name,
-      description: fields.description,
-      body: fields.content,
-    });
-  }
-  if (fields.kind === "subagent") {
-    return harness.updateSubagent({
-      ...common,
-      name: fields.name,
-      description: fields.description,
-      instructions: fields.content,
-      tools: fields.tools,
-      model: fields.model,
-    });
+  if (fields.kind === "skill" || fields.kind === "subagent") {
+    const named = { ...common, name: fields.name, description: fields.description };
+    return fields.kind === "skill"
+      ? harness.updateSkill({ ...named, body: fields.content })
+      : harness.updateSubagent({
+          ...named,
+          instructions: fields.content,
+          tools: fields.tools,
+          model: fields.model,
+        });
   }
   return harness.updateEntry({
     ...common,
