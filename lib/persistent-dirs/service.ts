@@ -173,6 +173,11 @@ function contentView(content: FileContent | null): ContentView | null {
     : { text: null, bytes: content.byteLength };
 }
 
+/** The commit log owners whose records `actor` sees: their own and their workspace's. */
+function ownersOf(actor: Actor): string[] {
+  return [`user:${actor.userId}`, `workspace:${actor.workspaceId}`];
+}
+
 function retryResult(result: RetryCommitResult): RetryResult {
   if (result.status === "succeeded")
     return { status: "succeeded", cursor: result.cursor, merged: result.merged };
@@ -308,10 +313,19 @@ export function createPersistentDirsService(
   };
 
   const isVisible = (actor: Actor, record: CommitRecord): boolean =>
-    record.owner === `user:${actor.userId}` || record.owner === `workspace:${actor.workspaceId}`;
+    record.owner !== null && ownersOf(actor).includes(record.owner);
   const mayAct = (actor: Actor, record: CommitRecord): boolean =>
     record.owner === `user:${actor.userId}` ||
     (record.owner === `workspace:${actor.workspaceId}` && canWriteGlobal(actor));
+
+  /** How `actor` retries or resolves `record`: a new commit of theirs with the record's session. */
+  const commitRetry = (record: CommitRecord, actor: Actor, source: "retry" | "resolve") => ({
+    id: record.id,
+    dirs,
+    commitLog,
+    extraBody: { actor, source },
+    session: (record.session ?? null) as AppSession,
+  });
 
   const visibleRecord = async (actor: Actor, id: string): Promise<CommitRecord> => {
     const record = await commitLog.getCommit({ id });
@@ -647,7 +661,7 @@ export function createPersistentDirsService(
 
     async listFailures({ actor, status = "open", cursor, limit }) {
       const page = await commitLog.listCommitsForOwners({
-        owners: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`],
+        owners: ownersOf(actor),
         status,
         // Open failures that retry by themselves are counted apart: nobody needs to act yet.
         ...(status === "open" ? { automaticRetry: "exclude" as const } : {}),
@@ -662,15 +676,7 @@ export function createPersistentDirsService(
 
     async retryFailure({ actor, id }) {
       const record = await visibleRecord(actor, id);
-      return retryResult(
-        await retryCommit({
-          id: record.id,
-          dirs,
-          commitLog,
-          extraBody: { actor, source: "retry" },
-          session: (record.session ?? null) as AppSession,
-        }),
-      );
+      return retryResult(await retryCommit(commitRetry(record, actor, "retry")));
     },
 
     async discardFailure({ actor, id }) {
@@ -681,7 +687,7 @@ export function createPersistentDirsService(
     async countRetrying({ actor }) {
       return db.dirCommitRecord.count({
         where: {
-          owner: { in: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`] },
+          owner: { in: ownersOf(actor) },
           status: "failed",
           nextAttemptAt: { not: null },
         },
@@ -715,14 +721,7 @@ export function createPersistentDirsService(
     async resolveFailure({ actor, id, resolution }) {
       const record = await visibleRecord(actor, id);
       return retryResult(
-        await resolveConflict({
-          id: record.id,
-          dirs,
-          commitLog,
-          extraBody: { actor, source: "resolve" },
-          session: (record.session ?? null) as AppSession,
-          resolution,
-        }),
+        await resolveConflict({ ...commitRetry(record, actor, "resolve"), resolution }),
       );
     },
   };
