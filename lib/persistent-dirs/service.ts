@@ -178,6 +178,28 @@ function ownersOf(actor: Actor): string[] {
   return [`user:${actor.userId}`, `workspace:${actor.workspaceId}`];
 }
 
+/**
+ * Stores a person's whole-file change to `dir` through the core's compare-and-swap loop: other
+ * files moving is fine; a changed file moving is a conflict (never merged behind their back).
+ */
+function commitWholeFiles(
+  dir: AppDir,
+  change: {
+    extraBody: AppExtraBody;
+    changes: ChangeSet;
+    base: Record<string, FileContent | null>;
+    baseCursor: DirCursor;
+  },
+) {
+  return commitChangeSet({
+    dir: dir.definition,
+    session: null,
+    ...change,
+    mergeText: false,
+    maxAttempts: MAX_SAVE_ATTEMPTS,
+  });
+}
+
 function retryResult(result: RetryCommitResult): RetryResult {
   if (result.status === "succeeded")
     return { status: "succeeded", cursor: result.cursor, merged: result.merged };
@@ -486,18 +508,7 @@ export function createPersistentDirsService(
       } else (baseContent === null ? changes.created : changes.updated).push({ path, content });
       const base = Object.create(null) as Record<string, FileContent | null>;
       base[path] = baseContent;
-      // The core's compare-and-swap loop: other files moving is fine; this file moving is a
-      // conflict (a person's whole-file edit is not merged behind their back).
-      const outcome = await commitChangeSet({
-        dir: dir.definition,
-        extraBody,
-        session: null,
-        changes,
-        base,
-        baseCursor,
-        mergeText: false,
-        maxAttempts: MAX_SAVE_ATTEMPTS,
-      });
+      const outcome = await commitWholeFiles(dir, { extraBody, changes, base, baseCursor });
       if (outcome.status === "stored")
         return { status: "saved", cursor: outcome.cursor, changed: true };
       if (outcome.status === "already-applied")
@@ -632,15 +643,11 @@ export function createPersistentDirsService(
         if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
           return { status: "restored", cursor: current.cursor, changed: false };
         }
-        const outcome = await commitChangeSet({
-          dir: dir.definition,
+        const outcome = await commitWholeFiles(dir, {
           extraBody,
-          session: null,
           changes,
           base,
           baseCursor: current.cursor,
-          mergeText: false,
-          maxAttempts: MAX_SAVE_ATTEMPTS,
         });
         if (outcome.status === "stored")
           return { status: "restored", cursor: outcome.cursor, changed: true };
