@@ -7,6 +7,7 @@ import { entryHref } from "@/components/harness/entry-href";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/input";
+import { TableHead } from "@/components/ui/table-head";
 import { requireActor } from "@/lib/auth";
 import { ENTRY_KINDS, HarnessError } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
@@ -160,15 +161,7 @@ export default async function HarnessPage({
         )
       ) : (
         <table className="table-cards w-full text-sm" data-testid="entries-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">Entry</th>
-              <th>Kind</th>
-              <th>Path</th>
-              <th>Version</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Entry", "Kind", "Path", "Version", "Updated"]} />
           <tbody>
             {page.items.map((entry) => (
               <tr

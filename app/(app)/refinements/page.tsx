@@ -7,6 +7,7 @@ import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
+import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
@@ -135,17 +136,7 @@ export default async function RefinementsPage({
         </EmptyState>
       ) : (
         <table className="table-cards w-full text-sm" data-testid="refinements-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">When</th>
-              <th>Scope</th>
-              <th>Trigger</th>
-              <th>Status</th>
-              <th>Summary</th>
-              <th>Edits</th>
-              <th />
-            </tr>
-          </thead>
+          <TableHead columns={["When", "Scope", "Trigger", "Status", "Summary", "Edits", ""]} />
           <tbody>
             {page.items.map((refinement) => {
               const counts = editCounts(refinement);
