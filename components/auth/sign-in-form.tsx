@@ -5,7 +5,7 @@ import { signInAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
-import { FormField } from "./form-field";
+import { Label } from "@/components/ui/label";
 import { errorOf } from "@/lib/actions/result";
 
 export function SignInForm({ initialError }: { initialError?: string }) {
@@ -13,10 +13,13 @@ export function SignInForm({ initialError }: { initialError?: string }) {
   const error = errorOf(state);
   return (
     <form action={action} className="space-y-4" data-testid="sign-in-form">
-      <FormField id="email" label="Email" error={error?.fieldErrors?.email?.[0]}>
+      <div className="space-y-2">
+        <Label htmlFor="email">Email</Label>
         <Input id="email" name="email" type="email" autoComplete="email" required />
-      </FormField>
-      <FormField id="password" label="Password" error={error?.fieldErrors?.password?.[0]}>
+        <FormMessage message={error?.fieldErrors?.email?.[0]} />
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="password">Password</Label>
         <Input
           id="password"
           name="password"
@@ -24,7 +27,8 @@ export function SignInForm({ initialError }: { initialError?: string }) {
           autoComplete="current-password"
           required
         />
-      </FormField>
+        <FormMessage message={error?.fieldErrors?.password?.[0]} />
+      </div>
       <FormMessage
         message={
           error ? (error.fieldErrors ? undefined : error.message) : state ? undefined : initialError

@@ -5,24 +5,29 @@ import { signUpAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
-import { FormField } from "./form-field";
+import { Label } from "@/components/ui/label";
 import { errorOf } from "@/lib/actions/result";
 
 /** With `token`, redeems an invite; without, creates the first account and its workspace. */
 export function SignUpForm({ token }: { token?: string }) {
   const [state, action, pending] = useActionState(signUpAction, undefined);
   const error = errorOf(state);
-  const fieldError = (name: string) => error?.fieldErrors?.[name]?.[0];
+  const field = (name: string) => <FormMessage message={error?.fieldErrors?.[name]?.[0]} />;
   return (
     <form action={action} className="space-y-4" data-testid="sign-up-form">
       {token ? <input type="hidden" name="token" value={token} /> : null}
-      <FormField id="name" label="Name" error={fieldError("name")}>
+      <div className="space-y-2">
+        <Label htmlFor="name">Name</Label>
         <Input id="name" name="name" autoComplete="name" required />
-      </FormField>
-      <FormField id="email" label="Email" error={fieldError("email")}>
+        {field("name")}
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="email">Email</Label>
         <Input id="email" name="email" type="email" autoComplete="email" required />
-      </FormField>
-      <FormField id="password" label="Password" error={fieldError("password")}>
+        {field("email")}
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="password">Password</Label>
         <Input
           id="password"
           name="password"
@@ -31,11 +36,14 @@ export function SignUpForm({ token }: { token?: string }) {
           minLength={8}
           required
         />
-      </FormField>
+        {field("password")}
+      </div>
       {token ? null : (
-        <FormField id="workspaceName" label="Workspace name" error={fieldError("workspaceName")}>
+        <div className="space-y-2">
+          <Label htmlFor="workspaceName">Workspace name</Label>
           <Input id="workspaceName" name="workspaceName" defaultValue="My workspace" required />
-        </FormField>
+          {field("workspaceName")}
+        </div>
       )}
       <FormMessage message={error?.fieldErrors ? undefined : error?.message} />
       <Button type="submit" className="w-full" disabled={pending}>

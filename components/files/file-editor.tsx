@@ -5,7 +5,6 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { saveFileAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
@@ -179,16 +178,17 @@ export function FileEditor(props: {
           {creating ? "Create file" : "Save"}
         </Button>
         {creating ? null : (
-          <ConfirmButton
+          <Button
             type="button"
             variant="outline"
             data-testid="delete-file"
             disabled={pending}
-            confirm={`Delete ${path}?`}
-            onConfirm={() => save(null)}
+            onClick={() => {
+              if (window.confirm(`Delete ${path}?`)) save(null);
+            }}
           >
             Delete
-          </ConfirmButton>
+          </Button>
         )}
         {pending ? <span className="text-muted-foreground text-sm">Saving…</span> : null}
         <span className="text-muted-foreground ml-auto hidden text-xs sm:inline">

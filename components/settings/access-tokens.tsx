@@ -4,7 +4,6 @@ import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/(app)/settings/tokens/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -131,16 +130,18 @@ export function TokenRow(props: {
       <td className="text-muted-foreground">{props.clientName ?? "—"}</td>
       <td className="text-right">
         {props.state === "active" ? (
-          <ConfirmButton
+          <Button
             variant="outline"
             size="sm"
             data-testid="revoke-token"
             disabled={pending}
-            confirm={`Revoke "${props.name}"? Clients using it stop working at once.`}
-            onConfirm={() => run(() => revokeTokenAction({ id: props.id }))}
+            onClick={() => {
+              if (window.confirm(`Revoke "${props.name}"? Clients using it stop working at once.`))
+                run(() => revokeTokenAction({ id: props.id }));
+            }}
           >
             Revoke
-          </ConfirmButton>
+          </Button>
         ) : (
           <Badge data-testid="token-state">{props.state}</Badge>
         )}

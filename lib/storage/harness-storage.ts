@@ -418,10 +418,15 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "updatedAt" DESC, "entryKey" ASC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    return pageOf(rows, limit, entryFromRow, (last) => [
-      toDate(last.updatedAt).toISOString(),
-      last.entryKey,
-    ]);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(entryFromRow),
+      nextCursor:
+        rows.length > limit && last
+          ? JSON.stringify([toDate(last.updatedAt).toISOString(), last.entryKey])
+          : null,
+    };
   }
 
   async listRevisions(
@@ -443,7 +448,12 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "harnessVersion" ${descending ? "DESC" : "ASC"} LIMIT ?`,
       [options.workspaceId, options.entryKey, ...(after === null ? [] : [after]), limit + 1],
     );
-    return pageOf(rows, limit, revisionFromRow, (last) => last.harnessVersion);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(revisionFromRow),
+      nextCursor: rows.length > limit && last ? JSON.stringify(last.harnessVersion) : null,
+    };
   }
 
   async getRevision(
@@ -484,31 +494,19 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "harnessVersion" ASC, "entryKey" ASC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    return pageOf(rows, limit, revisionFromRow, (last) => [last.harnessVersion, last.entryKey]);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(revisionFromRow),
+      nextCursor:
+        rows.length > limit && last ? JSON.stringify([last.harnessVersion, last.entryKey]) : null,
+    };
   }
 
   async getHarnessVersion(options: StorageCallOptions & { workspaceId: string }): Promise<number> {
     options.abortSignal?.throwIfAborted();
     return this.readHarnessVersion(this.sql, options.workspaceId);
   }
-}
-
-/**
- * A page from `limit + 1` fetched rows: the extra row only tells that a next page exists, whose
- * cursor is the JSON of `cursorOf(last row of this page)`.
- */
-function pageOf<Row, Item>(
-  rows: Row[],
-  limit: number,
-  toItem: (row: Row) => Item,
-  cursorOf: (last: Row) => unknown,
-): Page<Item> {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    items: page.map((row) => toItem(row)),
-    nextCursor: rows.length > limit && last ? JSON.stringify(cursorOf(last)) : null,
-  };
 }
 
 const globalForStorage = globalThis as unknown as {

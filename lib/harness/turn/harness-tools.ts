@@ -2,7 +2,6 @@ import { generateText, stepCountIs, tool, type LanguageModel, type Tool, type To
 import { z } from "zod";
 import { HarnessError } from "../errors";
 import { ENTRY_KINDS, type Entry, type Harness } from "../store";
-import { createEntryOfKind, updateEntryOfKind } from "./entry-writes";
 
 const kindSchema = z
   .enum(ENTRY_KINDS)
@@ -102,7 +101,29 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
-          const entry = await createEntryOfKind(harness, common, input);
+          const entry =
+            input.kind === "skill"
+              ? await harness.createSkill({
+                  ...common,
+                  name: input.name ?? "",
+                  description: input.description ?? "",
+                  body: input.content,
+                })
+              : input.kind === "subagent"
+                ? await harness.createSubagent({
+                    ...common,
+                    name: input.name ?? "",
+                    description: input.description ?? "",
+                    instructions: input.content,
+                    tools: input.tools ?? [],
+                    model: input.model,
+                  })
+                : await harness.createEntry({
+                    ...common,
+                    kind: input.kind,
+                    title: input.title ?? "",
+                    content: input.content,
+                  });
           return `Created ${describe(entry)}.`;
         } catch (error) {
           return errorText(error);
@@ -123,7 +144,29 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
-          const entry = await updateEntryOfKind(harness, common, input);
+          const entry =
+            input.kind === "skill"
+              ? await harness.updateSkill({
+                  ...common,
+                  name: input.name,
+                  description: input.description,
+                  body: input.content,
+                })
+              : input.kind === "subagent"
+                ? await harness.updateSubagent({
+                    ...common,
+                    name: input.name,
+                    description: input.description,
+                    instructions: input.content,
+                    tools: input.tools,
+                    model: input.model,
+                  })
+                : await harness.updateEntry({
+                    ...common,
+                    kind: input.kind,
+                    title: input.title,
+                    content: input.content,
+                  });
           return `Updated ${describe(entry)}.`;
         } catch (error) {
           return errorText(error);

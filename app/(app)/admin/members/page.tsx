@@ -1,5 +1,4 @@
 import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
-import { TableHead } from "@/components/ui/table-head";
 import { listOpenInvites, listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireRole } from "@/lib/auth";
 
@@ -27,7 +26,14 @@ export default async function MembersPage() {
       <section className="space-y-2">
         <h2 className="font-medium">People</h2>
         <table className="table-cards w-full text-sm" data-testid="members-table">
-          <TableHead columns={["Name", "Email", "Role", ""]} />
+          <thead className="text-muted-foreground text-left">
+            <tr>
+              <th className="py-2">Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {memberships.map((membership) => (
               <MemberRow
@@ -54,7 +60,15 @@ export default async function MembersPage() {
           </p>
         ) : (
           <table className="table-cards w-full text-sm" data-testid="open-invites">
-            <TableHead columns={["For", "Role", "Created", "Expires", ""]} />
+            <thead className="text-muted-foreground text-left">
+              <tr>
+                <th className="py-2">For</th>
+                <th>Role</th>
+                <th>Created</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {invites.map((invite) => (
                 <InviteRow

@@ -1,5 +1,4 @@
 import { TokenCreator, TokenRow } from "@/components/settings/access-tokens";
-import { TableHead } from "@/components/ui/table-head";
 import { listOwnTokens } from "@/lib/access-tokens/queries";
 import { requireActor } from "@/lib/auth";
 
@@ -31,9 +30,17 @@ export default async function AccessTokensPage() {
           </p>
         ) : (
           <table className="w-full text-sm" data-testid="tokens-table">
-            <TableHead
-              columns={["Name", "Token", "Created", "Last used", "Expires", "Client", ""]}
-            />
+            <thead className="text-muted-foreground text-left">
+              <tr>
+                <th className="py-2">Name</th>
+                <th>Token</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th>Client</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {tokens.map((token) => (
                 <TokenRow
