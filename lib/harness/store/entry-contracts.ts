@@ -159,12 +159,6 @@ function formatIssues(error: z.ZodError, prefix: string): string {
  * and the issues in `details.issues`. Does not change the entry.
  */
 export function assertValidEntry(entry: Entry): void {
-  const error = entryProblem(entry);
-  if (error) throw error;
-}
-
-/** The validate-only form of `assertValidEntry`: the error it would throw, or `null`. */
-export function entryProblem(entry: Entry): HarnessValidationError | null {
   const problems: string[] = [];
   const issues: unknown[] = [];
   const generic = entryFieldsSchema.safeParse(entry);
@@ -187,10 +181,11 @@ export function entryProblem(entry: Entry): HarnessValidationError | null {
       issues.push(...kindResult.error.issues);
     }
   }
-  if (problems.length === 0) return null;
-  return new HarnessValidationError({
-    surface: "entry",
-    message: `Invalid ${entry.kind} entry "${entry.id}": ${problems.join("; ")}`,
-    details: { kind: entry.kind, id: entry.id, issues },
-  });
+  if (problems.length > 0) {
+    throw new HarnessValidationError({
+      surface: "entry",
+      message: `Invalid ${entry.kind} entry "${entry.id}": ${problems.join("; ")}`,
+      details: { kind: entry.kind, id: entry.id, issues },
+    });
+  }
 }

@@ -25,7 +25,6 @@ export {
   ENTRY_LIMITS,
   KIND_METADATA_SCHEMAS,
   assertValidEntry,
-  entryProblem,
   entryContentSchema,
   entryIdSchema,
   entryKindSchema,
@@ -40,15 +39,6 @@ export {
   type SkillMetadata,
   type SubagentMetadata,
 } from "./entry-contracts";
-export {
-  checkEntryId,
-  entryOrThrow,
-  mergeMetadataPatch,
-  planCreatedEntry,
-  planUpdatedEntry,
-  type EditProblem,
-  type PlannedEntry,
-} from "./edit-planner";
 export { entryKeyOf } from "./entry-key";
 export { slugCandidate, slugifyTitle } from "./slug";
 export {
