@@ -314,8 +314,12 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
   await expect(setup.getByTestId("assistant-text").last()).toContainText("You said:");
   const turnHref = await setup.getByTestId("trace-link").last().getAttribute("href");
   await send(setup, "/refine --global the team likes tea");
-  await expect(setup.getByTestId("refinement-card")).toHaveCount(1, { timeout: 30_000 });
+  // The refinement runs as a background job: wait until it has applied before reading its entry.
+  await expect(setup.getByTestId("refinement-card")).toHaveAttribute("data-status", "applied", {
+    timeout: 30_000,
+  });
   await setup.goto("/harness?q=tea");
+  await expect(setup.getByTestId("entry-row")).toHaveCount(1);
   const entryHref = await setup
     .getByTestId("entry-row")
     .first()

@@ -125,7 +125,9 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
   await expect(page.getByTestId("assistant-text").last()).toContainText("Noted: short answers.");
   await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
   await send(page, "/refine remember that I like tea");
-  await expect(page.getByTestId("refinement-card")).toHaveCount(1, { timeout: 30_000 });
+  await expect(page.getByTestId("refinement-card")).toHaveAttribute("data-status", "applied", {
+    timeout: 30_000,
+  });
   await expect(page.getByTestId("refinement-card")).toContainText("Remember the tea preference");
 
   await page.goto("/memory");

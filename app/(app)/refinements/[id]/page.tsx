@@ -306,7 +306,6 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
           )}
           {mayJudge ? (
             <VerdictForm
-              key={refinement.outcome?.at ?? "none"}
               refinementId={refinement.id}
               initial={
                 refinement.outcome
