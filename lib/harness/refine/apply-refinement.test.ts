@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { HarnessError } from "../errors";
 import { entryKeyOf, type Harness } from "../store";
 import { applyRefinement, MAX_REFINEMENT_EDITS } from "./apply-refinement";
 import { editor, harnessFixture, member } from "./internal/test-support";
@@ -469,5 +470,35 @@ describe("applyRefinement", () => {
     expect(result.edits.map((item) => item.result)).toEqual(["pending", "failed"]);
     expect(result.edits[0]!.after).toMatchObject({ id: "lunch", content: "Noon." });
     expect(await local.getHarnessVersion()).toBe(version);
+  });
+});
+
+describe("applyRefinement and the store", () => {
+  it("gives the store and a refinement the same wording for the same broken rule", async () => {
+    const fixture = harnessFixture();
+    const harness = fixture.harness(member, "chat-1");
+    const cases = [
+      { id: "Bad Id", title: "T", content: "C" },
+      { id: "base-system-prompt", title: "T", content: "C" },
+      { id: "fine", title: "two\nlines", content: "C" },
+    ];
+    for (const fields of cases) {
+      const storeError = await harness.createEntry({ kind: "memory", ...fields }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(HarnessError.isInstance(storeError)).toBe(true);
+      const refined = await applyRefinement({
+        harness,
+        plan: {
+          summary: "t",
+          edits: [{ action: "create", kind: "memory", reason: "r", ...fields }],
+        },
+        scope: "local",
+        actor: harness.actor,
+        plannedAt: { entryVersions: {} },
+      });
+      expect(refined.edits[0]!.error?.message).toBe((storeError as Error).message);
+    }
   });
 });

@@ -159,6 +159,12 @@ function formatIssues(error: z.ZodError, prefix: string): string {
  * and the issues in `details.issues`. Does not change the entry.
  */
 export function assertValidEntry(entry: Entry): void {
+  const error = entryProblem(entry);
+  if (error) throw error;
+}
+
+/** The validate-only form of `assertValidEntry`: the error it would throw, or `null`. */
+export function entryProblem(entry: Entry): HarnessValidationError | null {
   const problems: string[] = [];
   const issues: unknown[] = [];
   const generic = entryFieldsSchema.safeParse(entry);
@@ -181,11 +187,10 @@ export function assertValidEntry(entry: Entry): void {
       issues.push(...kindResult.error.issues);
     }
   }
-  if (problems.length > 0) {
-    throw new HarnessValidationError({
-      surface: "entry",
-      message: `Invalid ${entry.kind} entry "${entry.id}": ${problems.join("; ")}`,
-      details: { kind: entry.kind, id: entry.id, issues },
-    });
-  }
+  if (problems.length === 0) return null;
+  return new HarnessValidationError({
+    surface: "entry",
+    message: `Invalid ${entry.kind} entry "${entry.id}": ${problems.join("; ")}`,
+    details: { kind: entry.kind, id: entry.id, issues },
+  });
 }

@@ -25,6 +25,7 @@ export {
   ENTRY_LIMITS,
   KIND_METADATA_SCHEMAS,
   assertValidEntry,
+  entryProblem,
   entryContentSchema,
   entryIdSchema,
   entryKindSchema,
@@ -39,6 +40,15 @@ export {
   type SkillMetadata,
   type SubagentMetadata,
 } from "./entry-contracts";
+export {
+  checkEntryId,
+  entryOrThrow,
+  mergeMetadataPatch,
+  planCreatedEntry,
+  planUpdatedEntry,
+  type EditProblem,
+  type PlannedEntry,
+} from "./edit-planner";
 export { entryKeyOf } from "./entry-key";
 export { slugCandidate, slugifyTitle } from "./slug";
 export {
