@@ -8,6 +8,7 @@ import {
   revokeInviteAction,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
@@ -156,19 +157,16 @@ export function MemberRow(props: {
         <FormMessage message={error} />
       </td>
       <td className="text-right">
-        <Button
+        <ConfirmButton
           variant="ghost"
           size="sm"
           disabled={pending}
           data-testid="remove-member"
-          onClick={() => {
-            if (window.confirm(`Remove ${props.email} from this workspace?`)) {
-              run(() => removeMemberAction({ membershipId: props.membershipId }));
-            }
-          }}
+          confirm={`Remove ${props.email} from this workspace?`}
+          onConfirm={() => run(() => removeMemberAction({ membershipId: props.membershipId }))}
         >
           Remove
-        </Button>
+        </ConfirmButton>
       </td>
     </tr>
   );
@@ -196,20 +194,16 @@ export function InviteRow(props: {
         {utc(props.expiresAt)}
       </td>
       <td className="text-right">
-        <Button
+        <ConfirmButton
           variant="ghost"
           size="sm"
           disabled={pending}
           data-testid="revoke-invite"
-          onClick={() => {
-            const who = props.note ? ` for ${props.note}` : "";
-            if (window.confirm(`Revoke the ${props.role} invite${who}? Its link stops working.`)) {
-              run(() => revokeInviteAction({ inviteId: props.inviteId }));
-            }
-          }}
+          confirm={`Revoke the ${props.role} invite${props.note ? ` for ${props.note}` : ""}? Its link stops working.`}
+          onConfirm={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}
         >
           Revoke
-        </Button>
+        </ConfirmButton>
         <FormMessage message={error} />
       </td>
     </tr>

@@ -5,7 +5,7 @@ import { signInAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
+import { FormField } from "./form-field";
 import { errorOf } from "@/lib/actions/result";
 
 export function SignInForm({ initialError }: { initialError?: string }) {
@@ -13,13 +13,10 @@ export function SignInForm({ initialError }: { initialError?: string }) {
   const error = errorOf(state);
   return (
     <form action={action} className="space-y-4" data-testid="sign-in-form">
-      <div className="space-y-2">
-        <Label htmlFor="email">Email</Label>
+      <FormField id="email" label="Email" error={error?.fieldErrors?.email?.[0]}>
         <Input id="email" name="email" type="email" autoComplete="email" required />
-        <FormMessage message={error?.fieldErrors?.email?.[0]} />
-      </div>
-      <div className="space-y-2">
-        <Label htmlFor="password">Password</Label>
+      </FormField>
+      <FormField id="password" label="Password" error={error?.fieldErrors?.password?.[0]}>
         <Input
           id="password"
           name="password"
@@ -27,8 +24,7 @@ export function SignInForm({ initialError }: { initialError?: string }) {
           autoComplete="current-password"
           required
         />
-        <FormMessage message={error?.fieldErrors?.password?.[0]} />
-      </div>
+      </FormField>
       <FormMessage
         message={
           error ? (error.fieldErrors ? undefined : error.message) : state ? undefined : initialError

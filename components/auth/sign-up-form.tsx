@@ -5,29 +5,24 @@ import { signUpAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
+import { FormField } from "./form-field";
 import { errorOf } from "@/lib/actions/result";
 
 /** With `token`, redeems an invite; without, creates the first account and its workspace. */
 export function SignUpForm({ token }: { token?: string }) {
   const [state, action, pending] = useActionState(signUpAction, undefined);
   const error = errorOf(state);
-  const field = (name: string) => <FormMessage message={error?.fieldErrors?.[name]?.[0]} />;
+  const fieldError = (name: string) => error?.fieldErrors?.[name]?.[0];
   return (
     <form action={action} className="space-y-4" data-testid="sign-up-form">
       {token ? <input type="hidden" name="token" value={token} /> : null}
-      <div className="space-y-2">
-        <Label htmlFor="name">Name</Label>
+      <FormField id="name" label="Name" error={fieldError("name")}>
         <Input id="name" name="name" autoComplete="name" required />
-        {field("name")}
-      </div>
-      <div className="space-y-2">
-        <Label htmlFor="email">Email</Label>
+      </FormField>
+      <FormField id="email" label="Email" error={fieldError("email")}>
         <Input id="email" name="email" type="email" autoComplete="email" required />
-        {field("email")}
-      </div>
-      <div className="space-y-2">
-        <Label htmlFor="password">Password</Label>
+      </FormField>
+      <FormField id="password" label="Password" error={fieldError("password")}>
         <Input
           id="password"
           name="password"
@@ -36,14 +31,11 @@ export function SignUpForm({ token }: { token?: string }) {
           minLength={8}
           required
         />
-        {field("password")}
-      </div>
+      </FormField>
       {token ? null : (
-        <div className="space-y-2">
-          <Label htmlFor="workspaceName">Workspace name</Label>
+        <FormField id="workspaceName" label="Workspace name" error={fieldError("workspaceName")}>
           <Input id="workspaceName" name="workspaceName" defaultValue="My workspace" required />
-          {field("workspaceName")}
-        </div>
+        </FormField>
       )}
       <FormMessage message={error?.fieldErrors ? undefined : error?.message} />
       <Button type="submit" className="w-full" disabled={pending}>

@@ -54,6 +54,21 @@ function FailureCard(props: {
     startTransition(async () => props.onResult(await action()));
   const editable =
     failure.conflicts.length > 0 && failure.conflicts.every((c) => c.mergeText !== null);
+  const resolveButton = (
+    testId: string,
+    label: string,
+    resolution: Parameters<typeof resolveConflictAction>[0]["resolution"],
+  ) => (
+    <Button
+      size="sm"
+      variant="outline"
+      data-testid={testId}
+      disabled={pending}
+      onClick={() => run(() => resolveConflictAction({ id: failure.id, resolution }))}
+    >
+      {label}
+    </Button>
+  );
 
   return (
     <Card className="space-y-3 p-4" data-testid="failure-row" data-commit-id={failure.id}>
@@ -165,41 +180,9 @@ function FailureCard(props: {
           ) : null}
           {failure.status === "conflict" ? (
             <>
-              <Button
-                size="sm"
-                variant="outline"
-                data-testid="resolve-ours"
-                disabled={pending}
-                onClick={() =>
-                  run(() => resolveConflictAction({ id: failure.id, resolution: "ours" }))
-                }
-              >
-                Keep ours
-              </Button>
-              <Button
-                size="sm"
-                variant="outline"
-                data-testid="resolve-theirs"
-                disabled={pending}
-                onClick={() =>
-                  run(() => resolveConflictAction({ id: failure.id, resolution: "theirs" }))
-                }
-              >
-                Keep theirs
-              </Button>
-              {editable ? (
-                <Button
-                  size="sm"
-                  variant="outline"
-                  data-testid="resolve-edited"
-                  disabled={pending}
-                  onClick={() =>
-                    run(() => resolveConflictAction({ id: failure.id, resolution: merged }))
-                  }
-                >
-                  Save merged text
-                </Button>
-              ) : null}
+              {resolveButton("resolve-ours", "Keep ours", "ours")}
+              {resolveButton("resolve-theirs", "Keep theirs", "theirs")}
+              {editable ? resolveButton("resolve-edited", "Save merged text", merged) : null}
             </>
           ) : null}
         </div>

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { saveFileAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
@@ -178,17 +179,16 @@ export function FileEditor(props: {
           {creating ? "Create file" : "Save"}
         </Button>
         {creating ? null : (
-          <Button
+          <ConfirmButton
             type="button"
             variant="outline"
             data-testid="delete-file"
             disabled={pending}
-            onClick={() => {
-              if (window.confirm(`Delete ${path}?`)) save(null);
-            }}
+            confirm={`Delete ${path}?`}
+            onConfirm={() => save(null)}
           >
             Delete
-          </Button>
+          </ConfirmButton>
         )}
         {pending ? <span className="text-muted-foreground text-sm">Saving…</span> : null}
         <span className="text-muted-foreground ml-auto hidden text-xs sm:inline">

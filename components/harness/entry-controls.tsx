@@ -6,6 +6,7 @@ import {
   setPinnedAction,
 } from "@/app/(app)/harness/actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
 import { entryHref } from "./entry-href";
@@ -38,19 +39,18 @@ export function EntryControls(props: {
       >
         {props.pinned ? "Unpin" : "Pin"}
       </Button>
-      <Button
+      <ConfirmButton
         variant="destructive"
         size="sm"
         disabled={pending}
         data-testid="delete-entry"
-        onClick={() => {
-          if (window.confirm("Delete this entry? Its history stays and it can be restored.")) {
-            run(() => deleteEntryAction(ref), { onSuccess: () => router.push("/harness") });
-          }
-        }}
+        confirm="Delete this entry? Its history stays and it can be restored."
+        onConfirm={() =>
+          run(() => deleteEntryAction(ref), { onSuccess: () => router.push("/harness") })
+        }
       >
         Delete
-      </Button>
+      </ConfirmButton>
       <FormMessage message={error} />
     </div>
   );

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/(app)/settings/tokens/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -130,18 +131,16 @@ export function TokenRow(props: {
       <td className="text-muted-foreground">{props.clientName ?? "—"}</td>
       <td className="text-right">
         {props.state === "active" ? (
-          <Button
+          <ConfirmButton
             variant="outline"
             size="sm"
             data-testid="revoke-token"
             disabled={pending}
-            onClick={() => {
-              if (window.confirm(`Revoke "${props.name}"? Clients using it stop working at once.`))
-                run(() => revokeTokenAction({ id: props.id }));
-            }}
+            confirm={`Revoke "${props.name}"? Clients using it stop working at once.`}
+            onConfirm={() => run(() => revokeTokenAction({ id: props.id }))}
           >
             Revoke
-          </Button>
+          </ConfirmButton>
         ) : (
           <Badge data-testid="token-state">{props.state}</Badge>
         )}

@@ -64,26 +64,18 @@ export async function checkSignIn(options: {
   const now = options.now ?? Date.now();
   const buckets = signInBuckets({ email, address });
 
+  const countAttempt = (bucket: string, limit: number) =>
+    countWindowAttempt(db, { bucket, limit, windowMs: SIGN_IN_WINDOW_MS, now });
   let addressWindow: number | null = null;
   let throughBackoff = false;
   try {
     if (buckets.address) {
-      const counted = await countWindowAttempt(db, {
-        bucket: buckets.address,
-        limit: limits.perAddress,
-        windowMs: SIGN_IN_WINDOW_MS,
-        now,
-      });
+      const counted = await countAttempt(buckets.address, limits.perAddress);
       if (!counted.allowed) return { status: "limited", reason: "address", ...retry(counted) };
       addressWindow = counted.windowStart;
     }
     if (buckets.pair) {
-      const counted = await countWindowAttempt(db, {
-        bucket: buckets.pair,
-        limit: limits.perEmailAndAddress,
-        windowMs: SIGN_IN_WINDOW_MS,
-        now,
-      });
+      const counted = await countAttempt(buckets.pair, limits.perEmailAndAddress);
       if (!counted.allowed) return { status: "limited", reason: "pair", ...retry(counted) };
     }
     const known = buckets.known

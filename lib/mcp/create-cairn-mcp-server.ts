@@ -10,11 +10,13 @@ import {
   ENTRY_KINDS,
   HarnessError,
   canWriteGlobal,
+  createEntryOfKind,
   createHarness,
   formatHarnessStateWithTokens,
   memoryToolInputSchema,
   openTurnCheckout,
   runMemoryCommand,
+  updateEntryOfKind,
   type Entry,
   type EntryKind,
   type Harness,
@@ -108,6 +110,19 @@ function harnessErrorResult(error: unknown): CallToolResult {
     );
   }
   throw error;
+}
+
+/** A tool handler whose core and input errors come back as tool errors (`harnessErrorResult`). */
+function caught<I>(
+  handler: (input: I) => Promise<CallToolResult>,
+): (input: I) => Promise<CallToolResult> {
+  return async (input) => {
+    try {
+      return await handler(input);
+    } catch (error) {
+      return harnessErrorResult(error);
+    }
+  };
 }
 
 function entryJson(entry: Entry) {
@@ -234,37 +249,33 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       },
       annotations: { readOnlyHint: true },
     },
-    async ({ query, token_budget }) => {
-      try {
-        const settings = await getWorkspaceSettings(db, actor.workspaceId);
-        const tokenBudget = Math.min(token_budget ?? settings.tokenBudget, settings.tokenBudget);
-        const [snapshot, recentRefinements] = await Promise.all([
-          harness().snapshot(),
-          recentGlobalRefinements(db, actor.workspaceId),
-        ]);
-        const view = formatHarnessStateWithTokens({
-          state: snapshot,
-          tokenBudget,
-          query: query ?? "",
-          recentRefinements,
-        });
-        return {
-          content: [
-            { type: "text", text: view.text || "(the harness is empty)" },
-            {
-              type: "text",
-              text: JSON.stringify({
-                tokens: view.tokens,
-                tokenBudget,
-                harnessVersion: snapshot.harnessVersion,
-              }),
-            },
-          ],
-        };
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    caught(async ({ query, token_budget }) => {
+      const settings = await getWorkspaceSettings(db, actor.workspaceId);
+      const tokenBudget = Math.min(token_budget ?? settings.tokenBudget, settings.tokenBudget);
+      const [snapshot, recentRefinements] = await Promise.all([
+        harness().snapshot(),
+        recentGlobalRefinements(db, actor.workspaceId),
+      ]);
+      const view = formatHarnessStateWithTokens({
+        state: snapshot,
+        tokenBudget,
+        query: query ?? "",
+        recentRefinements,
+      });
+      return {
+        content: [
+          { type: "text", text: view.text || "(the harness is empty)" },
+          {
+            type: "text",
+            text: JSON.stringify({
+              tokens: view.tokens,
+              tokenBudget,
+              harnessVersion: snapshot.harnessVersion,
+            }),
+          },
+        ],
+      };
+    }),
   );
 
   server.registerTool(
@@ -283,30 +294,25 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       },
       annotations: { readOnlyHint: true },
     },
-    async (input) => {
-      try {
-        const page = await harness().listEntries({
-          scope: "global",
-          text: input.text,
-          kind: input.kind,
-          pathPrefix: input.path_prefix,
-          limit: input.limit ?? 20,
-          cursor: input.cursor ?? null,
-        });
-        return text(
-          JSON.stringify({
-            entries: page.items.map((entry) => ({
-              ...entryJson(entry),
-              content:
-                entry.content.length > 280 ? `${entry.content.slice(0, 280)}…` : entry.content,
-            })),
-            nextCursor: page.nextCursor,
-          }),
-        );
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    caught(async (input) => {
+      const page = await harness().listEntries({
+        scope: "global",
+        text: input.text,
+        kind: input.kind,
+        pathPrefix: input.path_prefix,
+        limit: input.limit ?? 20,
+        cursor: input.cursor ?? null,
+      });
+      return text(
+        JSON.stringify({
+          entries: page.items.map((entry) => ({
+            ...entryJson(entry),
+            content: entry.content.length > 280 ? `${entry.content.slice(0, 280)}…` : entry.content,
+          })),
+          nextCursor: page.nextCursor,
+        }),
+      );
+    }),
   );
 
   server.registerTool(
@@ -317,24 +323,21 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       inputSchema: { kind: kindSchema, id: z.string() },
       annotations: { readOnlyHint: true },
     },
-    async ({ kind, id }) => {
-      try {
-        const entry = await harness().getEntry({ kind, id, scope: "global" });
-        return entry
-          ? text(JSON.stringify(entryJson(entry)))
-          : toolError(`No global ${kind} ${id}.`);
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    caught(async ({ kind, id }) => {
+      const entry = await harness().getEntry({ kind, id, scope: "global" });
+      return entry ? text(JSON.stringify(entryJson(entry))) : toolError(`No global ${kind} ${id}.`);
+    }),
   );
 
-  const requireEditor = (): CallToolResult | null =>
-    canWriteGlobal(actor)
-      ? null
-      : toolError(
-          `forbidden:entry: your role in this workspace is ${actor.role}; only editors and admins may change global harness entries.`,
-        );
+  /** A tool handler for editors and admins only: anyone else gets a tool error and nothing runs. */
+  const editorOnly =
+    <I>(handler: (input: I) => Promise<CallToolResult>) =>
+    async (input: I): Promise<CallToolResult> =>
+      canWriteGlobal(actor)
+        ? caught(handler)(input)
+        : toolError(
+            `forbidden:entry: your role in this workspace is ${actor.role}; only editors and admins may change global harness entries.`,
+          );
 
   server.registerTool(
     "harness_create",
@@ -345,49 +348,18 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         "name and description required) or sub-agent (content = instructions, name, description, tools).",
       inputSchema: { kind: kindSchema, id: z.string().optional(), ...entryFields },
     },
-    async (input) => {
-      const refused = requireEditor();
-      if (refused) return refused;
-      try {
-        const store = harness();
-        const common = {
-          global: true as const,
-          id: input.id,
-          path: input.path,
-          pinned: input.pinned,
-          reason: input.reason,
-        };
-        const content = input.content ?? "";
-        const entry =
-          input.kind === "skill"
-            ? await store.createSkill({
-                ...common,
-                title: input.title,
-                name: input.name ?? "",
-                description: input.description ?? "",
-                body: content,
-              })
-            : input.kind === "subagent"
-              ? await store.createSubagent({
-                  ...common,
-                  title: input.title,
-                  name: input.name ?? "",
-                  description: input.description ?? "",
-                  instructions: content,
-                  tools: input.tools ?? [],
-                  model: input.model,
-                })
-              : await store.createEntry({
-                  ...common,
-                  kind: input.kind,
-                  title: input.title ?? "",
-                  content,
-                });
-        return text(JSON.stringify(entryJson(entry)));
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    editorOnly(async (input) => {
+      const store = harness();
+      const common = {
+        global: true as const,
+        id: input.id,
+        path: input.path,
+        pinned: input.pinned,
+        reason: input.reason,
+      };
+      const entry = await createEntryOfKind(store, common, input);
+      return text(JSON.stringify(entryJson(entry)));
+    }),
   );
 
   server.registerTool(
@@ -404,43 +376,20 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         ...entryFields,
       },
     },
-    async (input) => {
-      const refused = requireEditor();
-      if (refused) return refused;
-      try {
-        const store = harness();
-        const common = {
-          global: true as const,
-          id: input.id,
-          expectedVersion: input.expected_version,
-          path: input.path,
-          pinned: input.pinned,
-          reason: input.reason,
-          title: input.title,
-        };
-        const entry =
-          input.kind === "skill"
-            ? await store.updateSkill({
-                ...common,
-                name: input.name,
-                description: input.description,
-                body: input.content,
-              })
-            : input.kind === "subagent"
-              ? await store.updateSubagent({
-                  ...common,
-                  name: input.name,
-                  description: input.description,
-                  instructions: input.content,
-                  tools: input.tools,
-                  model: input.model,
-                })
-              : await store.updateEntry({ ...common, kind: input.kind, content: input.content });
-        return text(JSON.stringify(entryJson(entry)));
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    editorOnly(async (input) => {
+      const store = harness();
+      const common = {
+        global: true as const,
+        id: input.id,
+        expectedVersion: input.expected_version,
+        path: input.path,
+        pinned: input.pinned,
+        reason: input.reason,
+        title: input.title,
+      };
+      const entry = await updateEntryOfKind(store, common, input);
+      return text(JSON.stringify(entryJson(entry)));
+    }),
   );
 
   server.registerTool(
@@ -458,24 +407,18 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       },
       annotations: { destructiveHint: true },
     },
-    async (input) => {
-      const refused = requireEditor();
-      if (refused) return refused;
-      try {
-        const revision = await harness().deleteEntry({
-          kind: input.kind as EntryKind,
-          id: input.id,
-          expectedVersion: input.expected_version,
-          reason: input.reason,
-          global: true,
-        });
-        return text(
-          `Deleted global ${input.kind} ${input.id} (harness version ${revision.harnessVersion}).`,
-        );
-      } catch (error) {
-        return harnessErrorResult(error);
-      }
-    },
+    editorOnly(async (input) => {
+      const revision = await harness().deleteEntry({
+        kind: input.kind as EntryKind,
+        id: input.id,
+        expectedVersion: input.expected_version,
+        reason: input.reason,
+        global: true,
+      });
+      return text(
+        `Deleted global ${input.kind} ${input.id} (harness version ${revision.harnessVersion}).`,
+      );
+    }),
   );
 
   const requestRefinement = options.requestRefinement;
@@ -496,16 +439,10 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
           instructions: z.string().max(2000).optional().describe("what to focus on"),
         },
       },
-      async (input) => {
-        const refused = requireEditor();
-        if (refused) return refused;
-        try {
-          const result = await requestRefinement({ identity, ...input });
-          return text(`Refinement ${result.id}: ${result.status}. See /refinements in Cairn.`);
-        } catch (error) {
-          return harnessErrorResult(error);
-        }
-      },
+      editorOnly(async (input) => {
+        const result = await requestRefinement({ identity, ...input });
+        return text(`Refinement ${result.id}: ${result.status}. See /refinements in Cairn.`);
+      }),
     );
   }
 

@@ -173,6 +173,33 @@ function contentView(content: FileContent | null): ContentView | null {
     : { text: null, bytes: content.byteLength };
 }
 
+/** The commit log owners whose records `actor` sees: their own and their workspace's. */
+function ownersOf(actor: Actor): string[] {
+  return [`user:${actor.userId}`, `workspace:${actor.workspaceId}`];
+}
+
+/**
+ * Stores a person's whole-file change to `dir` through the core's compare-and-swap loop: other
+ * files moving is fine; a changed file moving is a conflict (never merged behind their back).
+ */
+function commitWholeFiles(
+  dir: AppDir,
+  change: {
+    extraBody: AppExtraBody;
+    changes: ChangeSet;
+    base: Record<string, FileContent | null>;
+    baseCursor: DirCursor;
+  },
+) {
+  return commitChangeSet({
+    dir: dir.definition,
+    session: null,
+    ...change,
+    mergeText: false,
+    maxAttempts: MAX_SAVE_ATTEMPTS,
+  });
+}
+
 function retryResult(result: RetryCommitResult): RetryResult {
   if (result.status === "succeeded")
     return { status: "succeeded", cursor: result.cursor, merged: result.merged };
@@ -308,10 +335,19 @@ export function createPersistentDirsService(
   };
 
   const isVisible = (actor: Actor, record: CommitRecord): boolean =>
-    record.owner === `user:${actor.userId}` || record.owner === `workspace:${actor.workspaceId}`;
+    record.owner !== null && ownersOf(actor).includes(record.owner);
   const mayAct = (actor: Actor, record: CommitRecord): boolean =>
     record.owner === `user:${actor.userId}` ||
     (record.owner === `workspace:${actor.workspaceId}` && canWriteGlobal(actor));
+
+  /** How `actor` retries or resolves `record`: a new commit of theirs with the record's session. */
+  const commitRetry = (record: CommitRecord, actor: Actor, source: "retry" | "resolve") => ({
+    id: record.id,
+    dirs,
+    commitLog,
+    extraBody: { actor, source },
+    session: (record.session ?? null) as AppSession,
+  });
 
   const visibleRecord = async (actor: Actor, id: string): Promise<CommitRecord> => {
     const record = await commitLog.getCommit({ id });
@@ -472,18 +508,7 @@ export function createPersistentDirsService(
       } else (baseContent === null ? changes.created : changes.updated).push({ path, content });
       const base = Object.create(null) as Record<string, FileContent | null>;
       base[path] = baseContent;
-      // The core's compare-and-swap loop: other files moving is fine; this file moving is a
-      // conflict (a person's whole-file edit is not merged behind their back).
-      const outcome = await commitChangeSet({
-        dir: dir.definition,
-        extraBody,
-        session: null,
-        changes,
-        base,
-        baseCursor,
-        mergeText: false,
-        maxAttempts: MAX_SAVE_ATTEMPTS,
-      });
+      const outcome = await commitWholeFiles(dir, { extraBody, changes, base, baseCursor });
       if (outcome.status === "stored")
         return { status: "saved", cursor: outcome.cursor, changed: true };
       if (outcome.status === "already-applied")
@@ -618,15 +643,11 @@ export function createPersistentDirsService(
         if (changes.created.length + changes.updated.length + changes.deleted.length === 0) {
           return { status: "restored", cursor: current.cursor, changed: false };
         }
-        const outcome = await commitChangeSet({
-          dir: dir.definition,
+        const outcome = await commitWholeFiles(dir, {
           extraBody,
-          session: null,
           changes,
           base,
           baseCursor: current.cursor,
-          mergeText: false,
-          maxAttempts: MAX_SAVE_ATTEMPTS,
         });
         if (outcome.status === "stored")
           return { status: "restored", cursor: outcome.cursor, changed: true };
@@ -647,7 +668,7 @@ export function createPersistentDirsService(
 
     async listFailures({ actor, status = "open", cursor, limit }) {
       const page = await commitLog.listCommitsForOwners({
-        owners: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`],
+        owners: ownersOf(actor),
         status,
         // Open failures that retry by themselves are counted apart: nobody needs to act yet.
         ...(status === "open" ? { automaticRetry: "exclude" as const } : {}),
@@ -662,15 +683,7 @@ export function createPersistentDirsService(
 
     async retryFailure({ actor, id }) {
       const record = await visibleRecord(actor, id);
-      return retryResult(
-        await retryCommit({
-          id: record.id,
-          dirs,
-          commitLog,
-          extraBody: { actor, source: "retry" },
-          session: (record.session ?? null) as AppSession,
-        }),
-      );
+      return retryResult(await retryCommit(commitRetry(record, actor, "retry")));
     },
 
     async discardFailure({ actor, id }) {
@@ -681,7 +694,7 @@ export function createPersistentDirsService(
     async countRetrying({ actor }) {
       return db.dirCommitRecord.count({
         where: {
-          owner: { in: [`user:${actor.userId}`, `workspace:${actor.workspaceId}`] },
+          owner: { in: ownersOf(actor) },
           status: "failed",
           nextAttemptAt: { not: null },
         },
@@ -715,14 +728,7 @@ export function createPersistentDirsService(
     async resolveFailure({ actor, id, resolution }) {
       const record = await visibleRecord(actor, id);
       return retryResult(
-        await resolveConflict({
-          id: record.id,
-          dirs,
-          commitLog,
-          extraBody: { actor, source: "resolve" },
-          session: (record.session ?? null) as AppSession,
-          resolution,
-        }),
+        await resolveConflict({ ...commitRetry(record, actor, "resolve"), resolution }),
       );
     },
   };

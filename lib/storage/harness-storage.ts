@@ -418,15 +418,10 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "updatedAt" DESC, "entryKey" ASC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(entryFromRow),
-      nextCursor:
-        rows.length > limit && last
-          ? JSON.stringify([toDate(last.updatedAt).toISOString(), last.entryKey])
-          : null,
-    };
+    return pageOf(rows, limit, entryFromRow, (last) => [
+      toDate(last.updatedAt).toISOString(),
+      last.entryKey,
+    ]);
   }
 
   async listRevisions(
@@ -448,12 +443,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "harnessVersion" ${descending ? "DESC" : "ASC"} LIMIT ?`,
       [options.workspaceId, options.entryKey, ...(after === null ? [] : [after]), limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(revisionFromRow),
-      nextCursor: rows.length > limit && last ? JSON.stringify(last.harnessVersion) : null,
-    };
+    return pageOf(rows, limit, revisionFromRow, (last) => last.harnessVersion);
   }
 
   async getRevision(
@@ -494,19 +484,31 @@ export class SqlHarnessStorage implements HarnessStoragePort {
        ORDER BY "harnessVersion" ASC, "entryKey" ASC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(revisionFromRow),
-      nextCursor:
-        rows.length > limit && last ? JSON.stringify([last.harnessVersion, last.entryKey]) : null,
-    };
+    return pageOf(rows, limit, revisionFromRow, (last) => [last.harnessVersion, last.entryKey]);
   }
 
   async getHarnessVersion(options: StorageCallOptions & { workspaceId: string }): Promise<number> {
     options.abortSignal?.throwIfAborted();
     return this.readHarnessVersion(this.sql, options.workspaceId);
   }
+}
+
+/**
+ * A page from `limit + 1` fetched rows: the extra row only tells that a next page exists, whose
+ * cursor is the JSON of `cursorOf(last row of this page)`.
+ */
+function pageOf<Row, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  cursorOf: (last: Row) => unknown,
+): Page<Item> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => toItem(row)),
+    nextCursor: rows.length > limit && last ? JSON.stringify(cursorOf(last)) : null,
+  };
 }
 
 const globalForStorage = globalThis as unknown as {

@@ -6,7 +6,9 @@ import { EmptyState } from "@/components/empty-state";
 import { entryHref } from "@/components/harness/entry-href";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Input, Select } from "@/components/ui/input";
+import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
+import { Input } from "@/components/ui/input";
+import { TableHead } from "@/components/ui/table-head";
 import { requireActor } from "@/lib/auth";
 import { ENTRY_KINDS, HarnessError } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
@@ -81,28 +83,28 @@ export default async function HarnessPage({
         </Button>
       </div>
       <form className="flex flex-wrap items-end gap-2" data-testid="harness-filters">
-        <Select name="chat" defaultValue={chat?.id ?? ""} aria-label="View">
-          <option value="">Global entries only</option>
-          {chats.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.title} (global + local)
-            </option>
-          ))}
-        </Select>
-        <Select name="kind" defaultValue={filters.kind ?? ""} aria-label="Kind">
-          <option value="">All kinds</option>
-          {ENTRY_KINDS.map((kind) => (
-            <option key={kind} value={kind}>
-              {kindLabels[kind]}
-            </option>
-          ))}
-        </Select>
+        <FilterSelect
+          name="chat"
+          label="View"
+          value={chat?.id}
+          any="Global entries only"
+          options={chats.map((c) => [c.id, `${c.title} (global + local)`])}
+        />
+        <FilterSelect
+          name="kind"
+          label="Kind"
+          value={filters.kind}
+          any="All kinds"
+          options={ENTRY_KINDS.map((kind) => [kind, kindLabels[kind]])}
+        />
         {chat ? (
-          <Select name="scope" defaultValue={filters.scope ?? ""} aria-label="Scope">
-            <option value="">Both scopes</option>
-            <option value="global">Global</option>
-            <option value="local">Local</option>
-          </Select>
+          <FilterSelect
+            name="scope"
+            label="Scope"
+            value={filters.scope}
+            any="Both scopes"
+            options={SCOPE_OPTIONS}
+          />
         ) : null}
         <Input
           name="path"
@@ -160,15 +162,7 @@ export default async function HarnessPage({
         )
       ) : (
         <table className="table-cards w-full text-sm" data-testid="entries-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">Entry</th>
-              <th>Kind</th>
-              <th>Path</th>
-              <th>Version</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Entry", "Kind", "Path", "Version", "Updated"]} />
           <tbody>
             {page.items.map((entry) => (
               <tr

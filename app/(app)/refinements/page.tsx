@@ -6,7 +6,8 @@ import { STATUS_LABELS, TRIGGER_LABELS } from "@/components/refinements/refineme
 import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Select } from "@/components/ui/input";
+import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
+import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
@@ -85,45 +86,46 @@ export default async function RefinementsPage({
         </p>
       </div>
       <form className="flex flex-wrap items-end gap-2" data-testid="refinement-filters">
-        <Select name="scope" defaultValue={filters.scope ?? ""} aria-label="Scope">
-          <option value="">Both scopes</option>
-          <option value="global">Global</option>
-          <option value="local">Local</option>
-        </Select>
-        <Select name="trigger" defaultValue={filters.trigger ?? ""} aria-label="Trigger">
-          <option value="">All triggers</option>
-          {REFINEMENT_TRIGGERS.map((trigger) => (
-            <option key={trigger} value={trigger}>
-              {TRIGGER_LABELS[trigger]}
-            </option>
-          ))}
-        </Select>
-        <Select name="status" defaultValue={filters.status ?? ""} aria-label="Status">
-          <option value="">All statuses</option>
-          {REFINEMENT_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {STATUS_LABELS[status]}
-            </option>
-          ))}
-        </Select>
-        <Select name="chat" defaultValue={chatId ?? ""} aria-label="Chat">
-          <option value="">All chats</option>
-          {chats.map((chat) => (
-            <option key={chat.id} value={chat.id}>
-              {chat.title}
-            </option>
-          ))}
-        </Select>
-        <Select name="who" defaultValue={filters.who ?? ""} aria-label="Who">
-          <option value="">Anyone</option>
-          {memberships.map((membership) => (
-            <option key={membership.userId} value={membership.userId}>
-              {membership.userId === actor.userId
-                ? "Me"
-                : membership.user.name || membership.user.email}
-            </option>
-          ))}
-        </Select>
+        <FilterSelect
+          name="scope"
+          label="Scope"
+          value={filters.scope}
+          any="Both scopes"
+          options={SCOPE_OPTIONS}
+        />
+        <FilterSelect
+          name="trigger"
+          label="Trigger"
+          value={filters.trigger}
+          any="All triggers"
+          options={REFINEMENT_TRIGGERS.map((trigger) => [trigger, TRIGGER_LABELS[trigger]])}
+        />
+        <FilterSelect
+          name="status"
+          label="Status"
+          value={filters.status}
+          any="All statuses"
+          options={REFINEMENT_STATUSES.map((status) => [status, STATUS_LABELS[status]])}
+        />
+        <FilterSelect
+          name="chat"
+          label="Chat"
+          value={chatId}
+          any="All chats"
+          options={chats.map((chat) => [chat.id, chat.title])}
+        />
+        <FilterSelect
+          name="who"
+          label="Who"
+          value={filters.who}
+          any="Anyone"
+          options={memberships.map((membership) => [
+            membership.userId,
+            membership.userId === actor.userId
+              ? "Me"
+              : membership.user.name || membership.user.email,
+          ])}
+        />
         <Button type="submit" variant="outline">
           Filter
         </Button>
@@ -135,17 +137,7 @@ export default async function RefinementsPage({
         </EmptyState>
       ) : (
         <table className="table-cards w-full text-sm" data-testid="refinements-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">When</th>
-              <th>Scope</th>
-              <th>Trigger</th>
-              <th>Status</th>
-              <th>Summary</th>
-              <th>Edits</th>
-              <th />
-            </tr>
-          </thead>
+          <TableHead columns={["When", "Scope", "Trigger", "Status", "Summary", "Edits", ""]} />
           <tbody>
             {page.items.map((refinement) => {
               const counts = editCounts(refinement);

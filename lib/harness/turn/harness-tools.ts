@@ -2,6 +2,7 @@ import { generateText, stepCountIs, tool, type LanguageModel, type Tool, type To
 import { z } from "zod";
 import { HarnessError } from "../errors";
 import { ENTRY_KINDS, type Entry, type Harness } from "../store";
+import { createEntryOfKind, updateEntryOfKind } from "./entry-writes";
 
 const kindSchema = z
   .enum(ENTRY_KINDS)
@@ -101,29 +102,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
-          const entry =
-            input.kind === "skill"
-              ? await harness.createSkill({
-                  ...common,
-                  name: input.name ?? "",
-                  description: input.description ?? "",
-                  body: input.content,
-                })
-              : input.kind === "subagent"
-                ? await harness.createSubagent({
-                    ...common,
-                    name: input.name ?? "",
-                    description: input.description ?? "",
-                    instructions: input.content,
-                    tools: input.tools ?? [],
-                    model: input.model,
-                  })
-                : await harness.createEntry({
-                    ...common,
-                    kind: input.kind,
-                    title: input.title ?? "",
-                    content: input.content,
-                  });
+          const entry = await createEntryOfKind(harness, common, input);
           return `Created ${describe(entry)}.`;
         } catch (error) {
           return errorText(error);
@@ -144,29 +123,7 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
             source: AGENT,
             ...(input.global ? { global: true } : { scope: "local" as const }),
           };
-          const entry =
-            input.kind === "skill"
-              ? await harness.updateSkill({
-                  ...common,
-                  name: input.name,
-                  description: input.description,
-                  body: input.content,
-                })
-              : input.kind === "subagent"
-                ? await harness.updateSubagent({
-                    ...common,
-                    name: input.name,
-                    description: input.description,
-                    instructions: input.content,
-                    tools: input.tools,
-                    model: input.model,
-                  })
-                : await harness.updateEntry({
-                    ...common,
-                    kind: input.kind,
-                    title: input.title,
-                    content: input.content,
-                  });
+          const entry = await updateEntryOfKind(harness, common, input);
           return `Updated ${describe(entry)}.`;
         } catch (error) {
           return errorText(error);

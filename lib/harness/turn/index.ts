@@ -21,6 +21,13 @@ export {
 } from "./memory-tool";
 export { createShellTool, runShellCommand } from "./shell-tool";
 export { createDelegateTool, createHarnessTools } from "./harness-tools";
+export {
+  createEntryOfKind,
+  updateEntryOfKind,
+  type CreateEntryCommon,
+  type EntryWriteFields,
+  type UpdateEntryCommon,
+} from "./entry-writes";
 export type {
   CompactionOptions,
   HarnessDefinition,

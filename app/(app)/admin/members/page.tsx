@@ -1,4 +1,5 @@
 import { InviteCreator, InviteRow, MemberRow } from "@/components/admin/members";
+import { TableHead } from "@/components/ui/table-head";
 import { listOpenInvites, listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireRole } from "@/lib/auth";
 
@@ -26,14 +27,7 @@ export default async function MembersPage() {
       <section className="space-y-2">
         <h2 className="font-medium">People</h2>
         <table className="table-cards w-full text-sm" data-testid="members-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">Name</th>
-              <th>Email</th>
-              <th>Role</th>
-              <th />
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Email", "Role", ""]} />
           <tbody>
             {memberships.map((membership) => (
               <MemberRow
@@ -60,15 +54,7 @@ export default async function MembersPage() {
           </p>
         ) : (
           <table className="table-cards w-full text-sm" data-testid="open-invites">
-            <thead className="text-muted-foreground text-left">
-              <tr>
-                <th className="py-2">For</th>
-                <th>Role</th>
-                <th>Created</th>
-                <th>Expires</th>
-                <th />
-              </tr>
-            </thead>
+            <TableHead columns={["For", "Role", "Created", "Expires", ""]} />
             <tbody>
               {invites.map((invite) => (
                 <InviteRow

@@ -1,4 +1,5 @@
 import { TokenCreator, TokenRow } from "@/components/settings/access-tokens";
+import { TableHead } from "@/components/ui/table-head";
 import { listOwnTokens } from "@/lib/access-tokens/queries";
 import { requireActor } from "@/lib/auth";
 
@@ -30,17 +31,9 @@ export default async function AccessTokensPage() {
           </p>
         ) : (
           <table className="w-full text-sm" data-testid="tokens-table">
-            <thead className="text-muted-foreground text-left">
-              <tr>
-                <th className="py-2">Name</th>
-                <th>Token</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                <th>Client</th>
-                <th />
-              </tr>
-            </thead>
+            <TableHead
+              columns={["Name", "Token", "Created", "Last used", "Expires", "Client", ""]}
+            />
             <tbody>
               {tokens.map((token) => (
                 <TokenRow

@@ -8,6 +8,7 @@ import { RevisionReason } from "@/components/harness/revision-reason";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
+import { TableHead } from "@/components/ui/table-head";
 import { memberNames } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
@@ -181,17 +182,7 @@ export default async function EntryPage(props: {
       <section className="space-y-3">
         <h2 className="text-lg font-medium">History</h2>
         <table className="table-cards w-full text-sm" data-testid="history-table">
-          <thead className="text-muted-foreground text-left">
-            <tr>
-              <th className="py-2">Version</th>
-              <th>Change</th>
-              <th>Author</th>
-              <th>Cause</th>
-              <th>Reason</th>
-              <th>When</th>
-              <th />
-            </tr>
-          </thead>
+          <TableHead columns={["Version", "Change", "Author", "Cause", "Reason", "When", ""]} />
           <tbody>
             {newestFirst.map((revision) => (
               <tr
