@@ -5,7 +5,6 @@ import {
   asSchema,
   convertToModelMessages,
   createUIMessageStream,
-  createUIMessageStreamResponse,
   stepCountIs,
   streamText,
   type FlexibleSchema,
@@ -28,6 +27,7 @@ import { createDelegateTool, createHarnessTools } from "./harness-tools";
 import { buildInstructions } from "./instructions";
 import { createMemoryTool } from "./memory-tool";
 import { createShellTool } from "./shell-tool";
+import { drainTurnStream } from "./turn-stream";
 import type {
   HarnessDefinition,
   HarnessTurn,
@@ -383,17 +383,12 @@ export function streamHarness<TExtraBody, TSession>(
   });
 
   // The turn runs to its end (and commits) even if nobody reads the stream or the reader goes
-  // away: one branch is always drained here; the other is handed to the host.
-  const [forHost, forRuntime] = stream.tee();
-  void (async () => {
-    const reader = forRuntime.getReader();
-    while (!(await reader.read()).done);
-  })();
-
+  // away: it is drained here from the start, and handed to the host as it goes (turn-stream.ts).
+  const outlet = drainTurnStream(stream);
   return {
-    toUIMessageStream: () => forHost,
-    toUIMessageStreamResponse: (init) =>
-      createUIMessageStreamResponse({ stream: forHost, ...init }),
+    toUIMessageStream: () => outlet.toUIMessageStream(),
+    toUIMessageStreamResponse: (init, responseOptions) =>
+      outlet.toUIMessageStreamResponse(init, responseOptions),
     files,
     finished,
   };
