@@ -5,8 +5,8 @@ import {
   asSchema,
   convertToModelMessages,
   createUIMessageStream,
+  experimental_streamTextLowMemory as streamTextOnce,
   stepCountIs,
-  streamText,
   type FlexibleSchema,
   type LanguageModel,
   type Schema,
@@ -311,7 +311,9 @@ export function streamHarness<TExtraBody, TSession>(
 
         let streamError: unknown = null;
         let step = 0;
-        const result = streamText({
+        // One consumer (the UI stream below): the single-consumer variant does not record the
+        // stream for replay, and `totalUsage` then does not tee and drain a second copy of it.
+        const result = streamTextOnce({
           model,
           instructions: instructions.text,
           messages: await convertToModelMessages(messages),
