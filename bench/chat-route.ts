@@ -26,7 +26,15 @@
 // Needs a build: `npx next build` first (this bench never builds).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { SourceMap } from "node:module";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -787,13 +795,16 @@ export async function benchChatRoute(): Promise<string> {
       const [file] = newestProfiles(since);
       const label = provider === "sqlite" ? "SQLite" : "PostgreSQL";
       if (!file) profiles.push(`${label}: no profile written`);
-      else
+      else {
+        // The windows beside the profile, for other tools (e.g. inclusive time per stage).
+        writeFileSync(`${file}.windows.json`, JSON.stringify(result.windows));
         profiles.push(
           `${label}, ${TURNS} sequential turns — ${summarizeProfile(file, 25, result.windows.sequential)}`,
           "",
           `${label}, ${CHATS} chats at once — ${summarizeProfile(file, 15, result.windows.burst)}`,
           "",
         );
+      }
     }
   }
   return [

@@ -1,9 +1,11 @@
 import "server-only";
+import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getSessionMembership, listUserMemberships } from "@/lib/accounts/queries";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
 import { auth, unstable_update } from "./auth";
+import { SessionClaimsCache, sessionCacheKey, type SessionClaims } from "./session-claims";
 
 /**
  * The Actor for this request, from the auth session, or null when signed out. The role is
@@ -12,15 +14,45 @@ import { auth, unstable_update } from "./auth";
  * version: a token issued before a sign-out or a removal (`revokeSessions`) counts as signed out.
  */
 export const getActor = cache(async (): Promise<Actor | null> => {
+  const claims = await sessionClaims();
+  if (!claims) return null;
+  const { userId, workspaceId } = claims;
+  const membership = await getSessionMembership(userId, workspaceId);
+  if (!membership || !isRole(membership.role)) return null;
+  if (claims.sessionVersion !== Number(membership.sessionVersion)) return null;
+  return { userId, workspaceId, role: membership.role };
+});
+
+const globalForAuth = globalThis as unknown as { cairnSessionClaims?: SessionClaimsCache };
+const claimsCache = (globalForAuth.cairnSessionClaims ??= new SessionClaimsCache());
+
+/**
+ * The request's session token as Auth.js decodes it, remembered per process by a hash of the
+ * session cookie: a chat turn (and any request) with a cookie seen before skips the JWE
+ * decrypt. Only what the token itself says is remembered — never the role (see
+ * SessionClaimsCache and docs/decisions/0025-session-claims-cache.md).
+ */
+async function sessionClaims(): Promise<SessionClaims | null> {
+  const requestHeaders = await headers();
+  const key = sessionCacheKey(
+    requestHeaders.get("cookie"),
+    requestHeaders.get("x-forwarded-proto"),
+  );
+  const known = key === null ? null : claimsCache.get(key);
+  if (known) return known;
   const session = await auth();
   const userId = session?.user?.id;
   const workspaceId = session?.workspaceId;
   if (!userId || !workspaceId) return null;
-  const membership = await getSessionMembership(userId, workspaceId);
-  if (!membership || !isRole(membership.role)) return null;
-  if ((session.sessionVersion ?? 0) !== Number(membership.sessionVersion)) return null;
-  return { userId, workspaceId, role: membership.role };
-});
+  const claims: SessionClaims = {
+    userId,
+    workspaceId,
+    sessionVersion: session.sessionVersion ?? 0,
+    expiresAt: session.tokenExpiresAt ?? 0,
+  };
+  if (key !== null) claimsCache.set(key, claims);
+  return claims;
+}
 
 /** The Actor, or a redirect to sign-in. For pages and server actions. */
 export async function requireActor(): Promise<Actor> {

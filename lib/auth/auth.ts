@@ -148,6 +148,8 @@ const config: NextAuthConfig = {
       if (typeof token.userId === "string") session.user.id = token.userId;
       session.workspaceId = typeof token.workspaceId === "string" ? token.workspaceId : undefined;
       session.sessionVersion = typeof token.sessionVersion === "number" ? token.sessionVersion : 0;
+      // The presented token's own expiry (not the refreshed one): bounds getActor's cache.
+      session.tokenExpiresAt = typeof token.exp === "number" ? token.exp * 1000 : undefined;
       return session;
     },
   },

@@ -7,6 +7,8 @@ declare module "next-auth" {
     workspaceId?: string;
     /** The user's session version when the token was issued; see `revokeSessions`. */
     sessionVersion?: number;
+    /** When the token this session was read from expires (ms since the epoch). */
+    tokenExpiresAt?: number;
   }
 }
 

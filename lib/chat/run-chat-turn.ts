@@ -76,6 +76,17 @@ export type StartTurnResult =
  */
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform" };
 
+/**
+ * The fetch the turn's model calls go through: Node's own, not Next's patched one. Next wraps
+ * `fetch` for its data cache, request dedupe and tracing spans; a model call is a POST from a
+ * dynamic route, which it never caches or dedupes, so the wrapper only cost CPU (~2% of a turn,
+ * bench/README.md). `undefined` (outside Next): the AI SDK's default.
+ */
+function modelFetch(): typeof fetch | undefined {
+  return (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })
+    ._nextOriginalFetch;
+}
+
 /** Why a member's `/refine --global` is refused. */
 export const GLOBAL_REFINE_FORBIDDEN =
   "Only editors and admins can refine company knowledge; type /refine without --global to refine this chat.";
@@ -224,7 +235,7 @@ export async function startChatTurn(options: {
   if (parseRefineCommand(textOf(options.message))?.global && !canWriteGlobal(actor)) {
     return { status: "forbidden", message: GLOBAL_REFINE_FORBIDDEN };
   }
-  const model = await getChatModel();
+  const model = await getChatModel({ fetch: modelFetch() });
   if (model.status !== "ready") return { status: "model_unavailable", model };
 
   // One turn at a time per chat: claim it before storing anything, so a refused turn leaves no

@@ -1,5 +1,5 @@
 import { generateText, type LanguageModel, type UIMessage } from "ai";
-import { countPromptTokens } from "../store";
+import { countTokensRemembered } from "./internal/token-count";
 import type { CompactionOptions } from "./types";
 
 const MAX_TRANSCRIPT_CHARS = 200_000;
@@ -19,7 +19,7 @@ export function messageText(message: UIMessage): string {
 
 export function estimateConversationTokens(messages: readonly UIMessage[]): number {
   return messages.reduce(
-    (sum, message) => sum + countPromptTokens(`${message.role}: ${messageText(message)}`) + 4,
+    (sum, message) => sum + countTokensRemembered(`${message.role}: ${messageText(message)}`) + 4,
     0,
   );
 }

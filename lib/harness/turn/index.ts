@@ -10,6 +10,7 @@ export {
   type ShellRunResult,
 } from "./shell-sandbox";
 export { buildInstructions } from "./instructions";
+export { DEFAULT_SSE_FLUSH_INTERVAL_MS, type SseResponseOptions } from "./turn-stream";
 export { compactConversation, estimateConversationTokens, messageText } from "./compaction";
 export {
   createMemoryTool,

@@ -1,10 +1,10 @@
 import type { Checkout, MemoryDir, PersistentDir } from "../persistent";
 import {
-  countPromptTokens,
   formatHarnessStateWithTokens,
   type HarnessSnapshot,
   type RecentRefinement,
 } from "../store";
+import { countTokensRemembered } from "./internal/token-count";
 import type { InstructionsSection } from "./types";
 
 function isMemoryDir(dir: PersistentDir<never, never>): dir is MemoryDir<never, never> {
@@ -47,7 +47,7 @@ export function buildInstructions(options: {
   ) => {
     if (!text.trim()) return;
     parts.push({
-      section: { name, title, tokens: tokens ?? countPromptTokens(text), details },
+      section: { name, title, tokens: tokens ?? countTokensRemembered(text), details },
       text,
     });
   };

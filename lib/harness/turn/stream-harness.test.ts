@@ -329,6 +329,82 @@ describe("streamHarness", () => {
     ).toBe(true);
   });
 
+  it("fails the turn on an error in the middle of the model's stream, and commits nothing", async () => {
+    const { definition, userBacking } = setup();
+    const model = scriptedModel([
+      toolCallReply("memory", { command: "create", path: "/persistent/user/y.md", file_text: "y" }),
+      [
+        { type: "stream-start", warnings: [] },
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Half an ans" },
+        { type: "error", error: new Error("connection reset by provider") },
+      ] as LanguageModelV4StreamPart[],
+    ]);
+    const result = await runTurn(definition(model), member, "Write y");
+
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain("connection reset by provider");
+    expect(userBacking.storeCalls).toHaveLength(0);
+  });
+
+  it("reports the usage of every step, and ends an aborted turn (the stop button) as aborted with nothing committed", async () => {
+    const { definition, userBacking } = setup();
+    const completed = await runTurn(
+      definition(
+        scriptedModel([
+          toolCallReply("memory", {
+            command: "create",
+            path: "/persistent/user/u.md",
+            file_text: "u",
+          }),
+          textReply("Saved."),
+        ]),
+      ),
+      member,
+      "Write u",
+    );
+    expect(completed.status).toBe("completed");
+    expect(completed.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
+    const stored = userBacking.storeCalls.length;
+
+    const controller = new AbortController();
+    const slow = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "stream-start", warnings: [] },
+            { type: "text-start", id: "t" },
+            ...Array.from({ length: 50 }, (_, index) => ({
+              type: "text-delta" as const,
+              id: "t",
+              delta: `word${index} `,
+            })),
+            { type: "text-end", id: "t" },
+            { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
+          ] as LanguageModelV4StreamPart[],
+          initialDelayInMs: null,
+          chunkDelayInMs: 10,
+        }),
+      }),
+    });
+    const turn = streamHarness({
+      harness: definition(slow),
+      messages: [userMessage("Tell me a long story")],
+      session: { chatId: "chat-1" },
+      extraBody: { actor: member },
+      abortSignal: controller.signal,
+    });
+    const reader = turn.toUIMessageStream().getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if ((value as { type: string }).type === "text-delta") controller.abort();
+    }
+    const aborted = await turn.finished;
+    expect(aborted.status).toBe("aborted");
+    expect(userBacking.storeCalls).toHaveLength(stored);
+  });
+
   it("runs a sub-agent with its own instructions and only its allowed tools", async () => {
     const { definition, storage } = setup();
     await createHarness({ storage, actor: editor, chatId: null }).createSubagent({

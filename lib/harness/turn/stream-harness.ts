@@ -5,9 +5,8 @@ import {
   asSchema,
   convertToModelMessages,
   createUIMessageStream,
-  createUIMessageStreamResponse,
+  experimental_streamTextLowMemory as streamTextOnce,
   stepCountIs,
-  streamText,
   type FlexibleSchema,
   type LanguageModel,
   type Schema,
@@ -28,6 +27,7 @@ import { createDelegateTool, createHarnessTools } from "./harness-tools";
 import { buildInstructions } from "./instructions";
 import { createMemoryTool } from "./memory-tool";
 import { createShellTool } from "./shell-tool";
+import { drainTurnStream } from "./turn-stream";
 import type {
   HarnessDefinition,
   HarnessTurn,
@@ -311,7 +311,9 @@ export function streamHarness<TExtraBody, TSession>(
 
         let streamError: unknown = null;
         let step = 0;
-        const result = streamText({
+        // One consumer (the UI stream below): the single-consumer variant does not record the
+        // stream for replay, and `totalUsage` then does not tee and drain a second copy of it.
+        const result = streamTextOnce({
           model,
           instructions: instructions.text,
           messages: await convertToModelMessages(messages),
@@ -383,17 +385,12 @@ export function streamHarness<TExtraBody, TSession>(
   });
 
   // The turn runs to its end (and commits) even if nobody reads the stream or the reader goes
-  // away: one branch is always drained here; the other is handed to the host.
-  const [forHost, forRuntime] = stream.tee();
-  void (async () => {
-    const reader = forRuntime.getReader();
-    while (!(await reader.read()).done);
-  })();
-
+  // away: it is drained here from the start, and handed to the host as it goes (turn-stream.ts).
+  const outlet = drainTurnStream(stream);
   return {
-    toUIMessageStream: () => forHost,
-    toUIMessageStreamResponse: (init) =>
-      createUIMessageStreamResponse({ stream: forHost, ...init }),
+    toUIMessageStream: () => outlet.toUIMessageStream(),
+    toUIMessageStreamResponse: (init, responseOptions) =>
+      outlet.toUIMessageStreamResponse(init, responseOptions),
     files,
     finished,
   };

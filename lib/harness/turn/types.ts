@@ -13,6 +13,7 @@ import type {
 import type { Harness, RecentRefinement } from "../store";
 import type { MemoryToolInput } from "./memory-tool";
 import type { ShellLimits } from "./shell-sandbox";
+import type { SseResponseOptions } from "./turn-stream";
 
 /** What the host hands every hook: its per-turn data and the chat. */
 export interface TurnContext<TExtraBody, TSession> {
@@ -173,8 +174,11 @@ export interface TurnResult {
 export interface HarnessTurn {
   /** The UI message stream (AI SDK), including a final `data-turn` part with the host status. */
   toUIMessageStream(): ReadableStream;
-  /** The stream as an SSE `Response` for a route handler. */
-  toUIMessageStreamResponse(init?: ResponseInit): Response;
+  /**
+   * The stream as an SSE `Response` for a route handler (the AI SDK's format and headers).
+   * Events that come in quick succession are written together (`flushIntervalMs`).
+   */
+  toUIMessageStreamResponse(init?: ResponseInit, options?: SseResponseOptions): Response;
   /**
    * Host-staged files in this turn's checkout (see `SessionFiles` for the durability rule).
    * Usable at once: calls made before the dirs have loaded wait for them, and writes made
