@@ -79,6 +79,28 @@ describe(`job queue (${testDatabaseProvider()})`, () => {
     expect((await producer.getJob(name, ids[3]!))?.output).toEqual({ doubled: 6 });
   });
 
+  it("wakes this process's idle worker when it enqueues a job, now or when the job is due, without waiting for the next poll", async () => {
+    const name = "test-wake";
+    const queue = instance();
+    const ran: string[] = [];
+    // Polling once a minute: within the test's 25 s only a wake-up can start the jobs.
+    await queue.work<{ label: string }>(
+      name,
+      async (job) => {
+        ran.push(job.payload.label);
+      },
+      { pollIntervalSeconds: 60 },
+    );
+    // Let the worker's first poll pass (it finds nothing and goes to sleep).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const now = (await queue.enqueue(name, { label: "now" }))!;
+    expect((await settled(queue, name, now)).state).toBe("completed");
+    const later = (await queue.enqueue(name, { label: "later" }, { startAfterSeconds: 1 }))!;
+    expect(await queue.getJob(name, later)).toMatchObject({ state: "created" });
+    expect((await settled(queue, name, later)).state).toBe("completed");
+    expect(ran).toEqual(["now", "later"]);
+  });
+
   it("retries a failing job with a growing delay, then completes it", async () => {
     const name = "test-retry";
     const queue = instance();

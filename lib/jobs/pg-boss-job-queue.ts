@@ -69,10 +69,25 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
     await created;
   };
 
+  /** This process's workers per job name (pg-boss worker ids), woken in turn after a send. */
+  const workers = new Map<string, string[]>();
+  const workersOf = (name: string): string[] => {
+    let ids = workers.get(name);
+    if (!ids) workers.set(name, (ids = []));
+    return ids;
+  };
+  const notifyOne = (name: string): void => {
+    const ids = workersOf(name);
+    const id = ids.shift();
+    if (id === undefined) return;
+    ids.push(id);
+    boss.notifyWorker(id);
+  };
+
   return {
     async enqueue<P>(name: string, payload: P, enqueueOptions: EnqueueOptions = {}) {
       await ensureQueue(name);
-      return boss.send(name, (payload ?? null) as object, {
+      const id = await boss.send(name, (payload ?? null) as object, {
         ...(enqueueOptions.id ? { id: enqueueOptions.id } : {}),
         singletonKey: enqueueOptions.singletonKey ?? randomUUID(),
         retryLimit: enqueueOptions.retryLimit ?? JOB_DEFAULTS.retryLimit,
@@ -89,6 +104,14 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
             }
           : {}),
       });
+      // This process's worker takes it at once (or when it is due) instead of at its next poll;
+      // other instances' workers find it by polling.
+      if (id) {
+        const delayMs = 1000 * (enqueueOptions.startAfterSeconds ?? 0);
+        if (delayMs <= 0) notifyOne(name);
+        else setTimeout(() => notifyOne(name), delayMs + 50).unref?.();
+      }
+      return id;
     },
 
     async work<P>(name: string, handler: JobHandler<P>, workOptions: WorkOptions = {}) {
@@ -98,7 +121,7 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
         workOptions.pollIntervalSeconds ?? JOB_DEFAULTS.pollIntervalSeconds,
       );
       for (let i = 0; i < Math.max(1, workOptions.concurrency ?? 1); i++) {
-        await boss.work<P>(
+        const workerId = await boss.work<P>(
           name,
           { batchSize: 1, includeMetadata: true, pollingIntervalSeconds },
           async ([job]) => {
@@ -106,6 +129,7 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
             return handler({ id: job.id, name, payload: job.data, retryCount: job.retryCount });
           },
         );
+        workersOf(name).push(workerId);
       }
     },
 
@@ -127,6 +151,7 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
       await started.catch(() => undefined);
       const timeout = stopOptions.timeoutMs ?? 10_000;
       // pg-boss fails the jobs still running when it stops, so they are retried elsewhere.
+      workers.clear();
       await boss.stop({ graceful: timeout > 0, wait: true, close: true, timeout });
     },
   };

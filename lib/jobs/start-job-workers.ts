@@ -22,10 +22,8 @@ async function registerWorkers(): Promise<void> {
   // Refinements, two at a time per instance (the scope lock still runs one per chat and one
   // global at a time across all instances).
   if (!working.has(REFINEMENT_JOB)) {
-    await queue.work<RefinementJobPayload>(REFINEMENT_JOB, runRefinementJob, {
-      concurrency: 2,
-      pollIntervalSeconds: 1,
-    });
+    // An idle worker polls every 2 s (JOB_DEFAULTS); a job this instance enqueues wakes it at once.
+    await queue.work<RefinementJobPayload>(REFINEMENT_JOB, runRefinementJob, { concurrency: 2 });
     working.add(REFINEMENT_JOB);
   }
   // Automatic commit retries (decision 0021): each job retries one record once.
@@ -33,7 +31,7 @@ async function registerWorkers(): Promise<void> {
     await queue.work<CommitRetryPayload>(
       COMMIT_RETRY_JOB,
       (job) => getDurability().retryRunner.runJob(job),
-      { concurrency: 2, pollIntervalSeconds: 1 },
+      { concurrency: 2 },
     );
     working.add(COMMIT_RETRY_JOB);
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db";
+import { sqlForDb } from "@/lib/storage/sql";
 import {
   JOB_DEFAULTS,
   retryDelayOf,
@@ -49,7 +50,9 @@ function parseOutput(text: string | null): unknown {
 }
 
 /**
- * The job queue on SQLite: the `Job` table, polled. Every state change is ONE conditional
+ * The job queue on SQLite: the `Job` table, polled by each process's workers, and an enqueue
+ * wakes an idle worker of the same process at once (or when the job is due), so a job started
+ * here does not wait for the next poll. Every state change is ONE conditional
  * statement (SQLite runs each write statement alone, so two processes on one file never claim
  * the same job): a claim is `UPDATE … SET state = 'active' WHERE id = (the oldest due job) AND
  * state IN ('created', 'retry') RETURNING …`; completing and failing an attempt check the
@@ -57,12 +60,24 @@ function parseOutput(text: string | null): unknown {
  * whichever worker polls next. Same semantics as pg-boss on PostgreSQL (see `JobQueue`).
  */
 export function createTableJobQueue(db: Db, options: { now?: () => number } = {}): JobQueue {
+  const sql = sqlForDb(db);
   const now = options.now ?? Date.now;
   const workerId = randomUUID();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const running = new Set<Promise<unknown>>();
   let stopped = false;
   let polls = 0;
+  /** Idle workers per job name, each a function that ends its sleep and polls now. */
+  const sleepers = new Map<string, Set<() => void>>();
+  const sleepersOf = (name: string): Set<() => void> => {
+    let set = sleepers.get(name);
+    if (!set) sleepers.set(name, (set = new Set()));
+    return set;
+  };
+  const wakeOne = (name: string): void => {
+    const [first] = sleepersOf(name);
+    first?.();
+  };
 
   async function failAttempt(row: StateRow, error: string, owner: string | null): Promise<void> {
     const retryCount = Number(row.retryCount);
@@ -79,24 +94,46 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
     const state = retry ? "retry" : "failed";
     if (owner === null) {
       // An expired claim: only if it is still that claim.
-      await db.$executeRaw`
-        UPDATE "Job" SET "state" = ${state}, "retryCount" = ${retry ? retryCount + 1 : retryCount},
-          "startAfter" = ${startAfter}, "output" = ${error}, "lockedBy" = NULL, "lockedUntil" = NULL,
-          "completedAt" = ${retry ? null : at}
-        WHERE "id" = ${row.id} AND "state" = 'active' AND "lockedUntil" < ${at}`;
+      await sql.run(
+        `UPDATE "Job" SET "state" = ?, "retryCount" = ?,
+          "startAfter" = ?, "output" = ?, "lockedBy" = NULL, "lockedUntil" = NULL,
+          "completedAt" = ?
+        WHERE "id" = ? AND "state" = 'active' AND "lockedUntil" < ?`,
+        [
+          state,
+          retry ? retryCount + 1 : retryCount,
+          startAfter,
+          error,
+          retry ? null : at,
+          row.id,
+          at,
+        ],
+      );
     } else {
-      await db.$executeRaw`
-        UPDATE "Job" SET "state" = ${state}, "retryCount" = ${retry ? retryCount + 1 : retryCount},
-          "startAfter" = ${startAfter}, "output" = ${error}, "lockedBy" = NULL, "lockedUntil" = NULL,
-          "completedAt" = ${retry ? null : at}
-        WHERE "id" = ${row.id} AND "state" = 'active' AND "lockedBy" = ${owner}`;
+      await sql.run(
+        `UPDATE "Job" SET "state" = ?, "retryCount" = ?,
+          "startAfter" = ?, "output" = ?, "lockedBy" = NULL, "lockedUntil" = NULL,
+          "completedAt" = ?
+        WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ?`,
+        [
+          state,
+          retry ? retryCount + 1 : retryCount,
+          startAfter,
+          error,
+          retry ? null : at,
+          row.id,
+          owner,
+        ],
+      );
     }
   }
 
   async function expireClaims(name: string): Promise<void> {
-    const rows = await db.$queryRaw<StateRow[]>`
-      SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
-      FROM "Job" WHERE "name" = ${name} AND "state" = 'active' AND "lockedUntil" < ${now()}`;
+    const rows = await sql.all<StateRow>(
+      `SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+      FROM "Job" WHERE "name" = ? AND "state" = 'active' AND "lockedUntil" < ?`,
+      [name, now()],
+    );
     for (const row of rows) {
       await failAttempt(
         row,
@@ -113,19 +150,23 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
   ): Promise<{ id: string; payload: string; retryCount: number } | null> {
     const at = now();
     // A read first: an idle poll never takes SQLite's write lock.
-    const due = await db.$queryRaw<{ id: string }[]>`
-      SELECT "id" FROM "Job"
-      WHERE "name" = ${name} AND "state" IN ('created', 'retry') AND "startAfter" <= ${at} LIMIT 1`;
+    const due = await sql.all<{ id: string }>(
+      `SELECT "id" FROM "Job"
+      WHERE "name" = ? AND "state" IN ('created', 'retry') AND "startAfter" <= ? LIMIT 1`,
+      [name, at],
+    );
     if (due.length === 0) return null;
-    const rows = await db.$queryRaw<(ClaimedRow & { expireIn: number | bigint })[]>`
-      UPDATE "Job" SET "state" = 'active', "lockedBy" = ${workerId}, "startedAt" = ${at},
-        "lockedUntil" = ${at} + 1000 * "expireIn"
+    const rows = await sql.all<ClaimedRow & { expireIn: number | bigint }>(
+      `UPDATE "Job" SET "state" = 'active', "lockedBy" = ?, "startedAt" = ?,
+        "lockedUntil" = ? + 1000 * "expireIn"
       WHERE "id" = (
         SELECT "id" FROM "Job"
-        WHERE "name" = ${name} AND "state" IN ('created', 'retry') AND "startAfter" <= ${at}
+        WHERE "name" = ? AND "state" IN ('created', 'retry') AND "startAfter" <= ?
         ORDER BY "startAfter", "createdAt", "id" LIMIT 1
       ) AND "state" IN ('created', 'retry')
-      RETURNING "id", "payload", "retryCount", "expireIn"`;
+      RETURNING "id", "payload", "retryCount", "expireIn"`,
+      [workerId, at, at, name, at],
+    );
     const row = rows[0];
     return row ? { id: row.id, payload: row.payload, retryCount: Number(row.retryCount) } : null;
   }
@@ -141,23 +182,29 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
         retryCount: job.retryCount,
       });
       const output = result === undefined ? null : JSON.stringify(result);
-      await db.$executeRaw`
-        UPDATE "Job" SET "state" = 'completed', "completedAt" = ${now()}, "output" = ${output},
+      await sql.run(
+        `UPDATE "Job" SET "state" = 'completed', "completedAt" = ?, "output" = ?,
           "lockedBy" = NULL, "lockedUntil" = NULL
-        WHERE "id" = ${job.id} AND "state" = 'active' AND "lockedBy" = ${workerId}`;
+        WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ?`,
+        [now(), output, job.id, workerId],
+      );
     } catch (error) {
-      const rows = await db.$queryRaw<StateRow[]>`
-        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
-        FROM "Job" WHERE "id" = ${job.id}`;
+      const rows = await sql.all<StateRow>(
+        `SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "id" = ?`,
+        [job.id],
+      );
       if (rows[0]) await failAttempt(rows[0], errorInfo(error), workerId);
     }
     return true;
   }
 
   async function cleanUp(): Promise<void> {
-    await db.$executeRaw`
-      DELETE FROM "Job" WHERE "state" IN ('completed', 'failed', 'cancelled')
-        AND "completedAt" < ${now() - RETENTION_MS}`;
+    await sql.run(
+      `DELETE FROM "Job" WHERE "state" IN ('completed', 'failed', 'cancelled')
+        AND "completedAt" < ?`,
+      [now() - RETENTION_MS],
+    );
   }
 
   return {
@@ -165,19 +212,48 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
       const id = enqueueOptions.id ?? randomUUID();
       const at = now();
       const key = enqueueOptions.singletonKey ?? null;
-      const inserted = await db.$executeRaw`
-        INSERT INTO "Job" ("id", "name", "payload", "state", "singletonKey", "retryLimit",
+      const inserted = await sql.run(
+        `INSERT INTO "Job" ("id", "name", "payload", "state", "singletonKey", "retryLimit",
           "retryCount", "retryDelay", "retryBackoff", "expireIn", "startAfter", "createdAt")
-        SELECT ${id}, ${name}, ${JSON.stringify(payload ?? null)}, 'created', ${key},
-          ${enqueueOptions.retryLimit ?? JOB_DEFAULTS.retryLimit}, 0,
-          ${enqueueOptions.retryDelaySeconds ?? JOB_DEFAULTS.retryDelaySeconds},
-          ${(enqueueOptions.retryBackoff ?? JOB_DEFAULTS.retryBackoff) ? 1 : 0},
-          ${enqueueOptions.expireInSeconds ?? JOB_DEFAULTS.expireInSeconds},
-          ${at + 1000 * (enqueueOptions.startAfterSeconds ?? 0)}, ${at}
+        SELECT ?, ?, ?, 'created', ?,
+          ?, 0,
+          ?,
+          ?,
+          ?,
+          ?, ?
         WHERE NOT EXISTS (
-          SELECT 1 FROM "Job" WHERE "name" = ${name} AND "singletonKey" = ${key} AND "state" = 'created'
-        ) AND NOT EXISTS (SELECT 1 FROM "Job" WHERE "id" = ${id})`;
-      return inserted > 0 ? id : null;
+          SELECT 1 FROM "Job" WHERE "name" = ? AND "singletonKey" = ? AND "state" = 'created'
+        ) AND NOT EXISTS (SELECT 1 FROM "Job" WHERE "id" = ?)`,
+        [
+          id,
+          name,
+          JSON.stringify(payload ?? null),
+          key,
+          enqueueOptions.retryLimit ?? JOB_DEFAULTS.retryLimit,
+          enqueueOptions.retryDelaySeconds ?? JOB_DEFAULTS.retryDelaySeconds,
+          (enqueueOptions.retryBackoff ?? JOB_DEFAULTS.retryBackoff) ? 1 : 0,
+          enqueueOptions.expireInSeconds ?? JOB_DEFAULTS.expireInSeconds,
+          at + 1000 * (enqueueOptions.startAfterSeconds ?? 0),
+          at,
+          name,
+          key,
+          id,
+        ],
+      );
+      if (inserted.changes === 0) return null;
+      // This process's idle worker takes it at once (or when it is due) instead of at its next
+      // poll; workers of other processes find it by polling.
+      const delayMs = 1000 * (enqueueOptions.startAfterSeconds ?? 0);
+      if (delayMs <= 0) wakeOne(name);
+      else {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          wakeOne(name);
+        }, delayMs);
+        timer.unref?.();
+        timers.add(timer);
+      }
+      return id;
     },
 
     async work<P>(name: string, handler: JobHandler<P>, workOptions: WorkOptions = {}) {
@@ -196,25 +272,32 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
           console.error(`cairn: job worker "${name}" failed to poll`, error);
         }
         if (stopped) return;
-        // After a job, look again at once: more may be waiting.
-        const timer = setTimeout(
-          () => {
-            timers.delete(timer);
-            void loop();
-          },
-          worked ? 0 : interval,
-        );
+        // After a job, look again at once: more may be waiting. An idle worker sleeps until the
+        // next poll, or until this process enqueues a job of this name (`wakeOne`).
+        let awake = false;
+        const next = (): void => {
+          if (awake) return;
+          awake = true;
+          clearTimeout(timer);
+          timers.delete(timer);
+          sleepersOf(name).delete(next);
+          void loop();
+        };
+        const timer = setTimeout(next, worked ? 0 : interval);
         // Polling alone never keeps a process alive.
         timer.unref?.();
         timers.add(timer);
+        if (!worked) sleepersOf(name).add(next);
       };
       for (let i = 0; i < Math.max(1, workOptions.concurrency ?? 1); i++) void loop();
     },
 
     async getJob(name: string, id: string): Promise<JobInfo | null> {
-      const rows = await db.$queryRaw<StateRow[]>`
-        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
-        FROM "Job" WHERE "name" = ${name} AND "id" = ${id}`;
+      const rows = await sql.all<StateRow>(
+        `SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "name" = ? AND "id" = ?`,
+        [name, id],
+      );
       const row = rows[0];
       if (!row) return null;
       return {
@@ -228,6 +311,7 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
 
     async stop(stopOptions = {}) {
       stopped = true;
+      sleepers.clear();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const timeoutMs = stopOptions.timeoutMs ?? 10_000;
@@ -238,9 +322,11 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
         clearTimeout(timer);
       }
       // Jobs still running here are given up: failed attempts, retried by another worker.
-      const abandoned = await db.$queryRaw<StateRow[]>`
-        SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
-        FROM "Job" WHERE "state" = 'active' AND "lockedBy" = ${workerId}`;
+      const abandoned = await sql.all<StateRow>(
+        `SELECT "id", "name", "state", "retryCount", "retryLimit", "retryDelay", "retryBackoff", "output"
+        FROM "Job" WHERE "state" = 'active' AND "lockedBy" = ?`,
+        [workerId],
+      );
       for (const row of abandoned) {
         await failAttempt(
           row,
