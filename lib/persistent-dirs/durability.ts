@@ -116,7 +116,9 @@ export function createDurability(options: DurabilityOptions): Durability {
   const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
   const turnLeaseMs = options.turnLeaseMs ?? DEFAULT_TURN_LEASE_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_DURABILITY_INTERVAL_MS;
-  const journal = createTurnJournal({ sql: sqlForDb(db) });
+  // The pass runs every few seconds on every instance: its reads go through the SQL layer.
+  const sql = sqlForDb(db);
+  const journal = createTurnJournal({ sql });
   const spool = createFileSpool({
     directory: path.join(options.dataDir, "spool"),
     now,
@@ -146,12 +148,11 @@ export function createDurability(options: DurabilityOptions): Durability {
   const retryRunner: CommitRetryRunner = {
     schedule,
     async scheduleDue() {
-      const due = await db.dirCommitRecord.findMany({
-        where: { status: "failed", nextAttemptAt: { lte: now() } },
-        orderBy: { nextAttemptAt: "asc" },
-        take: 50,
-        select: { id: true },
-      });
+      const due = await sql.all<{ id: string }>(
+        `SELECT "id" FROM "DirCommitRecord" WHERE "status" = 'failed' AND "nextAttemptAt" <= ?
+         ORDER BY "nextAttemptAt" ASC LIMIT 50`,
+        [now()],
+      );
       let enqueued = 0;
       for (const { id } of due) if ((await schedule(id, now())) !== null) enqueued += 1;
       return { due: due.length, enqueued };
@@ -198,11 +199,11 @@ export function createDurability(options: DurabilityOptions): Durability {
 
   const closeDeadTurns = async (): Promise<string[]> => {
     const at = now();
-    const candidates = await db.turn.findMany({
-      where: expired(at),
-      select: { id: true },
-      take: 50,
-    });
+    const candidates = await sql.all<{ id: string }>(
+      `SELECT "id" FROM "Turn" WHERE "status" = 'running'
+         AND ("leaseExpiresAt" < ? OR ("leaseExpiresAt" IS NULL AND "startedAt" < ?)) LIMIT 50`,
+      [at, new Date(at.getTime() - turnLeaseMs)],
+    );
     const closed: string[] = [];
     for (const { id } of candidates) {
       // Conditional: a process that refreshed its lease meanwhile keeps its turn.
