@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import { main } from "./main";
 
 process.env.CAIRN_BCRYPT_COST = "4";
@@ -15,15 +15,13 @@ function capture() {
 }
 
 describe(`cairn CLI (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   const previousUrl = process.env.DATABASE_URL;
   beforeAll(async () => {
-    database = await createTestDatabase();
     process.env.DATABASE_URL = database.target.url;
   });
   afterAll(async () => {
     process.env.DATABASE_URL = previousUrl;
-    await database.cleanup();
   });
 
   it("creates a user in a named workspace, creating the workspace", async () => {

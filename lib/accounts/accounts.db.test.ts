@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { beforeEach, describe, expect, it } from "vitest";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import {
   AccountError,
   createInvite,
@@ -13,13 +13,7 @@ import { verifyPassword } from "./password";
 process.env.CAIRN_BCRYPT_COST = "4";
 
 describe(`accounts (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
+  const database = registerTestDatabase();
   beforeEach(async () => {
     const db = database.db;
     await db.invite.deleteMany();

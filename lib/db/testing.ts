@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { createDb, type Db } from "./client";
 import { closeConnection } from "./connections";
 import type { DatabaseTarget } from "./database-url";
@@ -64,5 +65,35 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await dropper.end();
     },
+  };
+}
+
+/**
+ * `createTestDatabase` for the test file or `describe` block this is called in: made in a
+ * `beforeAll`, cleaned up in an `afterAll`. The handle reads through to that database, so its
+ * `db` and `target` are there from the first `beforeAll` on (hooks registered after this call
+ * run after it is made, and their `afterAll`s before it is removed).
+ */
+export function registerTestDatabase(): TestDatabase {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.cleanup();
+    database = undefined;
+  });
+  const current = (): TestDatabase => {
+    if (!database) throw new Error("registerTestDatabase: the database is made in beforeAll");
+    return database;
+  };
+  return {
+    get db() {
+      return current().db;
+    },
+    get target() {
+      return current().target;
+    },
+    cleanup: () => current().cleanup(),
   };
 }

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import type { JobInfo, JobQueue } from "./job-queue";
 import { createPgBossJobQueue } from "./pg-boss-job-queue";
 import { createTableJobQueue } from "./table-job-queue";
@@ -8,24 +8,14 @@ import { createTableJobQueue } from "./table-job-queue";
 // The job queue's contract, on the database the tests run on: the SQLite runner by default,
 // pg-boss with CAIRN_TEST_DB=postgres. Each "instance" is a queue with its own connections.
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 const opened: { queue: JobQueue; db?: Db }[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-
 afterEach(async () => {
   for (const { queue, db } of opened.splice(0)) {
     await queue.stop({ timeoutMs: 0 }).catch(() => undefined);
     await db?.$disconnect();
   }
 });
-
-afterAll(async () => {
-  await database?.cleanup();
-});
-
 /** A queue as one app instance would open it. */
 function instance(): JobQueue {
   if (testDatabaseProvider() === "postgresql") {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createDb, type Db } from "@/lib/db";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import {
   openTurnCheckout,
   turnCommitId,
@@ -22,7 +22,7 @@ import {
 } from "./durability";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let dataDir: string;
 let service: PersistentDirsService;
 let clockNow = Date.UTC(2026, 5, 1);
@@ -97,7 +97,6 @@ const resolved = (id: string) =>
   });
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(tmpdir(), "cairn-durability-"));
   service = createPersistentDirsService({ db: database.db, target: database.target });
   ({ durability, queue } = instance());
@@ -111,7 +110,6 @@ afterAll(async () => {
     await each.stop({ timeoutMs: 0 }).catch(() => undefined);
     await db?.$disconnect();
   }
-  await database.cleanup();
   await rm(dataDir, { recursive: true, force: true });
 });
 

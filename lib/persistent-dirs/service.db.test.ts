@@ -4,12 +4,12 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let docsFolder: string;
 let service: PersistentDirsService;
 
@@ -19,7 +19,6 @@ const admin: Actor = { userId: "u-admin", workspaceId: "w1", role: "admin" };
 const outsider: Actor = { userId: "u-outsider", workspaceId: "w2", role: "admin" };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   // Company commits check the role again in the database, so the actors are real members.
   for (const workspaceId of ["w1", "w2"]) {
     await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
@@ -43,7 +42,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await database.cleanup();
   await rm(docsFolder, { recursive: true, force: true });
 });
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
 import {
   openTurnCheckout,
   resolveConflict,
@@ -22,14 +22,10 @@ import {
 import { DirSnapshotCache } from "./internal/dir-snapshot-cache";
 import { sqlFor, type Sql } from "./sql";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let sql: Sql;
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   sql = sqlFor(database.target);
-});
-afterAll(async () => {
-  await database.cleanup();
 });
 
 type Body = { dirKey: string; userId?: string };
