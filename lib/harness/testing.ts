@@ -34,3 +34,9 @@ export {
   sectionOf,
   systemOf,
 } from "./refine/internal/test-support";
+export {
+  coreErrorFamily,
+  coreErrorStatuses,
+  runErrorFamilyConformance,
+  type ErrorFamilyMember,
+} from "./errors/error-family-conformance";
