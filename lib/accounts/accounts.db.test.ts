@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   AccountError,
   createInvite,

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { createUserInWorkspace } from "./accounts";
@@ -32,6 +33,44 @@ export async function createAppTestWorld(options: { role: Role; email?: string }
       const { getDb } = await import("@/lib/db");
       await getDb().$disconnect();
       await database.cleanup();
+    },
+  };
+}
+
+/** What `registerAppTestWorld` hands out: the world's parts, there from the first `beforeAll` on. */
+export interface AppTestWorld {
+  readonly database: TestDatabase;
+  readonly actor: Actor;
+  readonly chatId: string;
+}
+
+/**
+ * `createAppTestWorld` for the test file or `describe` block this is called in: made in a
+ * `beforeAll`, cleaned up in an `afterAll` (hooks registered after this call run after it is
+ * made, and their `afterAll`s before it is removed).
+ */
+export function registerAppTestWorld(options: { role: Role; email?: string }): AppTestWorld {
+  let world: Awaited<ReturnType<typeof createAppTestWorld>> | undefined;
+  beforeAll(async () => {
+    world = await createAppTestWorld(options);
+  });
+  afterAll(async () => {
+    await world?.cleanup();
+    world = undefined;
+  });
+  const current = () => {
+    if (!world) throw new Error("registerAppTestWorld: the world is made in beforeAll");
+    return world;
+  };
+  return {
+    get database() {
+      return current().database;
+    },
+    get actor() {
+      return current().actor;
+    },
+    get chatId() {
+      return current().chatId;
     },
   };
 }

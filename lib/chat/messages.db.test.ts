@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { appendMessage, listMessageTimes, loadChatMessages, truncateChatAt } from "./messages";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { appendMessage, loadChatMessages } from "./messages";
 import { claimChat, holdChatClaim, releaseChatClaim, renewChatClaim } from "./turn-claim";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { migrateDatabase, migrationsDirectory, readMigrations } from "./migrate";
-import { testDatabaseProvider, registerTestDatabase } from "./testing";
+import { registerTestDatabase, testDatabaseProvider } from "./testing";
 
 describe(`migrations (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();

@@ -13,7 +13,7 @@ import {
   revokeAccessToken,
   type AccessTokenIdentity,
 } from "@/lib/access-tokens";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import type { HarnessStoragePort } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";

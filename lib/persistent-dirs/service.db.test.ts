@@ -4,7 +4,7 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
 import { createCommitLog } from "./commit-log";
 import { createDirBacking, readDirFile } from "./dir-backing";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { type CommitLog } from "@/lib/harness";
 import { type NewCommitRecord } from "@/lib/harness/spi";
 import { createCommitLog, type DatabaseCommitLog } from "./commit-log";

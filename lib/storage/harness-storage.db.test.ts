@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type HarnessStoragePort } from "@/lib/harness";
 import { entryKeyOf } from "@/lib/harness/spi";
 import { runHarnessStorageConformance } from "@/lib/harness/testing";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { runRefinementStoreConformance } from "@/lib/harness/testing";
 import { SqlRefinementHistory } from "./refinement-history";
 import { SqlRefinementStore } from "./refinement-store";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { isUniqueViolation, sqlFor, toBool, toBytes, toDate, type Sql } from "./index";
 
 const database = registerTestDatabase();
