@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/storage";
 import { exportCommand, importCommand } from "./harness-commands";

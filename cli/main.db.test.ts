@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseProvider, registerTestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { main } from "./main";
 
 process.env.CAIRN_BCRYPT_COST = "4";

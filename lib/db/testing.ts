@@ -25,33 +25,8 @@ export interface TestDatabase {
  * disconnects and removes it.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (testDatabaseProvider() === "sqlite") {
-    const directory = mkdtempSync(path.join(tmpdir(), "cairn-test-"));
-    const filePath = path.join(directory, "test.db");
-    const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
-    await migrateDatabase({ target });
-    const db = createDb(target);
-    return {
-      db,
-      target,
-      async cleanup() {
-        await db.$disconnect();
-        await closeConnection(target);
-        rmSync(directory, { recursive: true, force: true });
-      },
-    };
-  }
-  const { default: pg } = await import("pg");
-  const adminUrl =
-    process.env.CAIRN_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-  const name = `cairn_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const target: DatabaseTarget = { provider: "postgresql", url: url.toString() };
+  const { target, remove } =
+    testDatabaseProvider() === "sqlite" ? createSqliteFile() : await createPostgresDatabase();
   await migrateDatabase({ target });
   const db = createDb(target);
   return {
@@ -60,11 +35,42 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async cleanup() {
       await db.$disconnect();
       await closeConnection(target);
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
+      await remove();
     },
+  };
+}
+
+/** A temporary SQLite file, and how to remove it. */
+function createSqliteFile(): { target: DatabaseTarget; remove(): Promise<void> } {
+  const directory = mkdtempSync(path.join(tmpdir(), "cairn-test-"));
+  const filePath = path.join(directory, "test.db");
+  return {
+    target: { provider: "sqlite", url: `file:${filePath}`, filePath },
+    remove: async () => rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+/** A new PostgreSQL database on the server at `CAIRN_TEST_POSTGRES_URL`, and how to drop it. */
+async function createPostgresDatabase(): Promise<{
+  target: DatabaseTarget;
+  remove(): Promise<void>;
+}> {
+  const { default: pg } = await import("pg");
+  const adminUrl =
+    process.env.CAIRN_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const name = `cairn_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    target: { provider: "postgresql", url: url.toString() },
+    remove: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
 
