@@ -65,7 +65,9 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
     const { runRefinementJob } = await import("./index");
     const { id, job } = await queueGlobalRefinement();
     await world.database.db.membership.update({
-      where: { userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId } },
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
       data: { role: "member" },
     });
 
@@ -81,12 +83,16 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
   it("does not run the refinement of a person removed from the workspace", async () => {
     const { runRefinementJob } = await import("./index");
     await world.database.db.membership.update({
-      where: { userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId } },
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
       data: { role: "editor" },
     });
     const { id, job } = await queueGlobalRefinement();
     await world.database.db.membership.delete({
-      where: { userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId } },
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
     });
 
     expect(await runRefinementJob(job)).toBe("forbidden");

@@ -218,7 +218,10 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     // with no job at all is left alone while recent, and failed as lost once it is old.
     const first = await sweepStuckRefinements({ queue: survivor });
     expect(first.failed).toEqual([dyingId]);
-    const failed = (await store.getRefinement({ workspaceId: world.actor.workspaceId, id: dyingId }))!;
+    const failed = (await store.getRefinement({
+      workspaceId: world.actor.workspaceId,
+      id: dyingId,
+    }))!;
     expect(failed.status).toBe("failed");
     expect(failed.summary).toBe("Stopped before it finished");
     expect(failed.error?.code).toBe("refine:job");
@@ -229,7 +232,10 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     const later = () => new Date(Date.now() + 2 * 60 * 60 * 1000);
     const second = await sweepStuckRefinements({ queue: survivor, now: later });
     expect(second.failed).toEqual([orphanId]);
-    const lost = (await store.getRefinement({ workspaceId: world.actor.workspaceId, id: orphanId }))!;
+    const lost = (await store.getRefinement({
+      workspaceId: world.actor.workspaceId,
+      id: orphanId,
+    }))!;
     expect(lost.error?.code).toBe("refine:lost");
     expect(await statusOf(waitingId)).toBe("queued");
     // Idempotent: nothing more to do.

@@ -135,13 +135,11 @@ export function runErrorFamilyConformance(
     });
 
     it("records any error as JSON, with a fallback code for foreign ones", () => {
-      expect(toErrorInfo(new HarnessConflictError({ message: "m", details: { at: 1n } }))).toEqual(
-        {
-          code: "conflict:harness",
-          message: "m",
-          details: {},
-        },
-      );
+      expect(toErrorInfo(new HarnessConflictError({ message: "m", details: { at: 1n } }))).toEqual({
+        code: "conflict:harness",
+        message: "m",
+        details: {},
+      });
       expect(toErrorInfo(new Error("boom"), "refine:error")).toEqual({
         code: "refine:error",
         message: "boom",
