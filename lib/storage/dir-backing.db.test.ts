@@ -10,7 +10,7 @@ import {
   type PersistentDir,
   type StoreOptions,
 } from "@/lib/harness";
-import { runDirBackingConformance } from "@/lib/harness/testing";
+import { flakyStore, runDirBackingConformance, seededRandom, sleep } from "@/lib/harness/testing";
 import { createCommitLog } from "./commit-log";
 import {
   createDirBacking,
@@ -39,19 +39,6 @@ function backingFor(options: { source?: "turn" | "editor"; snapshotCache?: false
     ...options,
   });
 }
-
-// A seeded PRNG (mulberry32) so runs are reproducible.
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 runDirBackingConformance(`SQL dir backing on ${provider}`, () => ({
   backing: backingFor(),
@@ -473,27 +460,7 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     const dirKey = `user:${randomUUID()}`;
     const inner = backingFor();
     const random = seededRandom(20250101);
-    const applied = new Map<string, number>();
-    let failuresBefore = 0;
-    let failuresAfter = 0;
-    const store = async (options: StoreOptions<Body>) => {
-      const roll = random();
-      if (roll < 0.15) {
-        failuresBefore += 1;
-        throw new Error("injected: connection reset before the write");
-      }
-      const result = await inner.store(options);
-      if (result.status === "stored") {
-        for (const file of options.changes.created)
-          applied.set(file.path, (applied.get(file.path) ?? 0) + 1);
-      }
-      if (roll < 0.3) {
-        // The write landed but the acknowledgement was lost: it must not be applied twice.
-        failuresAfter += 1;
-        throw new Error("injected: timeout after the write");
-      }
-      return result;
-    };
+    const { store, faults } = flakyStore(inner.store, random);
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: inner.load, store }];
     const commitLog = createCommitLog({ sql });
     const extraBody: Body = { dirKey, userId: "u1" };
@@ -523,15 +490,18 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     }
     for (let round = 0; round < 50 && (await owned()).length > 0; round += 1) await retryOpen();
 
-    expect(failuresBefore).toBeGreaterThan(10);
-    expect(failuresAfter).toBeGreaterThan(10);
+    expect(faults.before).toBeGreaterThan(10);
+    expect(faults.after).toBeGreaterThan(10);
     expect(failedTurns).toBeGreaterThan(10);
     expect(await owned()).toEqual([]);
     const files = (await inner.load({ extraBody, session: null })).files;
     expect(Object.keys(files)).toHaveLength(turns);
     for (let turnIndex = 0; turnIndex < turns; turnIndex += 1) {
       expect(files[`turns/${turnIndex}.md`]).toBe(`turn ${turnIndex}\n`);
-      expect(applied.get(`turns/${turnIndex}.md`), `turns/${turnIndex}.md applied once`).toBe(1);
+      expect(
+        faults.applied.get(`turns/${turnIndex}.md`),
+        `turns/${turnIndex}.md applied once`,
+      ).toBe(1);
     }
   }, 120_000);
 });

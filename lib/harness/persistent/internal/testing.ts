@@ -1,4 +1,4 @@
-import type { Clock } from "../types";
+import type { Clock, StoreOptions, StoreResult } from "../types";
 
 /** A seeded PRNG (mulberry32) returning floats in [0, 1): deterministic fault injection. */
 export function seededRandom(seed: number): () => number {
@@ -27,4 +27,35 @@ export function steppingClock(start = Date.UTC(2025, 0, 1)): Clock {
 /** Resolves after `ms` milliseconds (0 still yields to other tasks). */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * `store` failing at random, as a flaky database does: when `random()` < 0.15 it throws before
+ * the write; < 0.3, after it (the write landed, the acknowledgement was lost). `faults` counts
+ * both, and how often each created path was applied: a runtime that retries right applies each
+ * once.
+ */
+export function flakyStore<TExtraBody, TSession>(
+  store: (options: StoreOptions<TExtraBody, TSession>) => Promise<StoreResult>,
+  random: () => number,
+) {
+  const faults = { before: 0, after: 0, applied: new Map<string, number>() };
+  const flaky = async (options: StoreOptions<TExtraBody, TSession>): Promise<StoreResult> => {
+    const roll = random();
+    if (roll < 0.15) {
+      faults.before += 1;
+      throw new Error("injected: connection reset before the write");
+    }
+    const result = await store(options);
+    if (result.status === "stored") {
+      for (const file of options.changes.created)
+        faults.applied.set(file.path, (faults.applied.get(file.path) ?? 0) + 1);
+    }
+    if (roll < 0.3) {
+      faults.after += 1;
+      throw new Error("injected: timeout after the write");
+    }
+    return result;
+  };
+  return { store: flaky, faults };
 }
