@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 import { useState } from "react";
 import { createChatAction, deleteChatAction, renameChatAction } from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { useAction } from "@/lib/actions/use-action";
@@ -47,13 +48,7 @@ export function StartChatForm() {
     });
   };
   return (
-    <form
-      className="space-y-2"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
-    >
+    <Form className="space-y-2" onSubmit={submit}>
       <div className="border-border focus-within:ring-ring flex items-end gap-2 rounded-lg border p-2 focus-within:ring-2">
         <textarea
           aria-label="Message"
@@ -79,7 +74,7 @@ export function StartChatForm() {
         </Button>
       </div>
       <FormMessage message={error} />
-    </form>
+    </Form>
   );
 }
 
@@ -91,10 +86,9 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
   if (mode === "rename") {
     return (
       <li data-testid="chat-row" className="px-1 py-1">
-        <form
+        <Form
           className="space-y-1"
-          onSubmit={(event) => {
-            event.preventDefault();
+          onSubmit={() => {
             run(() => renameChatAction({ chatId: chat.id, title: value }), {
               onSuccess: () => setMode("view"),
             });
@@ -116,7 +110,7 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
             </Button>
           </div>
           <FormMessage message={error} />
-        </form>
+        </Form>
       </li>
     );
   }
