@@ -227,6 +227,7 @@ export {
   restoreHarnessToVersion,
   reviewDecisionSchema,
   reviewRefinement,
+  newRefinement,
   rollbackRefinement,
   runRefinement,
   setOutcomeVerdict,

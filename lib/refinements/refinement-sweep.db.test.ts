@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
+import { newRefinement } from "@/lib/harness";
 import type { JobInfo } from "@/lib/jobs";
 import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import type { RefinementJobPayload } from "./index";
@@ -128,30 +129,16 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     const store = refinementStore();
     const row = (id: string, status: "queued" | "running") =>
       store.createRefinement({
-        refinement: {
+        refinement: newRefinement({
           id,
           workspaceId: world.actor.workspaceId,
           chatId: world.chatId,
           scope: "local",
           trigger: "explicit",
           status,
-          review: null,
-          approval: null,
-          summary: "",
-          rationale: "",
-          expectedOutcome: "",
-          instructions: null,
-          edits: [],
-          error: null,
-          harnessVersionBefore: null,
-          harnessVersionAfter: null,
-          model: null,
-          usage: null,
           actorId: world.actor.userId,
-          rollbackOf: null,
-          outcome: null,
           createdAt: new Date().toISOString(),
-        },
+        }),
       });
     const payload = (id: string): RefinementJobPayload => ({
       refinementId: id,

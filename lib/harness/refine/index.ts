@@ -29,6 +29,7 @@ export {
   decodeRefinementCursor,
   encodeRefinementCursor,
   filterLists,
+  newRefinement,
   wantsImported,
   type RefinementFilter,
   type RefinementPatch,

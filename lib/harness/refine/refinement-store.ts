@@ -108,6 +108,37 @@ export interface RefinementStore {
   }): Promise<string | null>;
 }
 
+/**
+ * A refinement to record with every result field empty — no review, approval, text, edits,
+ * error, versions, model, usage, rollback or outcome — and `instructions` null; `fields` gives
+ * who, where and when, and may set any other field.
+ */
+export function newRefinement(
+  fields: Pick<
+    NewRefinement,
+    "id" | "workspaceId" | "chatId" | "scope" | "trigger" | "status" | "actorId" | "createdAt"
+  > &
+    Partial<NewRefinement>,
+): NewRefinement {
+  return {
+    review: null,
+    approval: null,
+    summary: "",
+    rationale: "",
+    expectedOutcome: "",
+    instructions: null,
+    edits: [],
+    error: null,
+    harnessVersionBefore: null,
+    harnessVersionAfter: null,
+    model: null,
+    usage: null,
+    rollbackOf: null,
+    outcome: null,
+    ...fields,
+  };
+}
+
 /** Clamps a page size to 1–500 (default 50). */
 export function clampRefinementLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;

@@ -5,7 +5,7 @@ import { entryKeyOf, type Entry, type Harness } from "../store";
 import { applyRefinement } from "./apply-refinement";
 import { editor, harnessFixture, member, sequentialIds, testClock } from "./internal/test-support";
 import { createRefinementLock } from "./refinement-lock";
-import { InMemoryRefinementStore } from "./refinement-store";
+import { InMemoryRefinementStore, newRefinement } from "./refinement-store";
 import { restoreHarnessToVersion } from "./restore-harness-to-version";
 import { rollbackRefinement } from "./rollback-refinement";
 import { type ProposedEdit, type Refinement } from "./types";
@@ -37,30 +37,20 @@ function setup() {
       },
     });
     return store.createRefinement({
-      refinement: {
+      refinement: newRefinement({
         id: ids(),
         workspaceId: harness.actor.workspaceId,
         chatId: harness.chatId,
         scope,
         trigger: "explicit",
         status: result.status,
-        review: null,
-        approval: null,
         summary: "refine",
-        rationale: "",
-        expectedOutcome: "",
-        instructions: null,
         edits: result.edits,
-        error: null,
         harnessVersionBefore: result.harnessVersionBefore,
         harnessVersionAfter: result.harnessVersionAfter,
-        model: null,
-        usage: null,
         actorId: harness.actor.userId,
-        rollbackOf: null,
-        outcome: null,
         createdAt: clock().toISOString(),
-      },
+      }),
     });
   }
 
