@@ -6,16 +6,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/storage";
 import { exportCommand, importCommand } from "./harness-commands";
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
-    out,
-    err,
-  };
-}
+import { capture } from "./testing";
 
 function readTree(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
