@@ -78,6 +78,12 @@ export function StartChatForm() {
   );
 }
 
+/** The row's two buttons (shown on hover on wide screens): each opens its mode. */
+const ROW_ACTIONS = [
+  { mode: "rename", label: "Rename", hover: "hover:text-foreground", Icon: Pencil },
+  { mode: "delete", label: "Delete", hover: "hover:text-destructive", Icon: Trash2 },
+] as const;
+
 function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; now: number }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [value, setValue] = useState(chat.title);
@@ -140,24 +146,18 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
               "lg:opacity-0 lg:group-focus-within:opacity-100 lg:group-hover:opacity-100",
           )}
         >
-          <button
-            type="button"
-            className="text-muted-foreground hover:text-foreground rounded p-1"
-            aria-label={`Rename ${chat.title}`}
-            data-testid="chat-rename"
-            onClick={() => setMode("rename")}
-          >
-            <Pencil className="size-3.5" />
-          </button>
-          <button
-            type="button"
-            className="text-muted-foreground hover:text-destructive rounded p-1"
-            aria-label={`Delete ${chat.title}`}
-            data-testid="chat-delete"
-            onClick={() => setMode("delete")}
-          >
-            <Trash2 className="size-3.5" />
-          </button>
+          {ROW_ACTIONS.map(({ mode: to, label, hover, Icon }) => (
+            <button
+              key={to}
+              type="button"
+              className={`text-muted-foreground ${hover} rounded p-1`}
+              aria-label={`${label} ${chat.title}`}
+              data-testid={`chat-${to}`}
+              onClick={() => setMode(to)}
+            >
+              <Icon className="size-3.5" />
+            </button>
+          ))}
         </span>
       </div>
       {mode === "delete" ? (
