@@ -131,4 +131,8 @@ export {
   type RefinementStore,
   type RefinementUsage,
   type ReviewDecision,
+  type GetLastReviewAtOptions,
+  type GetRefinementOptions,
+  type ListRefinementsOptions,
+  type UpdateRefinementOptions,
 } from "./refine";

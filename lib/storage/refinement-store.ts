@@ -16,11 +16,14 @@ import {
 import {
   type ApprovalDecision,
   AUTOMATIC_TRIGGERS,
+  type GetLastReviewAtOptions,
+  type GetRefinementOptions,
+  type ListRefinementsOptions,
+  type UpdateRefinementOptions,
   clampRefinementLimit,
   filterLists,
   type OutcomeVerdict,
   type RefinementErrorInfo,
-  type RefinementPatch,
   type RefinementUsage,
   type ReviewDecision,
   wantsImported,
@@ -268,11 +271,7 @@ export class SqlRefinementStore implements RefinementStore {
     }
   }
 
-  async getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null> {
+  async getRefinement(options: GetRefinementOptions): Promise<Refinement | null> {
     options.abortSignal?.throwIfAborted();
     const row = await this.sql.get<RefinementRow>(
       `SELECT ${COLUMNS} FROM "Refinement" WHERE "id" = ? AND "workspaceId" = ?`,
@@ -281,13 +280,7 @@ export class SqlRefinementStore implements RefinementStore {
     return row ? fromRow(row) : null;
   }
 
-  async listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>> {
+  async listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampRefinementLimit(options.limit);
     const after = decodeRefinementCursor(options.cursor);
@@ -310,14 +303,7 @@ export class SqlRefinementStore implements RefinementStore {
     };
   }
 
-  async updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { patch } = options;
     const columns: Record<string, SqlValue> = { updatedAt: new Date(options.updatedAt) };
@@ -383,11 +369,7 @@ export class SqlRefinementStore implements RefinementStore {
     });
   }
 
-  async getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null> {
+  async getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null> {
     options.abortSignal?.throwIfAborted();
     const row = await this.sql.get<{ createdAt: unknown }>(
       `SELECT "createdAt" FROM "Refinement"

@@ -34,6 +34,10 @@ export {
   type RefinementFilter,
   type RefinementPatch,
   type RefinementStore,
+  type GetLastReviewAtOptions,
+  type GetRefinementOptions,
+  type ListRefinementsOptions,
+  type UpdateRefinementOptions,
 } from "./refinement-store";
 export {
   REFINEMENT_CONTEXT_LIMITS,

@@ -46,6 +46,40 @@ export type RefinementPatch = Partial<
   >
 >;
 
+/** What `getRefinement` is given. */
+export interface GetRefinementOptions {
+  workspaceId: string;
+  id: string;
+  abortSignal?: AbortSignal;
+}
+
+/** What `listRefinements` is given. */
+export interface ListRefinementsOptions {
+  workspaceId: string;
+  filter?: RefinementFilter;
+  cursor?: string | null;
+  limit?: number;
+  abortSignal?: AbortSignal;
+}
+
+/** What `updateRefinement` is given. */
+export interface UpdateRefinementOptions {
+  workspaceId: string;
+  id: string;
+  patch: RefinementPatch;
+  /** ISO 8601 UTC. */
+  updatedAt: string;
+  expectedStatus?: RefinementStatus;
+  abortSignal?: AbortSignal;
+}
+
+/** What `getLastReviewAt` is given. */
+export interface GetLastReviewAtOptions {
+  workspaceId: string;
+  chatId?: string;
+  abortSignal?: AbortSignal;
+}
+
 /**
  * Where refinements are recorded. Every method is scoped to one workspace; nothing of another
  * workspace is read or written. Returned objects are the caller's to keep. Every
@@ -62,23 +96,13 @@ export interface RefinementStore {
   }): Promise<Refinement>;
 
   /** The refinement, or `null` when it does not exist in this workspace. */
-  getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null>;
+  getRefinement(options: GetRefinementOptions): Promise<Refinement | null>;
 
   /**
    * A page of refinements, newest first (`createdAt` desc, then `id` desc). `limit` is 1–500,
    * default 50; `cursor` is the previous page's opaque `nextCursor`.
    */
-  listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>>;
+  listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>>;
 
   /**
    * Changes the given fields and sets `updatedAt`. With `expectedStatus`, applies only if the
@@ -86,26 +110,14 @@ export interface RefinementStore {
    * compare-and-swap that keeps a pending proposal from being approved twice. Throws
    * `HarnessNotFoundError` when missing.
    */
-  updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    /** ISO 8601 UTC. */
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement>;
+  updateRefinement(options: UpdateRefinementOptions): Promise<Refinement>;
 
   /**
    * When the review gate last ran: the `createdAt` of the newest refinement with an automatic
    * trigger (whatever its outcome — declined and failed reviews count), in this chat when
    * `chatId` is given, else anywhere in the workspace. `null` when never. Drives the cooldown.
    */
-  getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null>;
+  getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null>;
 }
 
 /**
@@ -246,23 +258,13 @@ export class InMemoryRefinementStore implements RefinementStore {
     return structuredClone(row);
   }
 
-  async getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null> {
+  async getRefinement(options: GetRefinementOptions): Promise<Refinement | null> {
     options.abortSignal?.throwIfAborted();
     const row = this.rows.get(this.key(options.workspaceId, options.id));
     return row ? structuredClone(row) : null;
   }
 
-  async listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>> {
+  async listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampRefinementLimit(options.limit);
     const after = decodeRefinementCursor(options.cursor);
@@ -283,14 +285,7 @@ export class InMemoryRefinementStore implements RefinementStore {
     };
   }
 
-  async updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const key = this.key(options.workspaceId, options.id);
     const row = this.rows.get(key);
@@ -316,11 +311,7 @@ export class InMemoryRefinementStore implements RefinementStore {
     return structuredClone(next);
   }
 
-  async getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null> {
+  async getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null> {
     options.abortSignal?.throwIfAborted();
     let latest: string | null = null;
     for (const row of this.rows.values()) {
