@@ -119,6 +119,7 @@ export {
   AUTOMATIC_TRIGGERS,
   clampRefinementLimit,
   filterLists,
+  refinementPage,
   wantsImported,
   type ApprovalDecision,
   type NewRefinement,

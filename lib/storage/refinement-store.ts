@@ -1,6 +1,5 @@
 import {
   decodeRefinementCursor,
-  encodeRefinementCursor,
   type EntryScope,
   HarnessConflictError,
   HarnessNotFoundError,
@@ -22,6 +21,7 @@ import {
   type UpdateRefinementOptions,
   clampRefinementLimit,
   filterLists,
+  refinementPage,
   type OutcomeVerdict,
   type RefinementErrorInfo,
   type RefinementUsage,
@@ -295,12 +295,7 @@ export class SqlRefinementStore implements RefinementStore {
        ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    const items = rows.slice(0, limit).map(fromRow);
-    const last = items.at(-1);
-    return {
-      items,
-      nextCursor: rows.length > limit && last ? encodeRefinementCursor(last) : null,
-    };
+    return refinementPage(rows, limit, fromRow);
   }
 
   async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {

@@ -30,6 +30,7 @@ export {
   encodeRefinementCursor,
   filterLists,
   newRefinement,
+  refinementPage,
   wantsImported,
   type RefinementFilter,
   type RefinementPatch,

@@ -157,6 +157,23 @@ export function clampRefinementLimit(limit: number | undefined): number {
   return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
 }
 
+/**
+ * A page of refinements from `rows`, newest first and read one past `limit`: the first `limit`
+ * as items, and the cursor after the last one when there were more.
+ */
+export function refinementPage<Row>(
+  rows: readonly Row[],
+  limit: number,
+  toRefinement: (row: Row) => Refinement,
+): Page<Refinement> {
+  const items = rows.slice(0, limit).map(toRefinement);
+  const last = items.at(-1);
+  return {
+    items,
+    nextCursor: rows.length > limit && last ? encodeRefinementCursor(last) : null,
+  };
+}
+
 /** Encodes the position after `refinement` in the newest-first order. */
 export function encodeRefinementCursor(refinement: Pick<Refinement, "createdAt" | "id">): string {
   return Buffer.from(JSON.stringify([refinement.createdAt, refinement.id])).toString("base64url");
@@ -277,12 +294,7 @@ export class InMemoryRefinementStore implements RefinementStore {
           row.createdAt < after.createdAt ||
           (row.createdAt === after.createdAt && row.id < after.id),
       );
-    const items = all.slice(0, limit).map((row) => structuredClone(row));
-    const last = items.at(-1);
-    return {
-      items,
-      nextCursor: all.length > limit && last ? encodeRefinementCursor(last) : null,
-    };
+    return refinementPage(all, limit, (row) => structuredClone(row));
   }
 
   async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {
