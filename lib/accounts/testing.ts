@@ -1,5 +1,4 @@
-import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { createTestDatabase, registerFixture, type TestDatabase } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { createUserInWorkspace } from "./accounts";
 
@@ -44,24 +43,13 @@ export interface AppTestWorld {
   readonly chatId: string;
 }
 
-/**
- * `createAppTestWorld` for the test file or `describe` block this is called in: made in a
- * `beforeAll`, cleaned up in an `afterAll` (hooks registered after this call run after it is
- * made, and their `afterAll`s before it is removed).
- */
+/** `createAppTestWorld` as a `registerFixture` (`@/lib/db/testing`). */
 export function registerAppTestWorld(options: { role: Role; email?: string }): AppTestWorld {
-  let world: Awaited<ReturnType<typeof createAppTestWorld>> | undefined;
-  beforeAll(async () => {
-    world = await createAppTestWorld(options);
-  });
-  afterAll(async () => {
-    await world?.cleanup();
-    world = undefined;
-  });
-  const current = () => {
-    if (!world) throw new Error("registerAppTestWorld: the world is made in beforeAll");
-    return world;
-  };
+  const current = registerFixture(
+    "registerAppTestWorld",
+    () => createAppTestWorld(options),
+    (world) => world.cleanup(),
+  );
   return {
     get database() {
       return current().database;

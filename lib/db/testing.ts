@@ -75,24 +75,35 @@ async function createPostgresDatabase(): Promise<{
 }
 
 /**
- * `createTestDatabase` for the test file or `describe` block this is called in: made in a
- * `beforeAll`, cleaned up in an `afterAll`. The handle reads through to that database, so its
- * `db` and `target` are there from the first `beforeAll` on (hooks registered after this call
- * run after it is made, and their `afterAll`s before it is removed).
+ * A fixture for the test file or `describe` block this is called in: made by `create` in a
+ * `beforeAll`, removed by `cleanup` in an `afterAll` (hooks registered after this call run after
+ * it is made, and their `afterAll`s before it is removed). The returned function gives it, from
+ * the first `beforeAll` on.
  */
-export function registerTestDatabase(): TestDatabase {
-  let database: TestDatabase | undefined;
+export function registerFixture<T>(
+  name: string,
+  create: () => Promise<T>,
+  cleanup: (fixture: T) => Promise<void>,
+): () => T {
+  let fixture: { value: T } | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    fixture = { value: await create() };
   });
   afterAll(async () => {
-    await database?.cleanup();
-    database = undefined;
+    if (fixture) await cleanup(fixture.value);
+    fixture = undefined;
   });
-  const current = (): TestDatabase => {
-    if (!database) throw new Error("registerTestDatabase: the database is made in beforeAll");
-    return database;
+  return () => {
+    if (!fixture) throw new Error(`${name}: it is made in beforeAll`);
+    return fixture.value;
   };
+}
+
+/** `createTestDatabase` as a `registerFixture`: the handle reads through to the database. */
+export function registerTestDatabase(): TestDatabase {
+  const current = registerFixture("registerTestDatabase", createTestDatabase, (database) =>
+    database.cleanup(),
+  );
   return {
     get db() {
       return current().db;
