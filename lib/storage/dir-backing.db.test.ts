@@ -10,7 +10,13 @@ import {
   type PersistentDir,
   type StoreOptions,
 } from "@/lib/harness";
-import { flakyStore, runDirBackingConformance, seededRandom, sleep } from "@/lib/harness/testing";
+import {
+  editSharedSlot,
+  flakyStore,
+  runDirBackingConformance,
+  seededRandom,
+  sleep,
+} from "@/lib/harness/testing";
 import { createCommitLog } from "./commit-log";
 import {
   createDirBacking,
@@ -395,21 +401,7 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
           commitLog,
         });
         await jitter();
-        const path = `${harnessDir}/shared.md`;
-        const shared = turn.checkout.readFileOrThrow({ path }) as string;
-        turn.checkout.writeFile({
-          path,
-          content: shared.replace(
-            `slot ${turnIndex}: open\n`,
-            `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
-          ),
-        });
-        if (turnIndex % 5 === 0) {
-          // These turns all rewrite the same line: real conflicts a person must settle.
-          const title = `title: by turn ${turnIndex}\n`;
-          titles.add(title);
-          turn.checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
-        }
+        editSharedSlot(turn.checkout, harnessDir, turnIndex, titles);
         await jitter();
         return turn.finishTurn({ status: "completed" });
       }),

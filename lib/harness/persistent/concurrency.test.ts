@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
-import { seededRandom, sleep } from "./internal/testing";
+import { editSharedSlot, seededRandom, sleep } from "./internal/testing";
 import { localDir } from "./local-dir";
 import { openTurnCheckout } from "./open-turn-checkout";
 import { resolveConflict, retryCommit } from "./retry-commit";
@@ -50,20 +50,7 @@ async function runConcurrentTurns(options: {
         commitLog,
       });
       await jitter();
-      const shared = turn.checkout.readFileOrThrow({ path: `${harnessDir}/shared.md` }) as string;
-      turn.checkout.writeFile({
-        path: `${harnessDir}/shared.md`,
-        content: shared.replace(
-          `slot ${turnIndex}: open\n`,
-          `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
-        ),
-      });
-      if (turnIndex % 5 === 0) {
-        // These turns all rewrite the same line: real conflicts a person must settle.
-        const title = `title: by turn ${turnIndex}\n`;
-        titles.add(title);
-        turn.checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
-      }
+      editSharedSlot(turn.checkout, harnessDir, turnIndex, titles);
       await jitter();
       return turn.finishTurn({ status: "completed" });
     }),

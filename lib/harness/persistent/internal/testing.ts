@@ -1,3 +1,4 @@
+import type { Checkout } from "../checkout";
 import type { Clock, StoreOptions, StoreResult } from "../types";
 
 /** A seeded PRNG (mulberry32) returning floats in [0, 1): deterministic fault injection. */
@@ -58,4 +59,31 @@ export function flakyStore<TExtraBody, TSession>(
     return result;
   };
   return { store: flaky, faults };
+}
+
+/**
+ * What each turn of the concurrency tests writes in `harnessDir`: its own slot line of
+ * `shared.md` (edits of different slots merge), and on every fifth turn `title.md`, one line all
+ * those turns rewrite (real conflicts a person must settle); the title written joins `titles`.
+ */
+export function editSharedSlot(
+  checkout: Checkout,
+  harnessDir: string,
+  turnIndex: number,
+  titles: Set<string>,
+): void {
+  const path = `${harnessDir}/shared.md`;
+  const shared = checkout.readFileOrThrow({ path }) as string;
+  checkout.writeFile({
+    path,
+    content: shared.replace(
+      `slot ${turnIndex}: open\n`,
+      `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
+    ),
+  });
+  if (turnIndex % 5 === 0) {
+    const title = `title: by turn ${turnIndex}\n`;
+    titles.add(title);
+    checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
+  }
 }
