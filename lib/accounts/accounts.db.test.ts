@@ -110,7 +110,8 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     ).rejects.toMatchObject({ reason: "email_taken" });
   });
 
-  it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
+  /** Ada signs up first (the admin of Acme) and invites someone as `role`. */
+  async function adminInvites(role: "editor" | "member") {
     const { user: admin, workspace } = await signUpFirstUser(database.db, {
       email: "ada@example.com",
       password: "long-password",
@@ -120,8 +121,13 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     const { token } = await createInvite(database.db, {
       workspaceId: workspace.id,
       createdById: admin.id,
-      role: "editor",
+      role,
     });
+    return { admin, workspace, token };
+  }
+
+  it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
+    const { admin, workspace, token } = await adminInvites("editor");
     const stored = await database.db.invite.findFirstOrThrow();
     expect(stored.tokenHash).not.toContain(token);
 
@@ -161,17 +167,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   });
 
   it("refuses an invite sign-up with an existing email without saying the email exists", async () => {
-    const { user: admin, workspace } = await signUpFirstUser(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      name: "Ada",
-      workspaceName: "Acme",
-    });
-    const { token } = await createInvite(database.db, {
-      workspaceId: workspace.id,
-      createdById: admin.id,
-      role: "member",
-    });
+    const { token } = await adminInvites("member");
     const refused = await signUpWithInvite(database.db, {
       token,
       email: "ada@example.com",
