@@ -11,8 +11,8 @@ import {
   type StoreOptions,
 } from "@/lib/harness";
 import {
-  editSharedSlot,
   flakyStore,
+  runContendedTurns,
   runDirBackingConformance,
   seededRandom,
   sleep,
@@ -391,21 +391,15 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     const jitter = () => sleep(Math.floor(random() * 4));
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: backing.load, store: backing.store }];
     const commitLog = createCommitLog({ sql });
-    const titles = new Set<string>();
-    const results = await Promise.all(
-      Array.from({ length: turns }, async (_, turnIndex) => {
-        const turn = await openTurnCheckout({
-          dirs,
-          extraBody,
-          session: { chatId: `chat-${turnIndex % 3}` },
-          commitLog,
-        });
-        await jitter();
-        editSharedSlot(turn.checkout, harnessDir, turnIndex, titles);
-        await jitter();
-        return turn.finishTurn({ status: "completed" });
-      }),
-    );
+    const { results, titles } = await runContendedTurns({
+      dirs,
+      extraBody,
+      commitLog,
+      harnessDir,
+      turns,
+      jitter,
+    });
+
     const commits = results.flatMap((result) =>
       result.status === "not-configured" ? [] : result.commits,
     );

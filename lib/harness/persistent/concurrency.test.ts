@@ -6,9 +6,8 @@ import { describe, expect, it } from "vitest";
 
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
-import { editSharedSlot, seededRandom, sleep } from "./internal/testing";
+import { runContendedTurns, seededRandom, sleep } from "./internal/testing";
 import { localDir } from "./local-dir";
-import { openTurnCheckout } from "./open-turn-checkout";
 import { resolveConflict, retryCommit } from "./retry-commit";
 import type { PersistentDir, PersistentDirBacking } from "./types";
 
@@ -40,21 +39,14 @@ async function runConcurrentTurns(options: {
     },
   ];
   const commitLog = createInMemoryCommitLog();
-  const titles = new Set<string>();
-  const results = await Promise.all(
-    Array.from({ length: options.turns }, async (_, turnIndex) => {
-      const turn = await openTurnCheckout({
-        dirs,
-        extraBody: { userId: "u1" },
-        session: { chatId: `chat-${turnIndex % 3}` },
-        commitLog,
-      });
-      await jitter();
-      editSharedSlot(turn.checkout, harnessDir, turnIndex, titles);
-      await jitter();
-      return turn.finishTurn({ status: "completed" });
-    }),
-  );
+  const { results, titles } = await runContendedTurns({
+    dirs,
+    extraBody: { userId: "u1" },
+    commitLog,
+    harnessDir,
+    turns: options.turns,
+    jitter,
+  });
 
   const commits = results
     .map((result) => (result.status === "not-configured" ? [] : result.commits))

@@ -1,5 +1,5 @@
-import type { Checkout } from "../checkout";
-import type { Clock, StoreOptions, StoreResult } from "../types";
+import { openTurnCheckout, type OpenTurnCheckoutOptions } from "../open-turn-checkout";
+import type { Clock, PersistenceResult, StoreOptions, StoreResult } from "../types";
 
 /** A seeded PRNG (mulberry32) returning floats in [0, 1): deterministic fault injection. */
 export function seededRandom(seed: number): () => number {
@@ -62,28 +62,47 @@ export function flakyStore<TExtraBody, TSession>(
 }
 
 /**
- * What each turn of the concurrency tests writes in `harnessDir`: its own slot line of
- * `shared.md` (edits of different slots merge), and on every fifth turn `title.md`, one line all
- * those turns rewrite (real conflicts a person must settle); the title written joins `titles`.
+ * The concurrency tests' turns, all at once on `dirs` (session `chat-<turn % 3>`): each writes
+ * its own slot line of `<harnessDir>/shared.md` (edits of different slots merge), and every fifth
+ * turn rewrites `title.md`, one line all those turns change (real conflicts a person must
+ * settle), between `jitter`s. Returns every turn's result and the titles written.
  */
-export function editSharedSlot(
-  checkout: Checkout,
-  harnessDir: string,
-  turnIndex: number,
-  titles: Set<string>,
-): void {
-  const path = `${harnessDir}/shared.md`;
-  const shared = checkout.readFileOrThrow({ path }) as string;
-  checkout.writeFile({
-    path,
-    content: shared.replace(
-      `slot ${turnIndex}: open\n`,
-      `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
-    ),
-  });
-  if (turnIndex % 5 === 0) {
-    const title = `title: by turn ${turnIndex}\n`;
-    titles.add(title);
-    checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
-  }
+export async function runContendedTurns<TExtraBody>(
+  options: Pick<OpenTurnCheckoutOptions<TExtraBody, { chatId: string }>, "dirs" | "commitLog"> & {
+    extraBody: TExtraBody;
+    harnessDir: string;
+    turns: number;
+    jitter: () => Promise<unknown>;
+  },
+): Promise<{ results: PersistenceResult[]; titles: Set<string> }> {
+  const { harnessDir, jitter } = options;
+  const titles = new Set<string>();
+  const results = await Promise.all(
+    Array.from({ length: options.turns }, async (_, turnIndex) => {
+      const turn = await openTurnCheckout({
+        dirs: options.dirs,
+        extraBody: options.extraBody,
+        session: { chatId: `chat-${turnIndex % 3}` },
+        commitLog: options.commitLog,
+      });
+      await jitter();
+      const path = `${harnessDir}/shared.md`;
+      const shared = turn.checkout.readFileOrThrow({ path }) as string;
+      turn.checkout.writeFile({
+        path,
+        content: shared.replace(
+          `slot ${turnIndex}: open\n`,
+          `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
+        ),
+      });
+      if (turnIndex % 5 === 0) {
+        const title = `title: by turn ${turnIndex}\n`;
+        titles.add(title);
+        turn.checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
+      }
+      await jitter();
+      return turn.finishTurn({ status: "completed" });
+    }),
+  );
+  return { results, titles };
 }
