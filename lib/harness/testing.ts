@@ -16,7 +16,13 @@ export { InMemoryRefinementHistory } from "./portability";
 export { InMemoryRefinementStore } from "./refine";
 export { runHarnessStorageConformance } from "./store/store-conformance";
 export { runDirBackingConformance } from "./persistent/dir-backing-conformance";
-export { flakyStore, runContendedTurns, seededRandom, sleep } from "./persistent/internal/testing";
+export {
+  flakyStore,
+  runContendedTurns,
+  seededRandom,
+  sharedFile,
+  sleep,
+} from "./persistent/internal/testing";
 export { runRefinementStoreConformance } from "./refine/refinement-store-conformance";
 export {
   drain,

@@ -15,6 +15,7 @@ import {
   runContendedTurns,
   runDirBackingConformance,
   seededRandom,
+  sharedFile,
   sleep,
 } from "@/lib/harness/testing";
 import { createCommitLog } from "./commit-log";
@@ -360,11 +361,6 @@ describe(`SQL dir backing on ${provider}: snapshot cache`, () => {
 });
 
 const harnessDir = "/persistent/user";
-const sharedFile = (turns: number, edit: (slot: number) => string | null) =>
-  Array.from(
-    { length: turns },
-    (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
-  ).join("\n") + "\n";
 
 describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
   it("loses no update across 50 concurrent turns of one user editing the same files", async () => {

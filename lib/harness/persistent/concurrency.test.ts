@@ -6,17 +6,12 @@ import { describe, expect, it } from "vitest";
 
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
-import { runContendedTurns, seededRandom, sleep } from "./internal/testing";
+import { runContendedTurns, seededRandom, sharedFile, sleep } from "./internal/testing";
 import { localDir } from "./local-dir";
 import { resolveConflict, retryCommit } from "./retry-commit";
 import type { PersistentDir, PersistentDirBacking } from "./types";
 
 const harnessDir = "/persistent/user";
-const sharedFile = (turns: number, edit: (slot: number) => string | null) =>
-  Array.from(
-    { length: turns },
-    (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
-  ).join("\n") + "\n";
 
 async function runConcurrentTurns(options: {
   turns: number;

@@ -62,6 +62,20 @@ export function flakyStore<TExtraBody, TSession>(
 }
 
 /**
+ * The `shared.md` the concurrency tests' turns edit: one line per turn's slot (`edit(slot)`, or
+ * `slot <n>: open` when it gives `null`), each followed by a unique spacer line so that edits of
+ * different slots are separate diff3 hunks and merge cleanly.
+ */
+export function sharedFile(turns: number, edit: (slot: number) => string | null): string {
+  return (
+    Array.from(
+      { length: turns },
+      (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
+    ).join("\n") + "\n"
+  );
+}
+
+/**
  * The concurrency tests' turns, all at once on `dirs` (session `chat-<turn % 3>`): each writes
  * its own slot line of `<harnessDir>/shared.md` (edits of different slots merge), and every fifth
  * turn rewrites `title.md`, one line all those turns change (real conflicts a person must
