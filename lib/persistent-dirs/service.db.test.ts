@@ -48,6 +48,10 @@ afterAll(async () => {
 const COMPANY = "/persistent/company";
 const USER = "/persistent/user";
 
+/** The company handbook as `actor` reads it on the Files page. */
+const readHandbook = (actor: Actor) =>
+  service.readFile({ actor, harnessDir: COMPANY, path: "handbook.md" });
+
 describe("parseFaultInjection", () => {
   it("is off by default and understands only the documented values", () => {
     expect(parseFaultInjection(undefined)).toBeNull();
@@ -94,11 +98,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
       baseContent: null,
     });
     expect(saved).toEqual({ status: "saved", cursor: 1, changed: true });
-    const opened = await service.readFile({
-      actor: member,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const opened = await readHandbook(member);
     expect(opened).toMatchObject({ text: "# Handbook\n", cursor: 1 });
 
     await expect(
@@ -121,9 +121,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
         baseContent: null,
       }),
     ).rejects.toMatchObject({ code: "forbidden:dir" });
-    expect(
-      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
-    ).toBe("# Handbook\n");
+    expect((await readHandbook(editor))?.text).toBe("# Handbook\n");
     // Another workspace has its own company dir.
     expect((await service.listFiles({ actor: outsider, harnessDir: COMPANY })).files).toEqual([]);
 
@@ -163,11 +161,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
   });
 
   it("applies an edit when only other files moved, and records a conflict when the file itself did", async () => {
-    const start = await service.readFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const start = await readHandbook(editor);
     // Someone else adds another file: the dir moves, handbook.md does not.
     await service.saveFile({
       actor: admin,
@@ -188,11 +182,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(applied.status).toBe("saved");
 
     // Now the admin changes handbook.md under the editor's feet.
-    const opened = await service.readFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const opened = await readHandbook(editor);
     await service.saveFile({
       actor: admin,
       harnessDir: COMPANY,
@@ -212,9 +202,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(stale.status).toBe("conflict");
     if (stale.status !== "conflict") return;
     expect(stale.message).toMatch(/changed by someone else/);
-    expect(
-      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
-    ).toBe("# Handbook\nline by admin\n");
+    expect((await readHandbook(editor))?.text).toBe("# Handbook\nline by admin\n");
 
     // Everyone in the workspace sees it; only editors and admins may act on it.
     const seenByMember = (await service.listFailures({ actor: member })).failures.find(
