@@ -3,7 +3,6 @@ import {
   type EntryScope,
   HarnessConflictError,
   HarnessNotFoundError,
-  type NewRefinement,
   type Page,
   type RecordedEdit,
   type Refinement,
@@ -15,12 +14,14 @@ import {
 import {
   type ApprovalDecision,
   AUTOMATIC_TRIGGERS,
+  type CreateRefinementOptions,
   type GetLastReviewAtOptions,
   type GetRefinementOptions,
   type ListRefinementsOptions,
   type UpdateRefinementOptions,
   clampRefinementLimit,
   filterLists,
+  refinementIdTaken,
   refinementPage,
   type OutcomeVerdict,
   type RefinementErrorInfo,
@@ -218,10 +219,7 @@ function whereOf(
 export class SqlRefinementStore implements RefinementStore {
   constructor(private readonly sql: Sql) {}
 
-  async createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async createRefinement(options: CreateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { refinement } = options;
     const createdAt = new Date(refinement.createdAt);
@@ -262,12 +260,7 @@ export class SqlRefinementStore implements RefinementStore {
       return fromRow(row!);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      throw new HarnessConflictError({
-        surface: "refinement",
-        message: `Refinement ${refinement.id} already exists`,
-        details: { id: refinement.id },
-        cause: error,
-      });
+      throw refinementIdTaken(refinement.id, error);
     }
   }
 

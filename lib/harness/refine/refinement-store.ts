@@ -46,6 +46,12 @@ export type RefinementPatch = Partial<
   >
 >;
 
+/** What `createRefinement` is given. */
+export interface CreateRefinementOptions {
+  refinement: NewRefinement;
+  abortSignal?: AbortSignal;
+}
+
 /** What `getRefinement` is given. */
 export interface GetRefinementOptions {
   workspaceId: string;
@@ -90,10 +96,7 @@ export interface RefinementStore {
    * Records a refinement with the given id (`updatedAt` = `createdAt`). Throws
    * `HarnessConflictError` (`conflict:refinement`) if the id is taken.
    */
-  createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement>;
+  createRefinement(options: CreateRefinementOptions): Promise<Refinement>;
 
   /** The refinement, or `null` when it does not exist in this workspace. */
   getRefinement(options: GetRefinementOptions): Promise<Refinement | null>;
@@ -155,6 +158,16 @@ export function newRefinement(
 export function clampRefinementLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
   return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
+}
+
+/** The conflict every store throws when a new refinement's id is taken (`cause`: the driver's error). */
+export function refinementIdTaken(id: string, cause?: unknown): HarnessConflictError {
+  return new HarnessConflictError({
+    surface: "refinement",
+    message: `Refinement ${id} already exists`,
+    details: { id },
+    cause,
+  });
 }
 
 /**
@@ -256,19 +269,12 @@ export class InMemoryRefinementStore implements RefinementStore {
     return `${workspaceId}\u0000${id}`;
   }
 
-  async createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async createRefinement(options: CreateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { refinement } = options;
     const key = this.key(refinement.workspaceId, refinement.id);
     if (this.rows.has(key)) {
-      throw new HarnessConflictError({
-        surface: "refinement",
-        message: `Refinement ${refinement.id} already exists`,
-        details: { id: refinement.id },
-      });
+      throw refinementIdTaken(refinement.id);
     }
     const row: Refinement = structuredClone({ ...refinement, updatedAt: refinement.createdAt });
     this.rows.set(key, row);
