@@ -2,20 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/storage";
 import { exportCommand, importCommand } from "./harness-commands";
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
-    out,
-    err,
-  };
-}
+import { capture } from "./testing";
 
 function readTree(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
@@ -44,7 +35,7 @@ function content(entry: Entry) {
 }
 
 describe(`cairn export / import (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   let scratch: string;
   const previousUrl = process.env.DATABASE_URL;
 
@@ -56,7 +47,6 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
     process.env.DATABASE_URL = database.target.url;
     scratch = mkdtempSync(path.join(tmpdir(), "cairn-cli-harness-"));
     // Harness rows reference a workspace row: create the workspaces first.
@@ -94,7 +84,6 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
   afterAll(async () => {
     process.env.DATABASE_URL = previousUrl;
     rmSync(scratch, { recursive: true, force: true });
-    await database.cleanup();
   });
 
   it("exports a workspace and imports it into another, twice without duplicates", async () => {

@@ -1,46 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { main } from "./main";
+import { capture } from "./testing";
 
 process.env.CAIRN_BCRYPT_COST = "4";
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
-    out,
-    err,
-  };
+/** `user create --email … --password … --role …`, then `extra`. */
+function userCreate(email: string, password: string, role: string, ...extra: string[]) {
+  return ["user", "create", "--email", email, "--password", password, "--role", role, ...extra];
 }
 
 describe(`cairn CLI (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   const previousUrl = process.env.DATABASE_URL;
   beforeAll(async () => {
-    database = await createTestDatabase();
     process.env.DATABASE_URL = database.target.url;
   });
   afterAll(async () => {
     process.env.DATABASE_URL = previousUrl;
-    await database.cleanup();
   });
 
   it("creates a user in a named workspace, creating the workspace", async () => {
     const { io, out } = capture();
     const code = await main(
-      [
-        "user",
-        "create",
-        "--email",
-        "ops@example.com",
-        "--password",
-        "long-password",
-        "--role",
-        "editor",
-        "--workspace",
-        "Ops",
-      ],
+      userCreate("ops@example.com", "long-password", "editor", "--workspace", "Ops"),
       io,
     );
     expect(code).toBe(0);
@@ -58,18 +41,7 @@ describe(`cairn CLI (${testDatabaseProvider()})`, () => {
   it("exits 1 with a clear message on a duplicate email", async () => {
     const { io, err } = capture();
     const code = await main(
-      [
-        "user",
-        "create",
-        "--email",
-        "ops@example.com",
-        "--password",
-        "another-password",
-        "--role",
-        "admin",
-        "--workspace",
-        "Ops",
-      ],
+      userCreate("ops@example.com", "another-password", "admin", "--workspace", "Ops"),
       io,
     );
     expect(code).toBe(1);
@@ -77,48 +49,11 @@ describe(`cairn CLI (${testDatabaseProvider()})`, () => {
   });
 
   it.each([
-    [
-      [
-        "user",
-        "create",
-        "--email",
-        "a@example.com",
-        "--password",
-        "long-password",
-        "--role",
-        "owner",
-      ],
-      "--role must be",
-    ],
+    [userCreate("a@example.com", "long-password", "owner"), "--role must be"],
     [["user", "create", "--password", "long-password", "--role", "admin"], "--email is required"],
-    [
-      [
-        "user",
-        "create",
-        "--email",
-        "a@example.com",
-        "--password",
-        "long-password",
-        "--role",
-        "admin",
-        "--bogus",
-      ],
-      "Unknown option",
-    ],
+    [userCreate("a@example.com", "long-password", "admin", "--bogus"), "Unknown option"],
     [["user", "frobnicate"], 'Unknown command "user frobnicate"'],
-    [
-      [
-        "user",
-        "create",
-        "--email",
-        "not-an-email",
-        "--password",
-        "long-password",
-        "--role",
-        "admin",
-      ],
-      "valid email",
-    ],
+    [userCreate("not-an-email", "long-password", "admin"), "valid email"],
     [
       ["user", "create", "--email", "b@example.com", "--password", "short", "--role", "admin"],
       "at least 8",

@@ -1,129 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { AccessTokenError } from "@/lib/access-tokens/access-tokens";
 import { AccountError } from "@/lib/accounts/accounts";
 import { InjectedFaultError } from "@/lib/persistent-dirs/fault-injection";
 import { UsageError } from "@/cli/usage-error";
 import {
-  describeError,
-  FrontmatterError,
-  HarnessConflictError,
-  HarnessError,
-  HarnessForbiddenError,
-  HarnessNotFoundError,
-  HarnessValidationError,
-  RefinementError,
-  httpStatusOf,
-  toErrorInfo,
-  toPublicError,
-} from "@/lib/harness";
+  coreErrorFamily,
+  coreErrorStatuses,
+  runErrorFamilyConformance,
+} from "@/lib/harness/testing";
 
-/** Every class of the family, one instance each, and the class it extends (besides the base). */
-const family = [
-  { Class: HarnessValidationError, make: () => new HarnessValidationError({ message: "x" }) },
-  { Class: HarnessForbiddenError, make: () => new HarnessForbiddenError({ message: "x" }) },
-  { Class: HarnessNotFoundError, make: () => new HarnessNotFoundError({ message: "x" }) },
-  { Class: HarnessConflictError, make: () => new HarnessConflictError({ message: "x" }) },
-  { Class: RefinementError, make: () => new RefinementError({ reason: "locked", message: "x" }) },
-  {
-    Class: FrontmatterError,
-    make: () => new FrontmatterError("x", 3),
-    parent: HarnessValidationError,
-  },
-  { Class: AccountError, make: () => new AccountError("email_taken", "x") },
-  { Class: AccessTokenError, make: () => new AccessTokenError("revoked", "x") },
-  { Class: InjectedFaultError, make: () => new InjectedFaultError("x") },
-  { Class: UsageError, make: () => new UsageError("x") },
-] as const;
+/** The core's classes and the ones the app's modules add to the family. */
+runErrorFamilyConformance("the error family, across the modules that join it", {
+  family: [
+    ...coreErrorFamily,
+    { Class: AccountError, make: () => new AccountError("email_taken", "x") },
+    { Class: AccessTokenError, make: () => new AccessTokenError("revoked", "x") },
+    { Class: InjectedFaultError, make: () => new InjectedFaultError("x") },
+    { Class: UsageError, make: () => new UsageError("x") },
+  ],
+  statuses: [...coreErrorStatuses, 409, 401, 500, 400],
+  failed: new InjectedFaultError("injected"),
+});
 
-describe("the error family, across the modules that join it", () => {
-  it("tells every class apart with isInstance", () => {
-    for (const made of family) {
-      const error = made.make();
-      for (const asked of family) {
-        const expected =
-          asked.Class === made.Class || ("parent" in made && asked.Class === made.parent);
-        expect(
-          asked.Class.isInstance(error),
-          `${asked.Class.name}.isInstance(new ${made.Class.name})`,
-        ).toBe(expected);
-      }
-      expect(HarnessError.isInstance(error)).toBe(true);
-      expect(error.name).toBe(made.Class.name);
-    }
-  });
-
-  it("is not fooled by plain errors, look-alikes or a base error", () => {
-    const base = new HarnessError({ code: "failed:store", message: "x" });
-    for (const { Class } of family) expect(Class.isInstance(base)).toBe(false);
-    for (const value of [new Error("x"), null, "validation:input", { code: "conflict:entry" }]) {
-      expect(HarnessError.isInstance(value)).toBe(false);
-    }
-  });
-
-  it("keeps a typed code, its type, details and cause", () => {
-    const cause = new Error("root");
-    const error = new HarnessConflictError({
-      message: "stale",
-      surface: "entry",
-      details: { id: "a" },
-      cause,
-    });
-    expect(error).toMatchObject({ code: "conflict:entry", type: "conflict", details: { id: "a" } });
-    expect(error.cause).toBe(cause);
-    expect(error.name).toBe("HarnessConflictError");
+describe("the app's error classes", () => {
+  it("keep a typed code, its type and reason", () => {
     expect(new AccountError("invite_used", "used")).toMatchObject({
       code: "account:invite_used",
       type: "account",
       reason: "invite_used",
     });
-    expect(new FrontmatterError("bad", 2)).toMatchObject({
-      code: "validation:frontmatter",
-      message: "line 2: bad",
-      line: 2,
-    });
-  });
-});
-
-describe("the one mapping to status and user text", () => {
-  it("gives every class a status", () => {
-    const statuses = family.map(({ make }) => httpStatusOf(make()));
-    expect(statuses).toEqual([400, 403, 404, 409, 409, 400, 409, 401, 500, 400]);
-    expect(httpStatusOf("account:sign_up_closed")).toBe(403);
-    expect(httpStatusOf(new Error("x"))).toBe(500);
-  });
-
-  it("shows family messages, zod issues, and hides everything else", () => {
-    const logged: unknown[] = [];
-    const log = (error: unknown) => logged.push(error);
-    expect(toPublicError(new HarnessNotFoundError({ message: "gone" }), log)).toEqual({
-      status: 404,
-      code: "not_found:harness",
-      message: "gone",
-    });
-    const zodError = z.object({ title: z.string() }).safeParse({}).error;
-    expect(toPublicError(zodError, log)).toMatchObject({ status: 400, code: "validation:input" });
-    expect(toPublicError(zodError, log).message).toContain("title");
-    expect(toPublicError(new Error("secret table name"), log)).toEqual({
-      status: 500,
-      code: "failed:internal",
-      message: "Something went wrong. Try again.",
-    });
-    // A family error whose status is 500 shows its message but is logged too.
-    expect(toPublicError(new InjectedFaultError("injected"), log).status).toBe(500);
-    expect(logged).toHaveLength(2);
-  });
-
-  it("records any error as JSON, with a fallback code for foreign ones", () => {
-    expect(toErrorInfo(new HarnessConflictError({ message: "m", details: { at: 1n } }))).toEqual({
-      code: "conflict:harness",
-      message: "m",
-      details: {},
-    });
-    expect(toErrorInfo(new Error("boom"), "refine:error")).toEqual({
-      code: "refine:error",
-      message: "boom",
-    });
-    expect(describeError("down")).toEqual({ code: "failed:store", message: "down" });
   });
 });

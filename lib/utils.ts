@@ -5,3 +5,10 @@ import { twMerge } from "tailwind-merge";
 export function cn(...inputs: ClassValue[]): string {
   return twMerge(clsx(inputs));
 }
+
+/** A query string of the parameters that have a value (empty and missing ones are left out). */
+export function queryOf(params: Record<string, string | null | undefined>): URLSearchParams {
+  return new URLSearchParams(
+    Object.entries(params).filter((pair): pair is [string, string] => Boolean(pair[1])),
+  );
+}

@@ -10,6 +10,7 @@ import {
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -32,10 +33,9 @@ export function InviteCreator() {
   const { pending, error, run } = useAction();
   return (
     <div className="space-y-3">
-      <form
+      <Form
         className="flex flex-wrap items-end gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={() => {
           const forWhom = note.trim();
           run(() => createInviteAction({ role, note: forWhom }), {
             onSuccess: ({ inviteToken }) => {
@@ -81,7 +81,7 @@ export function InviteCreator() {
         <Button type="submit" data-testid="create-invite" disabled={pending}>
           Create invite link
         </Button>
-      </form>
+      </Form>
       {links.length > 0 ? (
         <div className="space-y-2" data-testid="new-invite-links">
           <p className="text-muted-foreground text-sm">

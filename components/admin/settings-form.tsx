@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { saveSettingsAction } from "@/app/(app)/admin/settings/actions";
 import { Button } from "@/components/ui/button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -21,11 +22,10 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       setValues((current) => ({ ...current, [field]: Number(event.target.value) })),
   });
   return (
-    <form
+    <Form
       className="max-w-lg space-y-4"
       data-testid="settings-form"
-      onSubmit={(event) => {
-        event.preventDefault();
+      onSubmit={() => {
         setSaved(false);
         run(() => saveSettingsAction(values), { onSuccess: () => setSaved(true), refresh: false });
       }}
@@ -94,6 +94,6 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       <Button type="submit" disabled={pending} data-testid="save-settings">
         Save settings
       </Button>
-    </form>
+    </Form>
   );
 }

@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 import { useState } from "react";
 import { createChatAction, deleteChatAction, renameChatAction } from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { useAction } from "@/lib/actions/use-action";
@@ -47,13 +48,7 @@ export function StartChatForm() {
     });
   };
   return (
-    <form
-      className="space-y-2"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
-    >
+    <Form className="space-y-2" onSubmit={submit}>
       <div className="border-border focus-within:ring-ring flex items-end gap-2 rounded-lg border p-2 focus-within:ring-2">
         <textarea
           aria-label="Message"
@@ -79,9 +74,15 @@ export function StartChatForm() {
         </Button>
       </div>
       <FormMessage message={error} />
-    </form>
+    </Form>
   );
 }
+
+/** The row's two buttons (shown on hover on wide screens): each opens its mode. */
+const ROW_ACTIONS = [
+  { mode: "rename", label: "Rename", hover: "hover:text-foreground", Icon: Pencil },
+  { mode: "delete", label: "Delete", hover: "hover:text-destructive", Icon: Trash2 },
+] as const;
 
 function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; now: number }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
@@ -91,10 +92,9 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
   if (mode === "rename") {
     return (
       <li data-testid="chat-row" className="px-1 py-1">
-        <form
+        <Form
           className="space-y-1"
-          onSubmit={(event) => {
-            event.preventDefault();
+          onSubmit={() => {
             run(() => renameChatAction({ chatId: chat.id, title: value }), {
               onSuccess: () => setMode("view"),
             });
@@ -116,7 +116,7 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
             </Button>
           </div>
           <FormMessage message={error} />
-        </form>
+        </Form>
       </li>
     );
   }
@@ -146,24 +146,18 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
               "lg:opacity-0 lg:group-focus-within:opacity-100 lg:group-hover:opacity-100",
           )}
         >
-          <button
-            type="button"
-            className="text-muted-foreground hover:text-foreground rounded p-1"
-            aria-label={`Rename ${chat.title}`}
-            data-testid="chat-rename"
-            onClick={() => setMode("rename")}
-          >
-            <Pencil className="size-3.5" />
-          </button>
-          <button
-            type="button"
-            className="text-muted-foreground hover:text-destructive rounded p-1"
-            aria-label={`Delete ${chat.title}`}
-            data-testid="chat-delete"
-            onClick={() => setMode("delete")}
-          >
-            <Trash2 className="size-3.5" />
-          </button>
+          {ROW_ACTIONS.map(({ mode: to, label, hover, Icon }) => (
+            <button
+              key={to}
+              type="button"
+              className={`text-muted-foreground ${hover} rounded p-1`}
+              aria-label={`${label} ${chat.title}`}
+              data-testid={`chat-${to}`}
+              onClick={() => setMode(to)}
+            >
+              <Icon className="size-3.5" />
+            </button>
+          ))}
         </span>
       </div>
       {mode === "delete" ? (

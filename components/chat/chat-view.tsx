@@ -21,6 +21,7 @@ import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Form } from "@/components/ui/form";
 import { useAction } from "@/lib/actions/use-action";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
@@ -231,11 +232,10 @@ function MessageView({
     { data: RefineData } | undefined;
   if (isUser && editing) {
     return (
-      <form
+      <Form
         className="ml-auto w-full max-w-[85%] space-y-2"
         data-testid="message-edit-form"
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={() => {
           const next = draft.trim();
           if (!next) return;
           setEditing(false);
@@ -260,7 +260,7 @@ function MessageView({
         <p className="text-muted-foreground text-xs">
           The replies after this message are replaced. Memory they saved stays.
         </p>
-      </form>
+      </Form>
     );
   }
   const canRetry = !isUser && isLastAssistant && !busy && data?.status === "failed";
@@ -550,11 +550,10 @@ export function ChatView({
           </Button>
         </div>
       )}
-      <form
+      <Form
         ref={barRef}
         className="border-border bg-background sticky bottom-0 z-10 flex gap-2 border-t py-3"
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={() => {
           const text = input.trim();
           if (!text || busy) return;
           send(text);
@@ -637,7 +636,7 @@ export function ChatView({
             <SendHorizontal className="size-4" />
           </Button>
         )}
-      </form>
+      </Form>
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { useState, useTransition } from "react";
 import { saveFileAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { Form } from "@/components/ui/form";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
@@ -111,14 +112,7 @@ export function FileEditor(props: {
   };
 
   return (
-    <form
-      className="space-y-2"
-      data-testid="file-editor"
-      onSubmit={(event) => {
-        event.preventDefault();
-        save(text);
-      }}
-    >
+    <Form className="space-y-2" data-testid="file-editor" onSubmit={() => save(text)}>
       {creating ? (
         <div className="space-y-1">
           <Label htmlFor="new-file-path">New file path</Label>
@@ -219,6 +213,6 @@ export function FileEditor(props: {
           ) : null}
         </div>
       ) : null}
-    </form>
+    </Form>
   );
 }

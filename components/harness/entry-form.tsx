@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { createEntryAction, updateEntryAction } from "@/app/(app)/harness/actions";
 import { Button } from "@/components/ui/button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -124,14 +125,7 @@ export function EntryForm(props: {
   }
 
   return (
-    <form
-      className="space-y-4"
-      data-testid="entry-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
-    >
+    <Form className="space-y-4" data-testid="entry-form" onSubmit={submit}>
       <div className="grid gap-4 sm:grid-cols-3">
         {props.existing ? (
           <>
@@ -254,6 +248,6 @@ export function EntryForm(props: {
           Create a chat first: members keep entries local to their chats.
         </p>
       ) : null}
-    </form>
+    </Form>
   );
 }

@@ -11,6 +11,7 @@ import {
 } from "@/app/(app)/memory/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { useAction } from "@/lib/actions/use-action";
@@ -293,13 +294,7 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
       </div>
 
       {mode === "edit" ? (
-        <form
-          className="space-y-2"
-          onSubmit={(event) => {
-            event.preventDefault();
-            save();
-          }}
-        >
+        <Form className="space-y-2" onSubmit={save}>
           {item.kind === "entry" ? (
             <Input
               value={title}
@@ -325,7 +320,7 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
               Cancel
             </Button>
           </div>
-        </form>
+        </Form>
       ) : (
         <div>
           <p

@@ -5,6 +5,7 @@ import { createTokenAction, revokeTokenAction } from "@/app/(app)/settings/token
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -30,10 +31,9 @@ export function TokenCreator() {
   const { pending, error, run } = useAction();
   return (
     <div className="max-w-2xl space-y-3">
-      <form
+      <Form
         className="flex flex-wrap items-end gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={() => {
           run(() => createTokenAction({ name, expiresInDays }), {
             onSuccess: (result) => {
               setToken(result.token);
@@ -72,7 +72,7 @@ export function TokenCreator() {
         <Button type="submit" data-testid="create-token" disabled={pending}>
           Create token
         </Button>
-      </form>
+      </Form>
       {token ? (
         <div className="border-border space-y-2 rounded-md border p-3" data-testid="new-token">
           <p className="text-sm">

@@ -1,14 +1,7 @@
-import type { ComponentProps } from "react";
-import { cn } from "@/lib/utils";
+import { styled } from "./styled";
 
-export function Badge({ className, ...props }: ComponentProps<"span">) {
-  return (
-    <span
-      className={cn(
-        "border-border inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium",
-        className,
-      )}
-      {...props}
-    />
-  );
-}
+export const Badge = styled(
+  "span",
+  "border-border inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium",
+  "Badge",
+);

@@ -1,19 +1,5 @@
-import type { ComponentProps } from "react";
-import { cn } from "@/lib/utils";
+import { styled } from "./styled";
 
-export function Card({ className, ...props }: ComponentProps<"div">) {
-  return (
-    <div
-      className={cn("border-border bg-card rounded-lg border p-6 shadow-sm", className)}
-      {...props}
-    />
-  );
-}
-
-export function CardTitle({ className, ...props }: ComponentProps<"h2">) {
-  return <h2 className={cn("text-lg font-semibold", className)} {...props} />;
-}
-
-export function CardDescription({ className, ...props }: ComponentProps<"p">) {
-  return <p className={cn("text-muted-foreground text-sm", className)} {...props} />;
-}
+export const Card = styled("div", "border-border bg-card rounded-lg border p-6 shadow-sm", "Card");
+export const CardTitle = styled("h2", "text-lg font-semibold", "CardTitle");
+export const CardDescription = styled("p", "text-muted-foreground text-sm", "CardDescription");

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { beforeEach, describe, expect, it } from "vitest";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   AccountError,
   createInvite,
@@ -13,13 +13,7 @@ import { verifyPassword } from "./password";
 process.env.CAIRN_BCRYPT_COST = "4";
 
 describe(`accounts (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
+  const database = registerTestDatabase();
   beforeEach(async () => {
     const db = database.db;
     await db.invite.deleteMany();
@@ -116,7 +110,8 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     ).rejects.toMatchObject({ reason: "email_taken" });
   });
 
-  it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
+  /** Ada signs up first (the admin of Acme) and invites someone as `role`. */
+  async function adminInvites(role: "editor" | "member") {
     const { user: admin, workspace } = await signUpFirstUser(database.db, {
       email: "ada@example.com",
       password: "long-password",
@@ -126,8 +121,13 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     const { token } = await createInvite(database.db, {
       workspaceId: workspace.id,
       createdById: admin.id,
-      role: "editor",
+      role,
     });
+    return { admin, workspace, token };
+  }
+
+  it("redeems an invite once, with its role, and refuses used and expired invites", async () => {
+    const { admin, workspace, token } = await adminInvites("editor");
     const stored = await database.db.invite.findFirstOrThrow();
     expect(stored.tokenHash).not.toContain(token);
 
@@ -167,17 +167,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   });
 
   it("refuses an invite sign-up with an existing email without saying the email exists", async () => {
-    const { user: admin, workspace } = await signUpFirstUser(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      name: "Ada",
-      workspaceName: "Acme",
-    });
-    const { token } = await createInvite(database.db, {
-      workspaceId: workspace.id,
-      createdById: admin.id,
-      role: "member",
-    });
+    const { token } = await adminInvites("member");
     const refused = await signUpWithInvite(database.db, {
       token,
       email: "ada@example.com",

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { createTestDatabase, registerFixture, type TestDatabase } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { createUserInWorkspace } from "./accounts";
 
@@ -32,6 +32,33 @@ export async function createAppTestWorld(options: { role: Role; email?: string }
       const { getDb } = await import("@/lib/db");
       await getDb().$disconnect();
       await database.cleanup();
+    },
+  };
+}
+
+/** What `registerAppTestWorld` hands out: the world's parts, there from the first `beforeAll` on. */
+export interface AppTestWorld {
+  readonly database: TestDatabase;
+  readonly actor: Actor;
+  readonly chatId: string;
+}
+
+/** `createAppTestWorld` as a `registerFixture` (`@/lib/db/testing`). */
+export function registerAppTestWorld(options: { role: Role; email?: string }): AppTestWorld {
+  const current = registerFixture(
+    "registerAppTestWorld",
+    () => createAppTestWorld(options),
+    (world) => world.cleanup(),
+  );
+  return {
+    get database() {
+      return current().database;
+    },
+    get actor() {
+      return current().actor;
+    },
+    get chatId() {
+      return current().chatId;
     },
   };
 }

@@ -1,7 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getChatModel, getRefineModel, type ModelResolution } from "./get-model";
-import { closedPortURL, ollamaTags, startTestServer } from "./internal/test-http";
-import { clearOllamaProbeCache } from "./probe-ollama";
+import { closedPortURL, registerTestServers } from "./internal/test-http";
 
 function ready(result: ModelResolution) {
   if (result.status !== "ready") throw new Error(`expected ready, got ${JSON.stringify(result)}`);
@@ -10,20 +9,7 @@ function ready(result: ModelResolution) {
 }
 
 describe("getChatModel / getRefineModel", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeEach(() => clearOllamaProbeCache());
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
-
-  async function fakeOllama(names: string[]) {
-    const server = await startTestServer((req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(req.url === "/api/tags" ? ollamaTags(names) : {}));
-    });
-    cleanups.push(server.close);
-    return server;
-  }
+  const { fakeOllama } = registerTestServers();
 
   it("uses OpenAI's Responses API for openai", async () => {
     const result = ready(

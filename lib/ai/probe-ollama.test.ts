@@ -1,26 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clearOllamaProbeCache, isOllamaChatModel, probeOllama } from "./probe-ollama";
-import { closedPortURL, ollamaTags, startTestServer } from "./internal/test-http";
+import { closedPortURL, registerTestServers } from "./internal/test-http";
 
 describe("probeOllama", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeEach(() => clearOllamaProbeCache());
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
-
-  async function fakeOllama(names: string[]) {
-    const server = await startTestServer((req, res) => {
-      if (req.url === "/api/tags") {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(ollamaTags(names)));
-      } else {
-        res.writeHead(404).end();
-      }
-    });
-    cleanups.push(server.close);
-    return server;
-  }
+  const { serve, fakeOllama } = registerTestServers();
 
   it("lists the models of a server that answers like Ollama", async () => {
     const server = await fakeOllama(["nomic-embed-text:latest", "llama3.2:latest"]);
@@ -44,24 +27,21 @@ describe("probeOllama", () => {
   });
 
   it("gives up on a server that does not answer in time", async () => {
-    const server = await startTestServer(() => undefined); // accepts, never answers
-    cleanups.push(server.close);
+    const server = await serve(() => undefined); // accepts, never answers
     const result = await probeOllama({ baseURL: server.url, timeoutMs: 100 });
     expect(result).toMatchObject({ reachable: false, reason: "no answer within 100 ms" });
   });
 
   it("does not mistake another HTTP server for Ollama", async () => {
-    const server = await startTestServer((_req, res) => {
+    const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}');
     });
-    cleanups.push(server.close);
     expect(await probeOllama({ baseURL: server.url })).toMatchObject({
       reachable: false,
       reason: "GET /api/tags did not answer like Ollama",
     });
     clearOllamaProbeCache();
-    const missing = await startTestServer((_req, res) => res.writeHead(404).end());
-    cleanups.push(missing.close);
+    const missing = await serve((_req, res) => res.writeHead(404).end());
     expect(await probeOllama({ baseURL: missing.url })).toMatchObject({
       reachable: false,
       reason: "GET /api/tags answered 404",

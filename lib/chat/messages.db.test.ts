@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { appendMessage, listMessageTimes, loadChatMessages, truncateChatAt } from "./messages";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({
@@ -10,10 +10,9 @@ const text = (id: string, role: "user" | "assistant", body: string): UIMessage =
 });
 
 describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   let chatId: string;
   beforeAll(async () => {
-    database = await createTestDatabase();
     const db = database.db;
     const workspace = await db.workspace.create({ data: { name: "Acme" } });
     const user = await db.user.create({ data: { email: "ada@example.com", name: "Ada" } });
@@ -21,10 +20,6 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
       await db.chat.create({ data: { workspaceId: workspace.id, userId: user.id, title: "T" } })
     ).id;
   });
-  afterAll(async () => {
-    await database.cleanup();
-  });
-
   async function reset(ids: string[]) {
     const db = database.db;
     await db.chatMessage.deleteMany({ where: { chatId } });

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { appendMessage, loadChatMessages } from "./messages";
 import { claimChat, holdChatClaim, releaseChatClaim, renewChatClaim } from "./turn-claim";
 
 process.env.CAIRN_BCRYPT_COST = "4";
 
 describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   let chatId: string;
   beforeAll(async () => {
-    database = await createTestDatabase();
     const { user, workspace } = await createUserInWorkspace(database.db, {
       email: "ada@example.com",
       password: "long-password",
@@ -21,9 +20,6 @@ describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
       data: { workspaceId: workspace.id, userId: user.id, title: "Notes" },
     });
     chatId = chat.id;
-  });
-  afterAll(async () => {
-    await database.cleanup();
   });
   beforeEach(async () => {
     await database.db.chatTurnClaim.deleteMany();

@@ -1,18 +1,12 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { migrateDatabase, migrationsDirectory, readMigrations } from "./migrate";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "./testing";
+import { registerTestDatabase, testDatabaseProvider } from "./testing";
 
 describe(`migrations (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
+  const database = registerTestDatabase();
 
   it("applies every migration once and records it in _prisma_migrations", async () => {
     const all = readMigrations(migrationsDirectory(database.target.provider));

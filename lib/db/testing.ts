@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { createDb, type Db } from "./client";
 import { closeConnection } from "./connections";
 import type { DatabaseTarget } from "./database-url";
@@ -24,33 +25,8 @@ export interface TestDatabase {
  * disconnects and removes it.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (testDatabaseProvider() === "sqlite") {
-    const directory = mkdtempSync(path.join(tmpdir(), "cairn-test-"));
-    const filePath = path.join(directory, "test.db");
-    const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
-    await migrateDatabase({ target });
-    const db = createDb(target);
-    return {
-      db,
-      target,
-      async cleanup() {
-        await db.$disconnect();
-        await closeConnection(target);
-        rmSync(directory, { recursive: true, force: true });
-      },
-    };
-  }
-  const { default: pg } = await import("pg");
-  const adminUrl =
-    process.env.CAIRN_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-  const name = `cairn_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const target: DatabaseTarget = { provider: "postgresql", url: url.toString() };
+  const { target, remove } =
+    testDatabaseProvider() === "sqlite" ? createSqliteFile() : await createPostgresDatabase();
   await migrateDatabase({ target });
   const db = createDb(target);
   return {
@@ -59,10 +35,82 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async cleanup() {
       await db.$disconnect();
       await closeConnection(target);
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
+      await remove();
     },
+  };
+}
+
+/** A temporary SQLite file, and how to remove it. */
+function createSqliteFile(): { target: DatabaseTarget; remove(): Promise<void> } {
+  const directory = mkdtempSync(path.join(tmpdir(), "cairn-test-"));
+  const filePath = path.join(directory, "test.db");
+  return {
+    target: { provider: "sqlite", url: `file:${filePath}`, filePath },
+    remove: async () => rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+/** A new PostgreSQL database on the server at `CAIRN_TEST_POSTGRES_URL`, and how to drop it. */
+async function createPostgresDatabase(): Promise<{
+  target: DatabaseTarget;
+  remove(): Promise<void>;
+}> {
+  const { default: pg } = await import("pg");
+  const adminUrl =
+    process.env.CAIRN_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const name = `cairn_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    target: { provider: "postgresql", url: url.toString() },
+    remove: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/**
+ * A fixture for the test file or `describe` block this is called in: made by `create` in a
+ * `beforeAll`, removed by `cleanup` in an `afterAll` (hooks registered after this call run after
+ * it is made, and their `afterAll`s before it is removed). The returned function gives it, from
+ * the first `beforeAll` on.
+ */
+export function registerFixture<T>(
+  name: string,
+  create: () => Promise<T>,
+  cleanup: (fixture: T) => Promise<void>,
+): () => T {
+  let fixture: { value: T } | undefined;
+  beforeAll(async () => {
+    fixture = { value: await create() };
+  });
+  afterAll(async () => {
+    if (fixture) await cleanup(fixture.value);
+    fixture = undefined;
+  });
+  return () => {
+    if (!fixture) throw new Error(`${name}: it is made in beforeAll`);
+    return fixture.value;
+  };
+}
+
+/** `createTestDatabase` as a `registerFixture`: the handle reads through to the database. */
+export function registerTestDatabase(): TestDatabase {
+  const current = registerFixture("registerTestDatabase", createTestDatabase, (database) =>
+    database.cleanup(),
+  );
+  return {
+    get db() {
+      return current().db;
+    },
+    get target() {
+      return current().target;
+    },
+    cleanup: () => current().cleanup(),
   };
 }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAppTestWorld } from "@/lib/accounts/testing";
-import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import { HarnessForbiddenError, type Actor } from "@/lib/harness";
+import { describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { HarnessForbiddenError } from "@/lib/harness";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -13,25 +13,14 @@ vi.mock("server-only", () => ({}));
  * the role the turn started with.
  */
 describe(`a turn's harness re-reads the role at every write (${testDatabaseProvider()})`, () => {
-  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
-  let database: TestDatabase;
-  let editor: Actor;
-  let chatId: string;
+  const world = registerAppTestWorld({ role: "editor" });
   const membership = () => ({
-    userId_workspaceId: { userId: editor.userId, workspaceId: editor.workspaceId },
-  });
-
-  beforeAll(async () => {
-    world = await createAppTestWorld({ role: "editor" });
-    ({ database, actor: editor, chatId } = world);
-  });
-  afterAll(async () => {
-    await world.cleanup();
+    userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
   });
 
   it("refuses a demoted editor's global write mid-turn, keeps local writes and reads working", async () => {
     const { harnessForTurn } = await import("./index");
-    const harness = await harnessForTurn(editor, chatId);
+    const harness = await harnessForTurn(world.actor, world.chatId);
     const before = await harness.createEntry({
       kind: "memory",
       title: "Deploy window",
@@ -40,7 +29,7 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
     });
     expect(before.scope).toBe("global");
 
-    await database.db.membership.update({ where: membership(), data: { role: "member" } });
+    await world.database.db.membership.update({ where: membership(), data: { role: "member" } });
 
     const refused = harness.updateEntry({
       kind: "memory",
@@ -62,9 +51,9 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
 
   it("lets a member promoted mid-turn write global entries at once", async () => {
     const { harnessForTurn } = await import("./index");
-    const member = { ...editor, role: "member" as const };
-    const harness = await harnessForTurn(member, chatId);
-    await database.db.membership.update({ where: membership(), data: { role: "editor" } });
+    const member = { ...world.actor, role: "member" as const };
+    const harness = await harnessForTurn(member, world.chatId);
+    await world.database.db.membership.update({ where: membership(), data: { role: "editor" } });
     const entry = await harness.createEntry({
       kind: "memory",
       title: "Promoted",
@@ -76,11 +65,11 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
 
   it("writes nothing for a person removed mid-turn", async () => {
     const { harnessForTurn } = await import("./index");
-    const harness = await harnessForTurn(editor, chatId);
-    await database.db.membership.delete({ where: membership() });
+    const harness = await harnessForTurn(world.actor, world.chatId);
+    await world.database.db.membership.delete({ where: membership() });
     await expect(
       harness.createEntry({ kind: "memory", title: "Gone", content: "x" }),
     ).rejects.toThrow(/no longer a member/);
-    expect(await database.db.harnessEntry.count({ where: { title: "Gone" } })).toBe(0);
+    expect(await world.database.db.harnessEntry.count({ where: { title: "Gone" } })).toBe(0);
   });
 });

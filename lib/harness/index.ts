@@ -229,6 +229,7 @@ export {
   restoreHarnessToVersion,
   reviewDecisionSchema,
   reviewRefinement,
+  newRefinement,
   rollbackRefinement,
   runRefinement,
   setOutcomeVerdict,

@@ -16,6 +16,13 @@ export { InMemoryRefinementHistory } from "./portability";
 export { InMemoryRefinementStore } from "./refine";
 export { runHarnessStorageConformance } from "./store/store-conformance";
 export { runDirBackingConformance } from "./persistent/dir-backing-conformance";
+export {
+  flakyStore,
+  runContendedTurns,
+  seededRandom,
+  sharedFile,
+  sleep,
+} from "./persistent/internal/testing";
 export { runRefinementStoreConformance } from "./refine/refinement-store-conformance";
 export {
   drain,
@@ -34,3 +41,9 @@ export {
   sectionOf,
   systemOf,
 } from "./refine/internal/test-support";
+export {
+  coreErrorFamily,
+  coreErrorStatuses,
+  runErrorFamilyConformance,
+  type ErrorFamilyMember,
+} from "./errors/error-family-conformance";

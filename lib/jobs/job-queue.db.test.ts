@@ -1,53 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import type { JobInfo, JobQueue } from "./job-queue";
-import { createPgBossJobQueue } from "./pg-boss-job-queue";
-import { createTableJobQueue } from "./table-job-queue";
+import { testJobQueues, waitFor } from "./testing";
 
 // The job queue's contract, on the database the tests run on: the SQLite runner by default,
 // pg-boss with CAIRN_TEST_DB=postgres. Each "instance" is a queue with its own connections.
 
-let database: TestDatabase;
-const opened: { queue: JobQueue; db?: Db }[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  for (const { queue, db } of opened.splice(0)) {
-    await queue.stop({ timeoutMs: 0 }).catch(() => undefined);
-    await db?.$disconnect();
-  }
-});
-
-afterAll(async () => {
-  await database?.cleanup();
-});
-
+const database = registerTestDatabase();
+const queues = testJobQueues(() => database.target);
+afterEach(() => queues.closeAll());
 /** A queue as one app instance would open it. */
-function instance(): JobQueue {
-  if (testDatabaseProvider() === "postgresql") {
-    const queue = createPgBossJobQueue({ url: database.target.url, maintenanceIntervalSeconds: 1 });
-    opened.push({ queue });
-    return queue;
-  }
-  const db = createDb(database.target);
-  const queue = createTableJobQueue(db);
-  opened.push({ queue, db });
-  return queue;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>) {
-  const deadline = Date.now() + 25_000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const instance = () => queues.open();
 
 const settled = (queue: JobQueue, name: string, id: string) =>
   waitFor<JobInfo>(`job ${id} to settle`, async () => {

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { encode } from "gpt-tokenizer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 import {
   ACCESS_TOKEN_PREFIX,
@@ -13,21 +13,20 @@ import {
   revokeAccessToken,
   type AccessTokenIdentity,
 } from "@/lib/access-tokens";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import type { HarnessStoragePort } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let dirs: PersistentDirsService;
 let harnessStorage: HarnessStoragePort;
 let workspaceId: string;
 const users: Record<"editor" | "member", string> = { editor: "", member: "" };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   const { db, target } = database;
   dirs = createPersistentDirsService({ db, target });
   harnessStorage = harnessStorageFor({ db, target });
@@ -39,10 +38,6 @@ beforeAll(async () => {
     users[role] = user.id;
   }
 });
-afterAll(async () => {
-  await database.cleanup();
-});
-
 async function connect(identity: AccessTokenIdentity) {
   const server = createCairnMcpServer({ db: database.db, identity, dirs, harnessStorage });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAppTestWorld } from "@/lib/accounts/testing";
+import { describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 
 vi.hoisted(() => {
@@ -11,22 +11,11 @@ vi.mock("server-only", () => ({}));
 
 /** Issue 15, item 7: one list of what Cairn remembers about a person, with where each came from. */
 describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
-  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
-  let database: TestDatabase;
-  let member: Actor;
-  let chatId: string;
-
-  beforeAll(async () => {
-    world = await createAppTestWorld({ role: "member" });
-    ({ database, actor: member, chatId } = world);
-  });
-  afterAll(async () => {
-    await world.cleanup();
-  });
+  const world = registerAppTestWorld({ role: "member" });
 
   it("is empty for a fresh person", async () => {
     const { listMemories } = await import("./index");
-    const memories = await listMemories(member);
+    const memories = await listMemories(world.actor);
     expect(memories.files).toEqual([]);
     expect(memories.entries).toEqual([]);
     expect(memories.hasChats).toBe(true);
@@ -37,20 +26,20 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
     const { harnessFor } = await import("@/lib/harness-service");
     const { getPersistentDirs, USER_DIR } = await import("@/lib/persistent-dirs");
     const { listMemories } = await import("./index");
-    const db = database.db;
+    const db = world.database.db;
 
     // A turn of the member's chat writes a local memory.
     await db.turn.create({
       data: {
-        chatId,
-        userId: member.userId,
+        chatId: world.chatId,
+        userId: world.actor.userId,
         status: "completed",
         instructions: "[]",
         startedAt: new Date(),
       },
     });
     const local = await (
-      await harnessFor(member, chatId)
+      await harnessFor(world.actor, world.chatId)
     ).createEntry({
       kind: "memory",
       scope: "local",
@@ -68,7 +57,7 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
     });
     const editor: Actor = {
       userId: other.user.id,
-      workspaceId: member.workspaceId,
+      workspaceId: world.actor.workspaceId,
       role: "editor",
     };
     await (
@@ -76,16 +65,16 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
     ).createEntry({ kind: "memory", global: true, title: "Office", content: "Office is in Oslo." });
     // The editor's own chat has a local memory the member must not see.
     const editorChat = await db.chat.create({
-      data: { workspaceId: member.workspaceId, userId: editor.userId, title: "Ed's" },
+      data: { workspaceId: world.actor.workspaceId, userId: editor.userId, title: "Ed's" },
     });
     await (
       await harnessFor(editor, editorChat.id)
     ).createEntry({ kind: "memory", scope: "local", title: "Secret", content: "Ed's own." });
     // A memory file saved from the Files page.
     const dirs = getPersistentDirs();
-    const listing = await dirs.listFiles({ actor: member, harnessDir: USER_DIR });
+    const listing = await dirs.listFiles({ actor: world.actor, harnessDir: USER_DIR });
     const saved = await dirs.saveFile({
-      actor: member,
+      actor: world.actor,
       harnessDir: USER_DIR,
       path: "preferences.md",
       content: "Short answers.\n",
@@ -94,15 +83,15 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
     });
     expect(saved.status).toBe("saved");
 
-    const memories = await listMemories(member);
+    const memories = await listMemories(world.actor);
     expect(memories.entries.map((entry) => entry.title).sort()).toEqual(["Office", "Tea"]);
     const tea = memories.entries.find((entry) => entry.id === local.id)!;
     expect(tea).toMatchObject({
       scope: "local",
-      chatId,
+      chatId: world.chatId,
       chatTitle: "Notes",
       editable: true,
-      origin: { label: "A chat turn", detail: "Notes", href: `/chat/${chatId}` },
+      origin: { label: "A chat turn", detail: "Notes", href: `/chat/${world.chatId}` },
       lastChange: null,
     });
     const office = memories.entries.find((entry) => entry.title === "Office")!;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createDb, type Db } from "@/lib/db";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   openTurnCheckout,
   turnCommitId,
@@ -13,16 +13,17 @@ import {
   type CommitLog,
   type CommitRecord,
 } from "@/lib/harness";
-import { createPgBossJobQueue, createTableJobQueue, type JobQueue } from "@/lib/jobs";
+import type { JobQueue } from "@/lib/jobs";
 import {
   COMMIT_RETRY_JOB,
   createDurability,
   type CommitRetryPayload,
   type Durability,
 } from "./durability";
+import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let dataDir: string;
 let service: PersistentDirsService;
 let clockNow = Date.UTC(2026, 5, 1);
@@ -34,23 +35,14 @@ const actor: Actor = { userId: "u1", workspaceId: "w1", role: "member" };
 const USER = "/persistent/user";
 const LEASE = 10_000;
 const POLICY = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 10_000 };
-const opened: { queue: JobQueue; db?: Db }[] = [];
-
-/** The job queue one app instance opens: the `Job` table on SQLite, pg-boss on PostgreSQL. */
-function openQueue(db: Db): JobQueue {
-  const opened_ =
-    testDatabaseProvider() === "postgresql"
-      ? createPgBossJobQueue({ url: database.target.url, maintenanceIntervalSeconds: 1 })
-      : createTableJobQueue(db, { now: () => clockNow });
-  opened.push({ queue: opened_ });
-  return opened_;
-}
+/** The job queues app instances open: the `Job` table on SQLite, pg-boss on PostgreSQL. */
+const queues = testJobQueues(() => database.target);
 
 /** One app instance's durability (its own database client and queue), as `getDurability` builds it. */
 function instance(options: { db?: Db; service?: PersistentDirsService; dataDir?: string } = {}) {
   const db = options.db ?? database.db;
   const dirs = options.service ?? service;
-  const jobQueue = openQueue(db);
+  const jobQueue = queues.open({ db, now: () => clockNow });
   return {
     queue: jobQueue,
     durability: createDurability({
@@ -65,16 +57,6 @@ function instance(options: { db?: Db; service?: PersistentDirsService; dataDir?:
       log: () => undefined,
     }),
   };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>) {
-  const deadline = Date.now() + 25_000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Starts this instance's retry worker (the app does it in `startJobWorkers`). */
@@ -97,7 +79,6 @@ const resolved = (id: string) =>
   });
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(tmpdir(), "cairn-durability-"));
   service = createPersistentDirsService({ db: database.db, target: database.target });
   ({ durability, queue } = instance());
@@ -107,11 +88,7 @@ beforeAll(async () => {
   await db.chat.create({ data: { id: "c1", workspaceId: "w1", userId: "u1", title: "c" } });
 });
 afterAll(async () => {
-  for (const { queue: each, db } of opened.splice(0)) {
-    await each.stop({ timeoutMs: 0 }).catch(() => undefined);
-    await db?.$disconnect();
-  }
-  await database.cleanup();
+  await queues.closeAll();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -333,7 +310,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
   });
   it("retries a record once however often its job is stored or delivered, across two instances", async () => {
     const otherDb = createDb(database.target);
-    opened.push({ queue: { stop: async () => undefined } as unknown as JobQueue, db: otherDb });
+    queues.disconnectLater(otherDb);
     const other = instance({
       db: otherDb,
       service: createPersistentDirsService({ db: otherDb, target: database.target }),

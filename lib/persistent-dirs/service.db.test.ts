@@ -4,12 +4,12 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let docsFolder: string;
 let service: PersistentDirsService;
 
@@ -19,7 +19,6 @@ const admin: Actor = { userId: "u-admin", workspaceId: "w1", role: "admin" };
 const outsider: Actor = { userId: "u-outsider", workspaceId: "w2", role: "admin" };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   // Company commits check the role again in the database, so the actors are real members.
   for (const workspaceId of ["w1", "w2"]) {
     await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
@@ -43,12 +42,15 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await database.cleanup();
   await rm(docsFolder, { recursive: true, force: true });
 });
 
 const COMPANY = "/persistent/company";
 const USER = "/persistent/user";
+
+/** The company handbook as `actor` reads it on the Files page. */
+const readHandbook = (actor: Actor) =>
+  service.readFile({ actor, harnessDir: COMPANY, path: "handbook.md" });
 
 describe("parseFaultInjection", () => {
   it("is off by default and understands only the documented values", () => {
@@ -96,11 +98,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
       baseContent: null,
     });
     expect(saved).toEqual({ status: "saved", cursor: 1, changed: true });
-    const opened = await service.readFile({
-      actor: member,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const opened = await readHandbook(member);
     expect(opened).toMatchObject({ text: "# Handbook\n", cursor: 1 });
 
     await expect(
@@ -123,9 +121,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
         baseContent: null,
       }),
     ).rejects.toMatchObject({ code: "forbidden:dir" });
-    expect(
-      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
-    ).toBe("# Handbook\n");
+    expect((await readHandbook(editor))?.text).toBe("# Handbook\n");
     // Another workspace has its own company dir.
     expect((await service.listFiles({ actor: outsider, harnessDir: COMPANY })).files).toEqual([]);
 
@@ -165,11 +161,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
   });
 
   it("applies an edit when only other files moved, and records a conflict when the file itself did", async () => {
-    const start = await service.readFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const start = await readHandbook(editor);
     // Someone else adds another file: the dir moves, handbook.md does not.
     await service.saveFile({
       actor: admin,
@@ -190,11 +182,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(applied.status).toBe("saved");
 
     // Now the admin changes handbook.md under the editor's feet.
-    const opened = await service.readFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-    });
+    const opened = await readHandbook(editor);
     await service.saveFile({
       actor: admin,
       harnessDir: COMPANY,
@@ -214,9 +202,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(stale.status).toBe("conflict");
     if (stale.status !== "conflict") return;
     expect(stale.message).toMatch(/changed by someone else/);
-    expect(
-      (await service.readFile({ actor: editor, harnessDir: COMPANY, path: "handbook.md" }))?.text,
-    ).toBe("# Handbook\nline by admin\n");
+    expect((await readHandbook(editor))?.text).toBe("# Handbook\nline by admin\n");
 
     // Everyone in the workspace sees it; only editors and admins may act on it.
     const seenByMember = (await service.listFailures({ actor: member })).failures.find(

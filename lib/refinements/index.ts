@@ -8,6 +8,7 @@ import {
   heldRefinementLock,
   isRole,
   messageText,
+  newRefinement,
   refinementLockKey,
   runRefinement,
   type Actor,
@@ -102,30 +103,17 @@ export async function requestRefinement(options: {
   const { actor, chatId, request } = options;
   const store = refinementStore();
   const id = globalThis.crypto.randomUUID();
-  const queued: NewRefinement = {
+  const queued = newRefinement({
     id,
     workspaceId: actor.workspaceId,
     chatId,
     scope: request.global ? "global" : "local",
     trigger: request.kind,
     status: "queued",
-    review: null,
-    approval: null,
-    summary: "",
-    rationale: "",
-    expectedOutcome: "",
     instructions: request.instructions?.trim() || null,
-    edits: [],
-    error: null,
-    harnessVersionBefore: null,
-    harnessVersionAfter: null,
-    model: null,
-    usage: null,
     actorId: actor.userId,
-    rollbackOf: null,
-    outcome: null,
     createdAt: new Date().toISOString(),
-  };
+  });
   await store.createRefinement({ refinement: queued });
   const payload: RefinementJobPayload = {
     refinementId: id,

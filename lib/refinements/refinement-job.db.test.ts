@@ -1,10 +1,8 @@
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAppTestWorld } from "@/lib/accounts/testing";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import type { ModelReady } from "@/lib/ai";
-import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import type { RefineRequest } from "./index";
 
 vi.hoisted(() => {
@@ -21,18 +19,8 @@ const model = new MockLanguageModelV4({
 
 vi.mock("@/lib/ai", async (importOriginal) => {
   const original = await importOriginal<typeof AiModule>();
-  return {
-    ...original,
-    getRefineModel: () =>
-      Promise.resolve({
-        status: "ready",
-        model,
-        provider: "openai-compatible",
-        modelId: "mock",
-        contextWindow: 100_000,
-        contextWindowSource: "configured",
-      } as unknown as ModelReady),
-  };
+  const { readyModel } = await import("@/lib/ai/testing");
+  return { ...original, getRefineModel: () => readyModel(model) };
 });
 
 /**
@@ -40,30 +28,22 @@ vi.mock("@/lib/ai", async (importOriginal) => {
  * the role they had when they asked. Requested by an editor, run after a demotion or a removal.
  */
 describe(`a queued refinement re-reads the role when it runs (${testDatabaseProvider()})`, () => {
-  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
-  let database: TestDatabase;
-  let editor: Actor;
-  let chatId: string;
+  const world = registerAppTestWorld({ role: "editor" });
 
-  beforeAll(async () => {
-    world = await createAppTestWorld({ role: "editor" });
-    ({ database, actor: editor, chatId } = world);
-  });
   afterAll(async () => {
     const { getJobQueue } = await import("@/lib/jobs");
     await getJobQueue().stop({ timeoutMs: 1_000 });
-    await world.cleanup();
   });
 
   async function queueGlobalRefinement() {
     const { requestRefinement, REFINEMENT_JOB } = await import("./index");
     const id = await requestRefinement({
-      actor: editor,
-      chatId,
+      actor: world.actor,
+      chatId: world.chatId,
       request: { kind: "explicit", global: true, instructions: "remember the deploy window" },
     });
     expect(id).toBeTruthy();
-    const row = await database.db.refinement.findUniqueOrThrow({ where: { id: id! } });
+    const row = await world.database.db.refinement.findUniqueOrThrow({ where: { id: id! } });
     expect(row.status).toBe("queued");
     // The job as the queue hands it to a worker (pg-boss on PostgreSQL, a table on SQLite).
     const request: RefineRequest = {
@@ -73,9 +53,9 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
     };
     const payload = {
       refinementId: id!,
-      workspaceId: editor.workspaceId,
-      userId: editor.userId,
-      chatId,
+      workspaceId: world.actor.workspaceId,
+      userId: world.actor.userId,
+      chatId: world.chatId,
       request,
     };
     return { id: id!, job: { id: `job-${id}`, name: REFINEMENT_JOB, payload, retryCount: 0 } };
@@ -84,34 +64,40 @@ describe(`a queued refinement re-reads the role when it runs (${testDatabaseProv
   it("refuses the global refinement of an editor demoted after asking, before any model call", async () => {
     const { runRefinementJob } = await import("./index");
     const { id, job } = await queueGlobalRefinement();
-    await database.db.membership.update({
-      where: { userId_workspaceId: { userId: editor.userId, workspaceId: editor.workspaceId } },
+    await world.database.db.membership.update({
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
       data: { role: "member" },
     });
 
     await runRefinementJob(job);
 
-    const row = await database.db.refinement.findUniqueOrThrow({ where: { id } });
+    const row = await world.database.db.refinement.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("failed");
     expect(row.error).toContain("forbidden:refinement");
     expect(model.doGenerateCalls).toHaveLength(0);
-    expect(await database.db.harnessEntry.count({ where: { scope: "global" } })).toBe(0);
+    expect(await world.database.db.harnessEntry.count({ where: { scope: "global" } })).toBe(0);
   });
 
   it("does not run the refinement of a person removed from the workspace", async () => {
     const { runRefinementJob } = await import("./index");
-    await database.db.membership.update({
-      where: { userId_workspaceId: { userId: editor.userId, workspaceId: editor.workspaceId } },
+    await world.database.db.membership.update({
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
       data: { role: "editor" },
     });
     const { id, job } = await queueGlobalRefinement();
-    await database.db.membership.delete({
-      where: { userId_workspaceId: { userId: editor.userId, workspaceId: editor.workspaceId } },
+    await world.database.db.membership.delete({
+      where: {
+        userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
+      },
     });
 
     expect(await runRefinementJob(job)).toBe("forbidden");
 
-    const row = await database.db.refinement.findUniqueOrThrow({ where: { id } });
+    const row = await world.database.db.refinement.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("failed");
     expect(row.error).toContain("no longer a member");
     expect(model.doGenerateCalls).toHaveLength(0);

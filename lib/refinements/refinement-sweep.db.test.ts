@@ -1,12 +1,11 @@
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAppTestWorld } from "@/lib/accounts/testing";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import type { ModelReady } from "@/lib/ai";
-import { createDb, type Db } from "@/lib/db";
-import { testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
-import { createPgBossJobQueue, createTableJobQueue, type JobInfo, type JobQueue } from "@/lib/jobs";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { newRefinement } from "@/lib/harness";
+import type { JobInfo } from "@/lib/jobs";
+import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import type { RefinementJobPayload } from "./index";
 
 vi.hoisted(() => {
@@ -53,29 +52,9 @@ const planner = new MockLanguageModelV4({
 
 vi.mock("@/lib/ai", async (importOriginal) => {
   const original = await importOriginal<typeof AiModule>();
-  return {
-    ...original,
-    getRefineModel: () =>
-      Promise.resolve({
-        status: "ready",
-        model: planner,
-        provider: "openai-compatible",
-        modelId: "mock",
-        contextWindow: 100_000,
-        contextWindowSource: "configured",
-      } as unknown as ModelReady),
-  };
+  const { readyModel } = await import("@/lib/ai/testing");
+  return { ...original, getRefineModel: () => readyModel(planner) };
 });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>) {
-  const deadline = Date.now() + 25_000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Issue 11: a refinement's state shows where users look (queued → running → applied/failed on
@@ -83,53 +62,28 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
  * `running` forever: the sweep marks it failed, with a reason.
  */
 describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, () => {
-  let world: Awaited<ReturnType<typeof createAppTestWorld>>;
-  let database: TestDatabase;
-  let editor: Actor;
-  let chatId: string;
-  const opened: { queue: JobQueue; db?: Db }[] = [];
+  const world = registerAppTestWorld({ role: "editor" });
+  /** Queues as other app instances open them. */
+  const queues = testJobQueues(() => world.database.target);
+  const openQueue = () => queues.open();
 
-  /** A queue as another app instance opens it. */
-  function openQueue(): JobQueue {
-    if (testDatabaseProvider() === "postgresql") {
-      const queue = createPgBossJobQueue({
-        url: database.target.url,
-        maintenanceIntervalSeconds: 1,
-      });
-      opened.push({ queue });
-      return queue;
-    }
-    const db = createDb(database.target);
-    const queue = createTableJobQueue(db);
-    opened.push({ queue, db });
-    return queue;
-  }
-
-  beforeAll(async () => {
-    world = await createAppTestWorld({ role: "editor" });
-    ({ database, actor: editor, chatId } = world);
-  });
   afterAll(async () => {
-    for (const { queue, db } of opened.splice(0)) {
-      await queue.stop({ timeoutMs: 0 }).catch(() => undefined);
-      await db?.$disconnect();
-    }
+    await queues.closeAll();
     const { getJobQueue } = await import("@/lib/jobs");
     await getJobQueue()
       .stop({ timeoutMs: 1_000 })
       .catch(() => undefined);
-    await world.cleanup();
   });
 
   const statusOf = async (id: string) =>
-    (await database.db.refinement.findUniqueOrThrow({ where: { id } })).status;
+    (await world.database.db.refinement.findUniqueOrThrow({ where: { id } })).status;
 
   it("shows a requested refinement as queued, running while it plans, then applied; its job is found by the row's id", async () => {
     const { requestRefinement, runRefinementJob, REFINEMENT_JOB } = await import("./index");
     const { getJobQueue } = await import("@/lib/jobs");
     const id = (await requestRefinement({
-      actor: editor,
-      chatId,
+      actor: world.actor,
+      chatId: world.chatId,
       request: { kind: "explicit", instructions: "remember the deploy window" },
     }))!;
     // What /refinements lists for the person (the page's own query) right after the request.
@@ -137,8 +91,8 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     const listed = async () =>
       (
         await listVisibleRefinements({
-          actor: editor,
-          ownChatIds: [chatId],
+          actor: world.actor,
+          ownChatIds: [world.chatId],
           filters: {},
           limit: 20,
         })
@@ -175,36 +129,22 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     const store = refinementStore();
     const row = (id: string, status: "queued" | "running") =>
       store.createRefinement({
-        refinement: {
+        refinement: newRefinement({
           id,
-          workspaceId: editor.workspaceId,
-          chatId,
+          workspaceId: world.actor.workspaceId,
+          chatId: world.chatId,
           scope: "local",
           trigger: "explicit",
           status,
-          review: null,
-          approval: null,
-          summary: "",
-          rationale: "",
-          expectedOutcome: "",
-          instructions: null,
-          edits: [],
-          error: null,
-          harnessVersionBefore: null,
-          harnessVersionAfter: null,
-          model: null,
-          usage: null,
-          actorId: editor.userId,
-          rollbackOf: null,
-          outcome: null,
+          actorId: world.actor.userId,
           createdAt: new Date().toISOString(),
-        },
+        }),
       });
     const payload = (id: string): RefinementJobPayload => ({
       refinementId: id,
-      workspaceId: editor.workspaceId,
-      userId: editor.userId,
-      chatId,
+      workspaceId: world.actor.workspaceId,
+      userId: world.actor.userId,
+      chatId: world.chatId,
       request: { kind: "explicit" },
     });
     const dyingId = globalThis.crypto.randomUUID();
@@ -226,7 +166,7 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
       REFINEMENT_JOB,
       async (job) => {
         if (job.payload.refinementId !== dyingId) throw new Error("only the dying job here");
-        await database.db.refinement.update({
+        await world.database.db.refinement.update({
           where: { id: dyingId },
           data: { status: "running" },
         });
@@ -265,7 +205,10 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     // with no job at all is left alone while recent, and failed as lost once it is old.
     const first = await sweepStuckRefinements({ queue: survivor });
     expect(first.failed).toEqual([dyingId]);
-    const failed = (await store.getRefinement({ workspaceId: editor.workspaceId, id: dyingId }))!;
+    const failed = (await store.getRefinement({
+      workspaceId: world.actor.workspaceId,
+      id: dyingId,
+    }))!;
     expect(failed.status).toBe("failed");
     expect(failed.summary).toBe("Stopped before it finished");
     expect(failed.error?.code).toBe("refine:job");
@@ -276,7 +219,10 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
     const later = () => new Date(Date.now() + 2 * 60 * 60 * 1000);
     const second = await sweepStuckRefinements({ queue: survivor, now: later });
     expect(second.failed).toEqual([orphanId]);
-    const lost = (await store.getRefinement({ workspaceId: editor.workspaceId, id: orphanId }))!;
+    const lost = (await store.getRefinement({
+      workspaceId: world.actor.workspaceId,
+      id: orphanId,
+    }))!;
     expect(lost.error?.code).toBe("refine:lost");
     expect(await statusOf(waitingId)).toBe("queued");
     // Idempotent: nothing more to do.

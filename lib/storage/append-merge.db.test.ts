@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
 import { createCommitLog } from "./commit-log";
 import { createDirBacking, readDirFile } from "./dir-backing";
@@ -9,13 +9,7 @@ import { sqlFor } from "./sql";
 type Body = { dirKey: string };
 
 describe(`concurrent appends to one memory file (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
+  const database = registerTestDatabase();
 
   it("commits 40 turns that each append a line: 40 lines, 0 conflicts", async () => {
     const sql = sqlFor(database.target);

@@ -1,27 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { type CommitLog } from "@/lib/harness";
 import { type NewCommitRecord } from "@/lib/harness/spi";
 import { createCommitLog, type DatabaseCommitLog } from "./commit-log";
 import { sqlFor } from "./sql";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let log: DatabaseCommitLog;
 let counter = 0;
 // A clock one second apart per reading: ordering must not depend on wall-clock ties.
 let tick = Date.UTC(2025, 0, 1);
 
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   log = createCommitLog({
     sql: sqlFor(database.target),
     clock: { now: () => new Date((tick += 1000)) },
     generateId: () => `rec-${String(++counter).padStart(4, "0")}`,
   });
-});
-afterAll(async () => {
-  await database.cleanup();
 });
 
 function newRecord(overrides: Partial<NewCommitRecord> = {}): NewCommitRecord {

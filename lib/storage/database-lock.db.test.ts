@@ -1,21 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db";
-import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase } from "@/lib/db/testing";
 import type { RefinementLock } from "@/lib/harness";
 import { createAdvisoryLock, createDatabaseLock, createRowLock } from "./database-lock";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 /** A second client on the same database: another process, as far as the database can tell. */
 let other: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   other = createDb(database.target);
 });
 
 afterAll(async () => {
   await other?.$disconnect();
-  await database?.cleanup();
 });
 
 function deferred() {

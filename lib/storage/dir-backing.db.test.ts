@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   openTurnCheckout,
   resolveConflict,
@@ -10,7 +10,14 @@ import {
   type PersistentDir,
   type StoreOptions,
 } from "@/lib/harness";
-import { runDirBackingConformance } from "@/lib/harness/testing";
+import {
+  flakyStore,
+  runContendedTurns,
+  runDirBackingConformance,
+  seededRandom,
+  sharedFile,
+  sleep,
+} from "@/lib/harness/testing";
 import { createCommitLog } from "./commit-log";
 import {
   createDirBacking,
@@ -22,14 +29,10 @@ import {
 import { DirSnapshotCache } from "./internal/dir-snapshot-cache";
 import { sqlFor, type Sql } from "./sql";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let sql: Sql;
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   sql = sqlFor(database.target);
-});
-afterAll(async () => {
-  await database.cleanup();
 });
 
 type Body = { dirKey: string; userId?: string };
@@ -43,19 +46,6 @@ function backingFor(options: { source?: "turn" | "editor"; snapshotCache?: false
     ...options,
   });
 }
-
-// A seeded PRNG (mulberry32) so runs are reproducible.
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 runDirBackingConformance(`SQL dir backing on ${provider}`, () => ({
   backing: backingFor(),
@@ -371,11 +361,6 @@ describe(`SQL dir backing on ${provider}: snapshot cache`, () => {
 });
 
 const harnessDir = "/persistent/user";
-const sharedFile = (turns: number, edit: (slot: number) => string | null) =>
-  Array.from(
-    { length: turns },
-    (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
-  ).join("\n") + "\n";
 
 describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
   it("loses no update across 50 concurrent turns of one user editing the same files", async () => {
@@ -402,35 +387,15 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     const jitter = () => sleep(Math.floor(random() * 4));
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: backing.load, store: backing.store }];
     const commitLog = createCommitLog({ sql });
-    const titles = new Set<string>();
-    const results = await Promise.all(
-      Array.from({ length: turns }, async (_, turnIndex) => {
-        const turn = await openTurnCheckout({
-          dirs,
-          extraBody,
-          session: { chatId: `chat-${turnIndex % 3}` },
-          commitLog,
-        });
-        await jitter();
-        const path = `${harnessDir}/shared.md`;
-        const shared = turn.checkout.readFileOrThrow({ path }) as string;
-        turn.checkout.writeFile({
-          path,
-          content: shared.replace(
-            `slot ${turnIndex}: open\n`,
-            `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
-          ),
-        });
-        if (turnIndex % 5 === 0) {
-          // These turns all rewrite the same line: real conflicts a person must settle.
-          const title = `title: by turn ${turnIndex}\n`;
-          titles.add(title);
-          turn.checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
-        }
-        await jitter();
-        return turn.finishTurn({ status: "completed" });
-      }),
-    );
+    const { results, titles } = await runContendedTurns({
+      dirs,
+      extraBody,
+      commitLog,
+      harnessDir,
+      turns,
+      jitter,
+    });
+
     const commits = results.flatMap((result) =>
       result.status === "not-configured" ? [] : result.commits,
     );
@@ -477,27 +442,7 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     const dirKey = `user:${randomUUID()}`;
     const inner = backingFor();
     const random = seededRandom(20250101);
-    const applied = new Map<string, number>();
-    let failuresBefore = 0;
-    let failuresAfter = 0;
-    const store = async (options: StoreOptions<Body>) => {
-      const roll = random();
-      if (roll < 0.15) {
-        failuresBefore += 1;
-        throw new Error("injected: connection reset before the write");
-      }
-      const result = await inner.store(options);
-      if (result.status === "stored") {
-        for (const file of options.changes.created)
-          applied.set(file.path, (applied.get(file.path) ?? 0) + 1);
-      }
-      if (roll < 0.3) {
-        // The write landed but the acknowledgement was lost: it must not be applied twice.
-        failuresAfter += 1;
-        throw new Error("injected: timeout after the write");
-      }
-      return result;
-    };
+    const { store, faults } = flakyStore(inner.store, random);
     const dirs: PersistentDir<Body>[] = [{ harnessDir, load: inner.load, store }];
     const commitLog = createCommitLog({ sql });
     const extraBody: Body = { dirKey, userId: "u1" };
@@ -527,15 +472,18 @@ describe(`SQL dir backing on ${provider}: concurrency and faults`, () => {
     }
     for (let round = 0; round < 50 && (await owned()).length > 0; round += 1) await retryOpen();
 
-    expect(failuresBefore).toBeGreaterThan(10);
-    expect(failuresAfter).toBeGreaterThan(10);
+    expect(faults.before).toBeGreaterThan(10);
+    expect(faults.after).toBeGreaterThan(10);
     expect(failedTurns).toBeGreaterThan(10);
     expect(await owned()).toEqual([]);
     const files = (await inner.load({ extraBody, session: null })).files;
     expect(Object.keys(files)).toHaveLength(turns);
     for (let turnIndex = 0; turnIndex < turns; turnIndex += 1) {
       expect(files[`turns/${turnIndex}.md`]).toBe(`turn ${turnIndex}\n`);
-      expect(applied.get(`turns/${turnIndex}.md`), `turns/${turnIndex}.md applied once`).toBe(1);
+      expect(
+        faults.applied.get(`turns/${turnIndex}.md`),
+        `turns/${turnIndex}.md applied once`,
+      ).toBe(1);
     }
   }, 120_000);
 });

@@ -400,13 +400,11 @@ function parsePaths(json: string): string[] {
   }
 }
 
-interface DirCommitRow {
-  id: string;
-  dirKey: string;
-  version: number;
-  actorId: string | null;
-  source: string;
-  via: string | null;
+/** A `DirCommit` row as the drivers return it: the path lists as JSON, the time as the driver's. */
+interface DirCommitRow extends Omit<
+  DirCommitEntry,
+  "created" | "updated" | "deleted" | "createdAt"
+> {
   created: string;
   updated: string;
   deleted: string;

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type HarnessStoragePort } from "@/lib/harness";
 import { entryKeyOf } from "@/lib/harness/spi";
 import { runHarnessStorageConformance } from "@/lib/harness/testing";
 import { SqlHarnessStorage, harnessStorageFor } from "./harness-storage";
 import { sqlFor } from "./sql";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let storage: SqlHarnessStorage;
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   storage = new SqlHarnessStorage(sqlFor(database.target));
-});
-afterAll(async () => {
-  await database.cleanup();
 });
 
 /** Harness rows reference a real workspace: the suite invents ids, so create them on first write. */

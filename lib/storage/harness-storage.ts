@@ -10,7 +10,6 @@ import {
   batchEntryKeys,
   clampStoragePageSize,
   decodeStorageCursor,
-  type EntryFilter,
   entryKeyOf,
   type EntryRef,
   entryVersionConflict,
@@ -18,6 +17,10 @@ import {
   isEntryCursor,
   isRangeCursor,
   isVersionCursor,
+  type ApplyChangesOptions,
+  type ListEntriesOptions,
+  type ListRevisionsInRangeOptions,
+  type ListRevisionsOptions,
   type StorageCallOptions,
   type StorageChange,
 } from "@/lib/harness/spi";
@@ -151,11 +154,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
   constructor(private readonly sql: Sql) {}
 
   async applyChanges(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      changes: readonly StorageChange[];
-      expectedHarnessVersion?: number;
-    },
+    options: ApplyChangesOptions,
   ): Promise<{ harnessVersion: number; revisions: Revision[] }> {
     options.abortSignal?.throwIfAborted();
     const { workspaceId, changes, expectedHarnessVersion, abortSignal } = options;
@@ -363,14 +362,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
     };
   }
 
-  async listEntries(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      filter?: EntryFilter;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Entry>> {
+  async listEntries(options: ListEntriesOptions): Promise<Page<Entry>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isEntryCursor);
@@ -424,15 +416,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
     ]);
   }
 
-  async listRevisions(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      entryKey: string;
-      order?: "asc" | "desc";
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>> {
+  async listRevisions(options: ListRevisionsOptions): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isVersionCursor);
@@ -457,15 +441,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
     return row ? revisionFromRow(row) : null;
   }
 
-  async listRevisionsInRange(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      afterHarnessVersion?: number;
-      upToHarnessVersion?: number;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>> {
+  async listRevisionsInRange(options: ListRevisionsInRangeOptions): Promise<Page<Revision>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isRangeCursor);

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { describe, expect, it } from "vitest";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { runRefinementStoreConformance } from "@/lib/harness/testing";
 import { SqlRefinementHistory } from "./refinement-history";
 import { SqlRefinementStore } from "./refinement-store";
 import { sqlFor } from "./sql";
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.cleanup();
-});
+const database = registerTestDatabase();
 
 runRefinementStoreConformance(`SQL on ${testDatabaseProvider()}`, async (workspaceIds) => {
   for (const id of workspaceIds) {

@@ -1,10 +1,8 @@
 import {
   decodeRefinementCursor,
-  encodeRefinementCursor,
   type EntryScope,
   HarnessConflictError,
   HarnessNotFoundError,
-  type NewRefinement,
   type Page,
   type RecordedEdit,
   type Refinement,
@@ -16,11 +14,17 @@ import {
 import {
   type ApprovalDecision,
   AUTOMATIC_TRIGGERS,
+  type CreateRefinementOptions,
+  type GetLastReviewAtOptions,
+  type GetRefinementOptions,
+  type ListRefinementsOptions,
+  type UpdateRefinementOptions,
   clampRefinementLimit,
   filterLists,
+  refinementIdTaken,
+  refinementPage,
   type OutcomeVerdict,
   type RefinementErrorInfo,
-  type RefinementPatch,
   type RefinementUsage,
   type ReviewDecision,
   wantsImported,
@@ -215,10 +219,7 @@ function whereOf(
 export class SqlRefinementStore implements RefinementStore {
   constructor(private readonly sql: Sql) {}
 
-  async createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async createRefinement(options: CreateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { refinement } = options;
     const createdAt = new Date(refinement.createdAt);
@@ -259,20 +260,11 @@ export class SqlRefinementStore implements RefinementStore {
       return fromRow(row!);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      throw new HarnessConflictError({
-        surface: "refinement",
-        message: `Refinement ${refinement.id} already exists`,
-        details: { id: refinement.id },
-        cause: error,
-      });
+      throw refinementIdTaken(refinement.id, error);
     }
   }
 
-  async getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null> {
+  async getRefinement(options: GetRefinementOptions): Promise<Refinement | null> {
     options.abortSignal?.throwIfAborted();
     const row = await this.sql.get<RefinementRow>(
       `SELECT ${COLUMNS} FROM "Refinement" WHERE "id" = ? AND "workspaceId" = ?`,
@@ -281,13 +273,7 @@ export class SqlRefinementStore implements RefinementStore {
     return row ? fromRow(row) : null;
   }
 
-  async listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>> {
+  async listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampRefinementLimit(options.limit);
     const after = decodeRefinementCursor(options.cursor);
@@ -302,22 +288,10 @@ export class SqlRefinementStore implements RefinementStore {
        ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`,
       [...parameters, limit + 1],
     );
-    const items = rows.slice(0, limit).map(fromRow);
-    const last = items.at(-1);
-    return {
-      items,
-      nextCursor: rows.length > limit && last ? encodeRefinementCursor(last) : null,
-    };
+    return refinementPage(rows, limit, fromRow);
   }
 
-  async updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { patch } = options;
     const columns: Record<string, SqlValue> = { updatedAt: new Date(options.updatedAt) };
@@ -383,11 +357,7 @@ export class SqlRefinementStore implements RefinementStore {
     });
   }
 
-  async getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null> {
+  async getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null> {
     options.abortSignal?.throwIfAborted();
     const row = await this.sql.get<{ createdAt: unknown }>(
       `SELECT "createdAt" FROM "Refinement"

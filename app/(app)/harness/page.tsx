@@ -13,6 +13,7 @@ import { requireActor } from "@/lib/auth";
 import { ENTRY_KINDS, HarnessError } from "@/lib/harness";
 import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
 import { parseSearchParams, type RawSearchParams } from "@/lib/search-params";
+import { queryOf } from "@/lib/utils";
 
 export const dynamic = "force-dynamic";
 
@@ -63,11 +64,7 @@ export default async function HarnessPage({
   const filtered = Boolean(
     filters.kind || filters.path || filters.q || (chat && filters.scope) || filters.cursor,
   );
-  const nextQuery = new URLSearchParams(
-    Object.entries({ ...filters, cursor: page.nextCursor ?? "" }).filter(
-      (pair): pair is [string, string] => Boolean(pair[1]),
-    ),
-  );
+  const nextQuery = queryOf({ ...filters, cursor: page.nextCursor });
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-4">

@@ -14,6 +14,7 @@ import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from
 import { listChats } from "@/lib/chat/queries";
 import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
+import { queryOf } from "@/lib/utils";
 
 export const dynamic = "force-dynamic";
 
@@ -70,11 +71,7 @@ export default async function RefinementsPage({
     actor,
     ids: page.items.map((refinement) => refinement.id),
   });
-  const nextQuery = new URLSearchParams(
-    Object.entries({ ...filters, chat: chatId, cursor: page.nextCursor ?? "" }).filter(
-      (pair): pair is [string, string] => Boolean(pair[1]),
-    ),
-  );
+  const nextQuery = queryOf({ ...filters, chat: chatId, cursor: page.nextCursor });
 
   return (
     <div className="space-y-6">

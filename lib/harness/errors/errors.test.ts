@@ -1,117 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { FrontmatterError } from "../portability";
-import { RefinementError } from "../refine/refinement-error";
+import { HarnessError } from ".";
 import {
-  describeError,
-  HarnessConflictError,
-  HarnessError,
-  HarnessForbiddenError,
-  HarnessNotFoundError,
-  HarnessValidationError,
-  httpStatusOf,
-  toErrorInfo,
-  toPublicError,
-} from ".";
+  coreErrorFamily,
+  coreErrorStatuses,
+  runErrorFamilyConformance,
+} from "./error-family-conformance";
 
-/** Every class of the core, one instance each, and the class it extends (besides the base). */
-const family = [
-  { Class: HarnessValidationError, make: () => new HarnessValidationError({ message: "x" }) },
-  { Class: HarnessForbiddenError, make: () => new HarnessForbiddenError({ message: "x" }) },
-  { Class: HarnessNotFoundError, make: () => new HarnessNotFoundError({ message: "x" }) },
-  { Class: HarnessConflictError, make: () => new HarnessConflictError({ message: "x" }) },
-  { Class: RefinementError, make: () => new RefinementError({ reason: "locked", message: "x" }) },
-  {
-    Class: FrontmatterError,
-    make: () => new FrontmatterError("x", 3),
-    parent: HarnessValidationError,
-  },
-] as const;
-
-describe("the core's error family", () => {
-  it("tells every class apart with isInstance", () => {
-    for (const made of family) {
-      const error = made.make();
-      for (const asked of family) {
-        const expected =
-          asked.Class === made.Class || ("parent" in made && asked.Class === made.parent);
-        expect(
-          asked.Class.isInstance(error),
-          `${asked.Class.name}.isInstance(new ${made.Class.name})`,
-        ).toBe(expected);
-      }
-      expect(HarnessError.isInstance(error)).toBe(true);
-      expect(error.name).toBe(made.Class.name);
-    }
-  });
-
-  it("is not fooled by plain errors, look-alikes or a base error", () => {
-    const base = new HarnessError({ code: "failed:store", message: "x" });
-    for (const { Class } of family) expect(Class.isInstance(base)).toBe(false);
-    for (const value of [new Error("x"), null, "validation:input", { code: "conflict:entry" }]) {
-      expect(HarnessError.isInstance(value)).toBe(false);
-    }
-  });
-
-  it("keeps a typed code, its type, details and cause", () => {
-    const cause = new Error("root");
-    const error = new HarnessConflictError({
-      message: "stale",
-      surface: "entry",
-      details: { id: "a" },
-      cause,
-    });
-    expect(error).toMatchObject({ code: "conflict:entry", type: "conflict", details: { id: "a" } });
-    expect(error.cause).toBe(cause);
-    expect(error.name).toBe("HarnessConflictError");
-    expect(new FrontmatterError("bad", 2)).toMatchObject({
-      code: "validation:frontmatter",
-      message: "line 2: bad",
-      line: 2,
-    });
-  });
-});
-
-describe("the one mapping to status and user text", () => {
-  it("gives every class a status", () => {
-    const statuses = family.map(({ make }) => httpStatusOf(make()));
-    expect(statuses).toEqual([400, 403, 404, 409, 409, 400]);
-    expect(httpStatusOf("account:sign_up_closed")).toBe(403);
-    expect(httpStatusOf(new Error("x"))).toBe(500);
-  });
-
-  it("shows family messages, zod issues, and hides everything else", () => {
-    const logged: unknown[] = [];
-    const log = (error: unknown) => logged.push(error);
-    expect(toPublicError(new HarnessNotFoundError({ message: "gone" }), log)).toEqual({
-      status: 404,
-      code: "not_found:harness",
-      message: "gone",
-    });
-    const zodError = z.object({ title: z.string() }).safeParse({}).error;
-    expect(toPublicError(zodError, log)).toMatchObject({ status: 400, code: "validation:input" });
-    expect(toPublicError(zodError, log).message).toContain("title");
-    expect(toPublicError(new Error("secret table name"), log)).toEqual({
-      status: 500,
-      code: "failed:internal",
-      message: "Something went wrong. Try again.",
-    });
-    // A family error whose status is 500 shows its message but is logged too.
-    const failed = new HarnessError({ code: "failed:store", message: "store down" });
-    expect(toPublicError(failed, log)).toMatchObject({ status: 500, message: "store down" });
-    expect(logged).toHaveLength(2);
-  });
-
-  it("records any error as JSON, with a fallback code for foreign ones", () => {
-    expect(toErrorInfo(new HarnessConflictError({ message: "m", details: { at: 1n } }))).toEqual({
-      code: "conflict:harness",
-      message: "m",
-      details: {},
-    });
-    expect(toErrorInfo(new Error("boom"), "refine:error")).toEqual({
-      code: "refine:error",
-      message: "boom",
-    });
-    expect(describeError("down")).toEqual({ code: "failed:store", message: "down" });
-  });
+runErrorFamilyConformance("the core's error family", {
+  family: coreErrorFamily,
+  statuses: coreErrorStatuses,
+  failed: new HarnessError({ code: "failed:store", message: "store down" }),
 });

@@ -101,3 +101,22 @@ export class HarnessError extends Error {
     return hasErrorMarker(error, marker);
   }
 }
+
+/**
+ * The four generic classes (validation, forbidden, not found, conflict) differ only in their
+ * type, the surface their code names by default, and their marker
+ * (`cairn.harness.error.<type>`): `export class X extends genericHarnessError(type, surface) {}`.
+ */
+export function genericHarnessError(type: HarnessErrorType, defaultSurface: HarnessErrorSurface) {
+  const marker = Symbol.for(`cairn.harness.error.${type}`);
+  return class GenericHarnessError extends HarnessError {
+    constructor(options: HarnessErrorOptions) {
+      super({ code: `${type}:${options.surface ?? defaultSurface}`, ...options });
+      (this as unknown as Record<symbol, boolean>)[marker] = true;
+    }
+
+    static override isInstance(error: unknown): error is GenericHarnessError {
+      return hasErrorMarker(error, marker);
+    }
+  };
+}

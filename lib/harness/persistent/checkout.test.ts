@@ -41,20 +41,15 @@ describe("definePersistentDirs", () => {
       }),
     ).toHaveLength(2);
   });
-  it("rejects overlapping dirs", () => {
+  it.each([
+    ["/persistent/user", "/persistent/user/notes"],
+    ["/persistent/user", "/persistent/user"],
+  ])("rejects overlapping dirs (%s and %s)", (first, second) => {
     expect(() =>
       definePersistentDirs({
         dirs: [
-          { harnessDir: "/persistent/user", load, store },
-          { harnessDir: "/persistent/user/notes", load, store },
-        ],
-      }),
-    ).toThrowError(/overlap/);
-    expect(() =>
-      definePersistentDirs({
-        dirs: [
-          { harnessDir: "/persistent/user", load, store },
-          { harnessDir: "/persistent/user", load, store },
+          { harnessDir: first, load, store },
+          { harnessDir: second, load, store },
         ],
       }),
     ).toThrowError(/overlap/);

@@ -6,18 +6,12 @@ import { describe, expect, it } from "vitest";
 
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
-import { seededRandom, sleep } from "./internal/testing";
+import { runContendedTurns, seededRandom, sharedFile, sleep } from "./internal/testing";
 import { localDir } from "./local-dir";
-import { openTurnCheckout } from "./open-turn-checkout";
 import { resolveConflict, retryCommit } from "./retry-commit";
 import type { PersistentDir, PersistentDirBacking } from "./types";
 
 const harnessDir = "/persistent/user";
-const sharedFile = (turns: number, edit: (slot: number) => string | null) =>
-  Array.from(
-    { length: turns },
-    (_, slot) => `${edit(slot) ?? `slot ${slot}: open`}\n-- spacer ${slot} --`,
-  ).join("\n") + "\n";
 
 async function runConcurrentTurns(options: {
   turns: number;
@@ -40,34 +34,14 @@ async function runConcurrentTurns(options: {
     },
   ];
   const commitLog = createInMemoryCommitLog();
-  const titles = new Set<string>();
-  const results = await Promise.all(
-    Array.from({ length: options.turns }, async (_, turnIndex) => {
-      const turn = await openTurnCheckout({
-        dirs,
-        extraBody: { userId: "u1" },
-        session: { chatId: `chat-${turnIndex % 3}` },
-        commitLog,
-      });
-      await jitter();
-      const shared = turn.checkout.readFileOrThrow({ path: `${harnessDir}/shared.md` }) as string;
-      turn.checkout.writeFile({
-        path: `${harnessDir}/shared.md`,
-        content: shared.replace(
-          `slot ${turnIndex}: open\n`,
-          `slot ${turnIndex}: edited by turn ${turnIndex}\n`,
-        ),
-      });
-      if (turnIndex % 5 === 0) {
-        // These turns all rewrite the same line: real conflicts a person must settle.
-        const title = `title: by turn ${turnIndex}\n`;
-        titles.add(title);
-        turn.checkout.writeFile({ path: `${harnessDir}/title.md`, content: title });
-      }
-      await jitter();
-      return turn.finishTurn({ status: "completed" });
-    }),
-  );
+  const { results, titles } = await runContendedTurns({
+    dirs,
+    extraBody: { userId: "u1" },
+    commitLog,
+    harnessDir,
+    turns: options.turns,
+    jitter,
+  });
 
   const commits = results
     .map((result) => (result.status === "not-configured" ? [] : result.commits))

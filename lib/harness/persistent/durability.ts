@@ -1,24 +1,18 @@
 import { HarnessError } from "../errors";
-import type { NewCommitRecord } from "./commit-log";
-import type { ChangeSet, CommitMode, DirCursor, FileContent } from "./types";
+import type { CommitRecord, NewCommitRecord } from "./commit-log";
 
 /**
  * One dir's journaled change set of a turn that has not finished: everything needed to turn it
  * into an `interrupted` commit record if the process dies — the same fields a commit record
- * keeps. Each checkpoint replaces the previous entry of the same `(turnId, harnessDir)`;
- * `revision` only grows within a turn, so an older entry never overwrites a newer one.
+ * keeps (the change set so far may be empty, when the turn undid its writes). Each checkpoint
+ * replaces the previous entry of the same `(turnId, harnessDir)`; `revision` only grows within
+ * a turn, so an older entry never overwrites a newer one.
  */
-export interface TurnJournalEntry {
+export interface TurnJournalEntry extends Pick<
+  CommitRecord,
+  "harnessDir" | "mode" | "owner" | "changes" | "baseCursor" | "base" | "extraBody" | "session"
+> {
   turnId: string;
-  harnessDir: string;
-  mode: CommitMode;
-  owner: string | null;
-  /** The turn's change set so far (may be empty when the turn undid its writes). */
-  changes: ChangeSet;
-  baseCursor: DirCursor;
-  base: Record<string, FileContent | null>;
-  extraBody: unknown;
-  session: unknown;
   /** Grows with every checkpoint of the turn. */
   revision: number;
   at: Date;

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
-import { seededRandom } from "./internal/testing";
+import { flakyStore, seededRandom } from "./internal/testing";
 import { openTurnCheckout } from "./open-turn-checkout";
 import { retryCommit } from "./retry-commit";
-import type { PersistentDir, StoreOptions } from "./types";
+import type { PersistentDir } from "./types";
 
 const TURNS = 1000;
 const slotLine = (slot: number, by?: number) =>
@@ -25,27 +25,7 @@ describe("fault injection: a store failing at random over 1,000 turns", () => {
       const inner = createInMemoryDirBacking({
         files: { "board.md": board((slot) => slotLine(slot)) },
       });
-      const applied = new Map<string, number>();
-      let failuresBefore = 0;
-      let failuresAfter = 0;
-      const store = async (options: StoreOptions) => {
-        const roll = random();
-        if (roll < 0.15) {
-          failuresBefore += 1;
-          throw new Error("injected: connection reset before the write");
-        }
-        const result = await inner.store(options);
-        if (result.status === "stored") {
-          for (const file of options.changes.created)
-            applied.set(file.path, (applied.get(file.path) ?? 0) + 1);
-        }
-        if (roll < 0.3) {
-          // The write landed but the acknowledgement was lost: the runtime must not apply it twice.
-          failuresAfter += 1;
-          throw new Error("injected: timeout after the write");
-        }
-        return result;
-      };
+      const { store, faults } = flakyStore(inner.store, random);
       const dirs: PersistentDir[] = [{ harnessDir: "/persistent/user", load: inner.load, store }];
       const commitLog = createInMemoryCommitLog();
       const retryOpen = async () => {
@@ -85,14 +65,17 @@ describe("fault injection: a store failing at random over 1,000 turns", () => {
         await retryOpen();
       }
 
-      expect(failuresBefore).toBeGreaterThan(50);
-      expect(failuresAfter).toBeGreaterThan(50);
+      expect(faults.before).toBeGreaterThan(50);
+      expect(faults.after).toBeGreaterThan(50);
       expect(failedTurns).toBeGreaterThan(100);
       expect((await commitLog.listCommits({ status: "open" })).commits).toEqual([]);
       const files = inner.files();
       for (let turnIndex = 0; turnIndex < TURNS; turnIndex += 1) {
         expect(files[`turns/${turnIndex}.md`]).toBe(`turn ${turnIndex}\n`);
-        expect(applied.get(`turns/${turnIndex}.md`), `turns/${turnIndex}.md applied once`).toBe(1);
+        expect(
+          faults.applied.get(`turns/${turnIndex}.md`),
+          `turns/${turnIndex}.md applied once`,
+        ).toBe(1);
       }
       expect(files["board.md"]).toBe(board((slot) => slotLine(slot, slot)));
       expect(Object.keys(files)).toHaveLength(TURNS + 1);

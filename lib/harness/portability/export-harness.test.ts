@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HarnessError } from "../errors";
 import { InMemoryHarnessStorage } from "../store/in-memory-storage";
 import { exportHarness } from "./export-harness";
@@ -9,20 +9,12 @@ import {
   entryContent,
   globalEntries,
   readTree,
-  temporaryDirectory,
+  registerTemporaryDirectories,
   testHarness,
 } from "./internal/testing";
 import { InMemoryRefinementHistory, type RefinementHistoryRecord } from "./refinement-history";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()!();
-});
-function tmp(): string {
-  const { dir, cleanup } = temporaryDirectory();
-  cleanups.push(cleanup);
-  return dir;
-}
+const tmp = registerTemporaryDirectories();
 
 const refinementRecords: RefinementHistoryRecord[] = [
   {

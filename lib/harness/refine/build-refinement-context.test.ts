@@ -6,33 +6,27 @@ import {
   REFINEMENT_CONTEXT_LIMITS,
 } from "./build-refinement-context";
 import { editor, harnessFixture, member, sectionOf } from "./internal/test-support";
+import { newRefinement } from "./refinement-store";
 import { type ConversationMessage, type Refinement } from "./types";
 
 function refinementAt(index: number): Refinement {
+  const at = new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString();
   return {
-    id: `r-${index}`,
-    workspaceId: "w1",
-    chatId: "chat-1",
-    scope: "local",
-    trigger: "explicit",
-    status: "applied",
-    review: null,
-    approval: null,
-    summary: `Refinement number ${index}`,
-    rationale: "",
-    expectedOutcome: "",
-    instructions: null,
-    edits: [],
-    error: null,
-    harnessVersionBefore: 1,
-    harnessVersionAfter: 2,
-    model: null,
-    usage: null,
-    actorId: "member-1",
-    rollbackOf: null,
-    outcome: index === 24 ? { verdict: "refuted", note: "no effect", by: "u", at: "x" } : null,
-    createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString(),
-    updatedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString(),
+    ...newRefinement({
+      id: `r-${index}`,
+      workspaceId: "w1",
+      chatId: "chat-1",
+      scope: "local",
+      trigger: "explicit",
+      status: "applied",
+      summary: `Refinement number ${index}`,
+      harnessVersionBefore: 1,
+      harnessVersionAfter: 2,
+      actorId: "member-1",
+      outcome: index === 24 ? { verdict: "refuted", note: "no effect", by: "u", at: "x" } : null,
+      createdAt: at,
+    }),
+    updatedAt: at,
   };
 }
 

@@ -143,46 +143,36 @@ async function checkEdit(input: {
   abortSignal?: AbortSignal;
 }): Promise<Checked> {
   const { proposed, scope, harness } = input;
+  const refuse = (...error: Parameters<typeof refineError>) =>
+    fail(proposed, scope, refineError(...error));
   if (input.index >= MAX_REFINEMENT_EDITS) {
-    return fail(
-      proposed,
-      scope,
-      refineError(
-        "too_many_edits",
-        `A refinement may propose at most ${MAX_REFINEMENT_EDITS} edits`,
-      ),
+    return refuse(
+      "too_many_edits",
+      `A refinement may propose at most ${MAX_REFINEMENT_EDITS} edits`,
     );
   }
   if (input.scopeError) return fail(proposed, scope, input.scopeError);
 
   const action = proposed.action as RefinementEditAction;
   if (!(REFINEMENT_EDIT_ACTIONS as readonly string[]).includes(action)) {
-    return fail(
-      proposed,
-      scope,
-      refineError(
-        "unknown_action",
-        `Unknown action ${JSON.stringify(proposed.action)}; use create, update or delete`,
-      ),
+    return refuse(
+      "unknown_action",
+      `Unknown action ${JSON.stringify(proposed.action)}; use create, update or delete`,
     );
   }
   const kind = proposed.kind as EntryKind;
   if (!(ENTRY_KINDS as readonly string[]).includes(kind)) {
-    return fail(
-      proposed,
-      scope,
-      refineError(
-        "unknown_kind",
-        `Unknown kind ${JSON.stringify(proposed.kind)}; use ${ENTRY_KINDS.join(", ")}`,
-      ),
+    return refuse(
+      "unknown_kind",
+      `Unknown kind ${JSON.stringify(proposed.kind)}; use ${ENTRY_KINDS.join(", ")}`,
     );
   }
   if (!isNonEmptyString(proposed.reason)) {
-    return fail(proposed, scope, refineError("missing_field", "Every edit needs a reason"));
+    return refuse("missing_field", "Every edit needs a reason");
   }
   for (const field of ["id", "title", "content", "path"] as const) {
     if (proposed[field] !== undefined && typeof proposed[field] !== "string") {
-      return fail(proposed, scope, refineError("invalid_entry", `${field} must be a string`));
+      return refuse("invalid_entry", `${field} must be a string`);
     }
   }
   if (
@@ -191,25 +181,21 @@ async function checkEdit(input: {
       proposed.metadata === null ||
       Array.isArray(proposed.metadata))
   ) {
-    return fail(proposed, scope, refineError("invalid_entry", "metadata must be a JSON object"));
+    return refuse("invalid_entry", "metadata must be a JSON object");
   }
   // The store's own id rules and wording (edit-planner.ts), mapped to refinement codes.
   const idProblem = proposed.id === undefined ? null : checkEntryId(proposed.id);
   if (idProblem?.rule === "reserved_id") {
-    return fail(proposed, scope, refineError("base_prompt", idProblem.error.message));
+    return refuse("base_prompt", idProblem.error.message);
   }
   if (action !== "create" && proposed.id === undefined) {
-    return fail(
-      proposed,
-      scope,
-      refineError("missing_field", `${action} needs the id of the entry`),
-    );
+    return refuse("missing_field", `${action} needs the id of the entry`);
   }
   if (idProblem) {
-    return fail(proposed, scope, refineError("invalid_entry", idProblem.error.message));
+    return refuse("invalid_entry", idProblem.error.message);
   }
   if (action === "create" && (proposed.title === undefined || proposed.content === undefined)) {
-    return fail(proposed, scope, refineError("missing_field", "create needs a title and content"));
+    return refuse("missing_field", "create needs a title and content");
   }
   if (
     action === "update" &&
@@ -218,11 +204,7 @@ async function checkEdit(input: {
     proposed.path === undefined &&
     proposed.metadata === undefined
   ) {
-    return fail(
-      proposed,
-      scope,
-      refineError("missing_field", "update needs at least one of title, content, path, metadata"),
-    );
+    return refuse("missing_field", "update needs at least one of title, content, path, metadata");
   }
 
   const id = proposed.id;

@@ -29,10 +29,18 @@ export {
   decodeRefinementCursor,
   encodeRefinementCursor,
   filterLists,
+  newRefinement,
+  refinementIdTaken,
+  refinementPage,
   wantsImported,
   type RefinementFilter,
   type RefinementPatch,
   type RefinementStore,
+  type CreateRefinementOptions,
+  type GetLastReviewAtOptions,
+  type GetRefinementOptions,
+  type ListRefinementsOptions,
+  type UpdateRefinementOptions,
 } from "./refinement-store";
 export {
   REFINEMENT_CONTEXT_LIMITS,

@@ -46,6 +46,46 @@ export type RefinementPatch = Partial<
   >
 >;
 
+/** What `createRefinement` is given. */
+export interface CreateRefinementOptions {
+  refinement: NewRefinement;
+  abortSignal?: AbortSignal;
+}
+
+/** What `getRefinement` is given. */
+export interface GetRefinementOptions {
+  workspaceId: string;
+  id: string;
+  abortSignal?: AbortSignal;
+}
+
+/** What `listRefinements` is given. */
+export interface ListRefinementsOptions {
+  workspaceId: string;
+  filter?: RefinementFilter;
+  cursor?: string | null;
+  limit?: number;
+  abortSignal?: AbortSignal;
+}
+
+/** What `updateRefinement` is given. */
+export interface UpdateRefinementOptions {
+  workspaceId: string;
+  id: string;
+  patch: RefinementPatch;
+  /** ISO 8601 UTC. */
+  updatedAt: string;
+  expectedStatus?: RefinementStatus;
+  abortSignal?: AbortSignal;
+}
+
+/** What `getLastReviewAt` is given. */
+export interface GetLastReviewAtOptions {
+  workspaceId: string;
+  chatId?: string;
+  abortSignal?: AbortSignal;
+}
+
 /**
  * Where refinements are recorded. Every method is scoped to one workspace; nothing of another
  * workspace is read or written. Returned objects are the caller's to keep. Every
@@ -56,29 +96,16 @@ export interface RefinementStore {
    * Records a refinement with the given id (`updatedAt` = `createdAt`). Throws
    * `HarnessConflictError` (`conflict:refinement`) if the id is taken.
    */
-  createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement>;
+  createRefinement(options: CreateRefinementOptions): Promise<Refinement>;
 
   /** The refinement, or `null` when it does not exist in this workspace. */
-  getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null>;
+  getRefinement(options: GetRefinementOptions): Promise<Refinement | null>;
 
   /**
    * A page of refinements, newest first (`createdAt` desc, then `id` desc). `limit` is 1–500,
    * default 50; `cursor` is the previous page's opaque `nextCursor`.
    */
-  listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>>;
+  listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>>;
 
   /**
    * Changes the given fields and sets `updatedAt`. With `expectedStatus`, applies only if the
@@ -86,32 +113,78 @@ export interface RefinementStore {
    * compare-and-swap that keeps a pending proposal from being approved twice. Throws
    * `HarnessNotFoundError` when missing.
    */
-  updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    /** ISO 8601 UTC. */
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement>;
+  updateRefinement(options: UpdateRefinementOptions): Promise<Refinement>;
 
   /**
    * When the review gate last ran: the `createdAt` of the newest refinement with an automatic
    * trigger (whatever its outcome — declined and failed reviews count), in this chat when
    * `chatId` is given, else anywhere in the workspace. `null` when never. Drives the cooldown.
    */
-  getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null>;
+  getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null>;
+}
+
+/**
+ * A refinement to record with every result field empty — no review, approval, text, edits,
+ * error, versions, model, usage, rollback or outcome — and `instructions` null; `fields` gives
+ * who, where and when, and may set any other field.
+ */
+export function newRefinement(
+  fields: Pick<
+    NewRefinement,
+    "id" | "workspaceId" | "chatId" | "scope" | "trigger" | "status" | "actorId" | "createdAt"
+  > &
+    Partial<NewRefinement>,
+): NewRefinement {
+  return {
+    review: null,
+    approval: null,
+    summary: "",
+    rationale: "",
+    expectedOutcome: "",
+    instructions: null,
+    edits: [],
+    error: null,
+    harnessVersionBefore: null,
+    harnessVersionAfter: null,
+    model: null,
+    usage: null,
+    rollbackOf: null,
+    outcome: null,
+    ...fields,
+  };
 }
 
 /** Clamps a page size to 1–500 (default 50). */
 export function clampRefinementLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_SIZE;
   return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(limit)));
+}
+
+/** The conflict every store throws when a new refinement's id is taken (`cause`: the driver's error). */
+export function refinementIdTaken(id: string, cause?: unknown): HarnessConflictError {
+  return new HarnessConflictError({
+    surface: "refinement",
+    message: `Refinement ${id} already exists`,
+    details: { id },
+    cause,
+  });
+}
+
+/**
+ * A page of refinements from `rows`, newest first and read one past `limit`: the first `limit`
+ * as items, and the cursor after the last one when there were more.
+ */
+export function refinementPage<Row>(
+  rows: readonly Row[],
+  limit: number,
+  toRefinement: (row: Row) => Refinement,
+): Page<Refinement> {
+  const items = rows.slice(0, limit).map(toRefinement);
+  const last = items.at(-1);
+  return {
+    items,
+    nextCursor: rows.length > limit && last ? encodeRefinementCursor(last) : null,
+  };
 }
 
 /** Encodes the position after `refinement` in the newest-first order. */
@@ -196,42 +269,25 @@ export class InMemoryRefinementStore implements RefinementStore {
     return `${workspaceId}\u0000${id}`;
   }
 
-  async createRefinement(options: {
-    refinement: NewRefinement;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async createRefinement(options: CreateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const { refinement } = options;
     const key = this.key(refinement.workspaceId, refinement.id);
     if (this.rows.has(key)) {
-      throw new HarnessConflictError({
-        surface: "refinement",
-        message: `Refinement ${refinement.id} already exists`,
-        details: { id: refinement.id },
-      });
+      throw refinementIdTaken(refinement.id);
     }
     const row: Refinement = structuredClone({ ...refinement, updatedAt: refinement.createdAt });
     this.rows.set(key, row);
     return structuredClone(row);
   }
 
-  async getRefinement(options: {
-    workspaceId: string;
-    id: string;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement | null> {
+  async getRefinement(options: GetRefinementOptions): Promise<Refinement | null> {
     options.abortSignal?.throwIfAborted();
     const row = this.rows.get(this.key(options.workspaceId, options.id));
     return row ? structuredClone(row) : null;
   }
 
-  async listRefinements(options: {
-    workspaceId: string;
-    filter?: RefinementFilter;
-    cursor?: string | null;
-    limit?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<Page<Refinement>> {
+  async listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampRefinementLimit(options.limit);
     const after = decodeRefinementCursor(options.cursor);
@@ -244,22 +300,10 @@ export class InMemoryRefinementStore implements RefinementStore {
           row.createdAt < after.createdAt ||
           (row.createdAt === after.createdAt && row.id < after.id),
       );
-    const items = all.slice(0, limit).map((row) => structuredClone(row));
-    const last = items.at(-1);
-    return {
-      items,
-      nextCursor: all.length > limit && last ? encodeRefinementCursor(last) : null,
-    };
+    return refinementPage(all, limit, (row) => structuredClone(row));
   }
 
-  async updateRefinement(options: {
-    workspaceId: string;
-    id: string;
-    patch: RefinementPatch;
-    updatedAt: string;
-    expectedStatus?: RefinementStatus;
-    abortSignal?: AbortSignal;
-  }): Promise<Refinement> {
+  async updateRefinement(options: UpdateRefinementOptions): Promise<Refinement> {
     options.abortSignal?.throwIfAborted();
     const key = this.key(options.workspaceId, options.id);
     const row = this.rows.get(key);
@@ -285,11 +329,7 @@ export class InMemoryRefinementStore implements RefinementStore {
     return structuredClone(next);
   }
 
-  async getLastReviewAt(options: {
-    workspaceId: string;
-    chatId?: string;
-    abortSignal?: AbortSignal;
-  }): Promise<string | null> {
+  async getLastReviewAt(options: GetLastReviewAtOptions): Promise<string | null> {
     options.abortSignal?.throwIfAborted();
     let latest: string | null = null;
     for (const row of this.rows.values()) {

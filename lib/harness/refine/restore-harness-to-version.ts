@@ -10,7 +10,7 @@ import {
   type InverseStep,
 } from "./internal/inverse-edits";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
-import { type RefinementStore } from "./refinement-store";
+import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type Refinement } from "./types";
 
 const MAX_ATTEMPTS = 3;
@@ -100,30 +100,20 @@ export async function restoreHarnessToVersion(options: {
       }
       const edits = recordSteps(steps, applied?.revisions ?? []);
       return store.createRefinement({
-        refinement: {
+        refinement: newRefinement({
           id: (options.generateId ?? (() => globalThis.crypto.randomUUID()))(),
           workspaceId: actor.workspaceId,
           chatId: null,
           scope: "global",
           trigger: "restore",
           status: statusOfRecorded(edits),
-          review: null,
-          approval: null,
           summary: `Restore the global harness to version ${options.version}`,
-          rationale: "",
-          expectedOutcome: "",
-          instructions: null,
           edits,
-          error: null,
           harnessVersionBefore: now.harnessVersion,
           harnessVersionAfter: applied?.harnessVersion ?? now.harnessVersion,
-          model: null,
-          usage: null,
           actorId: actor.userId,
-          rollbackOf: null,
-          outcome: null,
           createdAt: options.now.toISOString(),
-        },
+        }),
         abortSignal,
       });
     }

@@ -3,19 +3,14 @@ import { describe, expect, it } from "vitest";
 import { HarnessForbiddenError } from "../errors";
 import { entryKeyOf, type Entry, type Harness } from "../store";
 import { applyRefinement } from "./apply-refinement";
-import { editor, harnessFixture, member, sequentialIds, testClock } from "./internal/test-support";
-import { createRefinementLock } from "./refinement-lock";
-import { InMemoryRefinementStore } from "./refinement-store";
+import { editor, member, refinementFixture } from "./internal/test-support";
+import { newRefinement } from "./refinement-store";
 import { restoreHarnessToVersion } from "./restore-harness-to-version";
 import { rollbackRefinement } from "./rollback-refinement";
 import { type ProposedEdit, type Refinement } from "./types";
 
 function setup() {
-  const fixture = harnessFixture();
-  const store = new InMemoryRefinementStore();
-  const clock = testClock(Date.UTC(2025, 5, 1));
-  const ids = sequentialIds("ref");
-  const lock = createRefinementLock();
+  const { fixture, store, clock, ids, lock } = refinementFixture();
 
   /** Applies a plan as a recorded refinement (what runRefinement does after planning). */
   async function refine(
@@ -37,30 +32,20 @@ function setup() {
       },
     });
     return store.createRefinement({
-      refinement: {
+      refinement: newRefinement({
         id: ids(),
         workspaceId: harness.actor.workspaceId,
         chatId: harness.chatId,
         scope,
         trigger: "explicit",
         status: result.status,
-        review: null,
-        approval: null,
         summary: "refine",
-        rationale: "",
-        expectedOutcome: "",
-        instructions: null,
         edits: result.edits,
-        error: null,
         harnessVersionBefore: result.harnessVersionBefore,
         harnessVersionAfter: result.harnessVersionAfter,
-        model: null,
-        usage: null,
         actorId: harness.actor.userId,
-        rollbackOf: null,
-        outcome: null,
         createdAt: clock().toISOString(),
-      },
+      }),
     });
   }
 

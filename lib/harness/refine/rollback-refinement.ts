@@ -11,7 +11,7 @@ import {
 } from "./internal/inverse-edits";
 import { RefinementError } from "./refinement-error";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
-import { type RefinementStore } from "./refinement-store";
+import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type RecordedEdit, type Refinement } from "./types";
 
 const MAX_ATTEMPTS = 3;
@@ -201,33 +201,25 @@ export async function rollbackRefinement(options: {
       let next = 0;
       const edits = planned.items.map((item) => item.recorded ?? recordedSteps[next++]!);
       const refinement = await store.createRefinement({
-        refinement: {
+        refinement: newRefinement({
           id: (options.generateId ?? (() => globalThis.crypto.randomUUID()))(),
           workspaceId: actor.workspaceId,
           chatId: original.chatId,
           scope: original.scope,
           trigger: "rollback",
           status: statusOfRecorded(edits),
-          review: null,
-          approval: null,
           summary: `Rollback: ${original.summary}`.slice(0, 2_000),
           rationale:
             planned.conflicts.length > 0
               ? `${planned.conflicts.length} entr${planned.conflicts.length === 1 ? "y" : "ies"} changed after the refinement and ${planned.conflicts.length === 1 ? "was" : "were"} left for a decision`
               : "",
-          expectedOutcome: "",
-          instructions: null,
           edits,
-          error: null,
           harnessVersionBefore,
           harnessVersionAfter: applied?.harnessVersion ?? harnessVersionBefore,
-          model: null,
-          usage: null,
           actorId: actor.userId,
           rollbackOf: original.id,
-          outcome: null,
           createdAt: options.now.toISOString(),
-        },
+        }),
         abortSignal,
       });
       return { refinement, conflicts: planned.conflicts, edits };

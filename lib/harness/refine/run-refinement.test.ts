@@ -3,22 +3,18 @@ import { HarnessForbiddenError } from "../errors";
 import { approveRefinement, rejectRefinement, setOutcomeVerdict } from "./approve-refinement";
 import {
   editor,
-  harnessFixture,
   member,
   otherMember,
   promptOf,
+  refinementFixture,
   reply,
   scriptedModel,
   sectionOf,
-  sequentialIds,
   systemOf,
-  testClock,
 } from "./internal/test-support";
 import { PLANNING_MAX_OUTPUT_TOKENS } from "./plan-refinement";
 import { PLANNING_SYSTEM_PROMPT, REVIEW_SYSTEM_PROMPT } from "./prompts";
 import { REVIEW_MAX_OUTPUT_TOKENS } from "./review-refinement";
-import { createRefinementLock } from "./refinement-lock";
-import { InMemoryRefinementStore } from "./refinement-store";
 import { runRefinement, type RunRefinementOptions } from "./run-refinement";
 
 const conversation = [
@@ -43,11 +39,7 @@ const deployPlan = {
 };
 
 function setup() {
-  const fixture = harnessFixture();
-  const store = new InMemoryRefinementStore();
-  const clock = testClock(Date.UTC(2025, 5, 1));
-  const ids = sequentialIds("ref");
-  const lock = createRefinementLock();
+  const { fixture, store, clock, ids, lock } = refinementFixture();
   function run(overrides: Partial<RunRefinementOptions> & Pick<RunRefinementOptions, "models">) {
     const actor = overrides.actor ?? member;
     const chatId = overrides.chatId === undefined ? "chat-1" : overrides.chatId;

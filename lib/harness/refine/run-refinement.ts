@@ -8,7 +8,7 @@ import { modelIdOf } from "./internal/structured-call";
 import { planRefinement } from "./plan-refinement";
 import { toErrorInfo } from "../errors";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
-import { type RefinementStore } from "./refinement-store";
+import { newRefinement, type RefinementStore } from "./refinement-store";
 import { reviewRefinement } from "./review-refinement";
 import {
   type ConversationMessage,
@@ -131,30 +131,17 @@ async function runLocked(
   const automatic = trigger.kind !== "explicit";
   const userInstructions = trigger.instructions?.trim() || undefined;
   const usage: RefinementUsage = {};
-  const base: NewRefinement = {
+  const base = newRefinement({
     id: (options.generateId ?? defaultGenerateId)(),
     workspaceId: actor.workspaceId,
     chatId: options.chatId,
     scope,
     trigger: trigger.kind,
     status: "failed",
-    review: null,
-    approval: null,
-    summary: "",
-    rationale: "",
-    expectedOutcome: "",
     instructions: userInstructions ?? null,
-    edits: [],
-    error: null,
-    harnessVersionBefore: null,
-    harnessVersionAfter: null,
-    model: null,
-    usage: null,
     actorId: actor.userId,
-    rollbackOf: null,
-    outcome: null,
     createdAt: options.now.toISOString(),
-  };
+  });
   const record = (patch: Partial<NewRefinement>) =>
     store.createRefinement({
       refinement: {

@@ -1,5 +1,6 @@
 import { HarnessValidationError } from "../errors";
 import { ENTRY_ID_PATTERN, entryProblem, isReservedEntryId } from "./entry-contracts";
+import type { UpdateEntryInput } from "./harness-api";
 import { jsonEqual } from "./internal/json-equal";
 import { DEFAULT_ENTRY_PATH, type Entry, type EntryRef, type EntrySource } from "./types";
 
@@ -107,18 +108,17 @@ export function planCreatedEntry(input: {
  * `metadataPatch` is merged in. An update that changes no field is `unchanged` (and returns
  * `current`, unvalidated: nothing is written); otherwise the new state is validated.
  */
-export function planUpdatedEntry(input: {
-  current: Entry;
-  title?: string;
-  content?: string;
-  path?: string;
-  metadata?: Record<string, unknown>;
-  metadataPatch?: Record<string, unknown>;
-  pinned?: boolean;
-  source: EntrySource;
-  actorId: string;
-  now: string;
-}): PlannedEntry {
+export function planUpdatedEntry(
+  input: Pick<
+    UpdateEntryInput,
+    "title" | "content" | "path" | "metadata" | "metadataPatch" | "pinned"
+  > & {
+    current: Entry;
+    source: EntrySource;
+    actorId: string;
+    now: string;
+  },
+): PlannedEntry {
   const { current } = input;
   const changed: Pick<Entry, "title" | "content" | "path" | "metadata" | "pinned"> = {
     title: input.title ?? current.title,

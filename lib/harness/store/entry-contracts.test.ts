@@ -2,26 +2,17 @@ import { describe, expect, it } from "vitest";
 import { HarnessValidationError } from "../errors";
 import { assertValidEntry, isReservedEntryId } from "./entry-contracts";
 import { entryKeyOf } from "./entry-key";
+import { testEntry } from "./internal/test-entry";
 import { slugCandidate, slugifyTitle } from "./slug";
 import { type Entry } from "./types";
 
-const valid: Entry = {
+const valid: Entry = testEntry({
   id: "x",
-  kind: "memory",
   title: "X",
   content: "content",
-  path: "general",
   scope: "local",
   chatId: "chat",
-  metadata: {},
-  pinned: false,
-  source: "user",
-  version: 1,
-  createdAt: "2025-01-01T00:00:00.000Z",
-  updatedAt: "2025-01-01T00:00:00.000Z",
-  createdBy: "u",
-  updatedBy: "u",
-};
+});
 
 describe("slugs", () => {
   it("folds, lowercases and bounds titles", () => {

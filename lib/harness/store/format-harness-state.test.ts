@@ -9,6 +9,7 @@ import {
   type PromptViewCache,
 } from "./format-harness-state";
 import { CUT_MARKER, safeCutIndex, toFencedLine } from "./internal/prompt-text";
+import { testEntry } from "./internal/test-entry";
 import { createHarness } from "./create-harness";
 import { InMemoryHarnessStorage } from "./in-memory-storage";
 import { SnapshotCache } from "./reconstruct-harness-state";
@@ -18,24 +19,7 @@ let sequence = 0;
 function entry(overrides: Partial<Entry> & { kind?: EntryKind } = {}): Entry {
   sequence += 1;
   const id = overrides.id ?? `entry-${sequence}`;
-  return {
-    id,
-    kind: "memory",
-    title: `Title ${id}`,
-    content: `Content of ${id}`,
-    path: "general",
-    scope: "global",
-    chatId: null,
-    metadata: {},
-    pinned: false,
-    source: "user",
-    version: 1,
-    createdAt: "2025-01-01T00:00:00.000Z",
-    updatedAt: "2025-01-01T00:00:00.000Z",
-    createdBy: "u",
-    updatedBy: "u",
-    ...overrides,
-  };
+  return testEntry({ id, title: `Title ${id}`, content: `Content of ${id}`, ...overrides });
 }
 
 const dataLines = (output: string) => {

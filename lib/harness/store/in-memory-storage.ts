@@ -11,10 +11,13 @@ import {
 } from "./storage-cursors";
 import { entryKeyOf } from "./entry-key";
 import {
+  type ApplyChangesOptions,
   type EntryFilter,
   type HarnessStoragePort,
+  type ListEntriesOptions,
+  type ListRevisionsInRangeOptions,
+  type ListRevisionsOptions,
   type StorageCallOptions,
-  type StorageChange,
 } from "./store-port";
 import { type Entry, type EntryRef, type Page, type Revision } from "./types";
 
@@ -97,11 +100,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
   }
 
   async applyChanges(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      changes: readonly StorageChange[];
-      expectedHarnessVersion?: number;
-    },
+    options: ApplyChangesOptions,
   ): Promise<{ harnessVersion: number; revisions: Revision[] }> {
     await this.enter(options);
     const data = this.workspace(options.workspaceId);
@@ -197,14 +196,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     };
   }
 
-  async listEntries(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      filter?: EntryFilter;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Entry>> {
+  async listEntries(options: ListEntriesOptions): Promise<Page<Entry>> {
     await this.enter(options);
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isEntryCursor);
@@ -228,15 +220,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     };
   }
 
-  async listRevisions(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      entryKey: string;
-      order?: "asc" | "desc";
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>> {
+  async listRevisions(options: ListRevisionsOptions): Promise<Page<Revision>> {
     await this.enter(options);
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isVersionCursor);
@@ -268,15 +252,7 @@ export class InMemoryHarnessStorage implements HarnessStoragePort {
     return revision ? structuredClone(revision) : null;
   }
 
-  async listRevisionsInRange(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      afterHarnessVersion?: number;
-      upToHarnessVersion?: number;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>> {
+  async listRevisionsInRange(options: ListRevisionsInRangeOptions): Promise<Page<Revision>> {
     await this.enter(options);
     const limit = clampStoragePageSize(options.limit);
     const after = decodeStorageCursor(options.cursor, isRangeCursor);

@@ -54,8 +54,12 @@ export { slugCandidate, slugifyTitle } from "./slug";
 export {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  type ApplyChangesOptions,
   type EntryFilter,
   type HarnessStoragePort,
+  type ListEntriesOptions,
+  type ListRevisionsInRangeOptions,
+  type ListRevisionsOptions,
   type StorageCallOptions,
   type StorageChange,
 } from "./store-port";

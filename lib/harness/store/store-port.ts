@@ -54,6 +54,40 @@ export interface EntryFilter {
   pinned?: boolean;
 }
 
+/** What `applyChanges` is given. */
+export type ApplyChangesOptions = StorageCallOptions & {
+  workspaceId: string;
+  changes: readonly StorageChange[];
+  /** When given, apply only if the harness is still at exactly this version. */
+  expectedHarnessVersion?: number;
+};
+
+/** What `listEntries` is given. */
+export type ListEntriesOptions = StorageCallOptions & {
+  workspaceId: string;
+  filter?: EntryFilter;
+  cursor?: string | null;
+  limit?: number;
+};
+
+/** What `listRevisions` is given. */
+export type ListRevisionsOptions = StorageCallOptions & {
+  workspaceId: string;
+  entryKey: string;
+  order?: "asc" | "desc";
+  cursor?: string | null;
+  limit?: number;
+};
+
+/** What `listRevisionsInRange` is given. */
+export type ListRevisionsInRangeOptions = StorageCallOptions & {
+  workspaceId: string;
+  afterHarnessVersion?: number;
+  upToHarnessVersion?: number;
+  cursor?: string | null;
+  limit?: number;
+};
+
 /**
  * The harness store's storage port: the only way the core reads or writes entries and
  * revisions. Implementations move data; they hold no policy (ids, slugs, versions,
@@ -81,12 +115,7 @@ export interface HarnessStoragePort {
    * @returns the workspace's new harness version and the stored revisions, in input order.
    */
   applyChanges(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      changes: readonly StorageChange[];
-      /** When given, apply only if the harness is still at exactly this version. */
-      expectedHarnessVersion?: number;
-    },
+    options: ApplyChangesOptions,
   ): Promise<{ harnessVersion: number; revisions: Revision[] }>;
 
   /** The current state of one entry, or `null` if it does not exist (never created, or deleted). */
@@ -115,28 +144,13 @@ export interface HarnessStoragePort {
    * @param limit page size, 1–500 (the core clamps it); default 50.
    * @param cursor the `nextCursor` of the previous page; opaque to the caller.
    */
-  listEntries(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      filter?: EntryFilter;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Entry>>;
+  listEntries(options: ListEntriesOptions): Promise<Page<Entry>>;
 
   /**
    * One page of the revisions of one entry key (across deletes and restores), ordered by
    * harness version — ascending (oldest first, the default) or descending.
    */
-  listRevisions(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      entryKey: string;
-      order?: "asc" | "desc";
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>>;
+  listRevisions(options: ListRevisionsOptions): Promise<Page<Revision>>;
 
   /** One revision by id, or `null` if it does not exist in this workspace. */
   getRevision(
@@ -151,15 +165,7 @@ export interface HarnessStoragePort {
    * @param afterHarnessVersion exclusive lower bound; default 0 (from the beginning).
    * @param upToHarnessVersion inclusive upper bound; default no bound.
    */
-  listRevisionsInRange(
-    options: StorageCallOptions & {
-      workspaceId: string;
-      afterHarnessVersion?: number;
-      upToHarnessVersion?: number;
-      cursor?: string | null;
-      limit?: number;
-    },
-  ): Promise<Page<Revision>>;
+  listRevisionsInRange(options: ListRevisionsInRangeOptions): Promise<Page<Revision>>;
 
   /** The workspace's current harness version: 0 before the first change. */
   getHarnessVersion(options: StorageCallOptions & { workspaceId: string }): Promise<number>;

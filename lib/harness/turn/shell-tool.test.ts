@@ -1,25 +1,7 @@
 // These tests run real worker threads (lib/harness/turn/shell-worker.mjs) with small limits.
 import { describe, expect, it } from "vitest";
-import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../persistent";
+import { notesAndHandbookCheckout as checkout } from "./internal/testing";
 import { createShellTool, MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
-
-async function checkout(): Promise<Checkout> {
-  return loadCheckout({
-    dirs: [
-      {
-        harnessDir: "/persistent/user",
-        ...createInMemoryDirBacking({ files: { "notes.md": "one\ntwo\nthree" } }),
-      },
-      {
-        harnessDir: "/persistent/company",
-        commit: "read-only",
-        ...createInMemoryDirBacking({ files: { "handbook.md": "Deploy on Fridays" } }),
-      },
-    ],
-    extraBody: {},
-    session: {},
-  });
-}
 
 /** The reproduction: ~10^10 awk iterations, far beyond any time limit. */
 const RUNAWAY_LOOP = "awk 'BEGIN{for(i=0;i<100000;i++)for(j=0;j<100000;j++)s+=j;print s}'";

@@ -1,5 +1,5 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../actor";
@@ -11,51 +11,19 @@ import {
   type PersistentDir,
 } from "../persistent";
 import { createHarness, InMemoryHarnessStorage, type Harness } from "../store";
+import {
+  drain,
+  scriptedModel,
+  textReply,
+  toolCallReply,
+  usage,
+  userMessage,
+} from "./internal/testing";
 import { streamHarness } from "./stream-harness";
 import type { HarnessDefinition, TurnResult } from "./types";
 
 type Extra = { actor: Actor };
 type Session = { chatId: string };
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function textReply(text: string): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    { type: "text-start", id: "t" },
-    { type: "text-delta", id: "t", delta: text },
-    { type: "text-end", id: "t" },
-    { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
-  ] as LanguageModelV4StreamPart[];
-}
-
-function toolCallReply(
-  toolName: string,
-  input: unknown,
-  id = "call-1",
-): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    { type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) },
-    { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
-  ] as LanguageModelV4StreamPart[];
-}
-
-/** A mock model that answers each call with the next scripted reply and records every call. */
-function scriptedModel(replies: LanguageModelV4StreamPart[][]) {
-  let index = 0;
-  return new MockLanguageModelV4({
-    doStream: async () => {
-      const chunks = replies[Math.min(index++, replies.length - 1)]!;
-      return {
-        stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-      };
-    },
-  });
-}
 
 function systemText(call: LanguageModelV4CallOptions): string {
   return call.prompt
@@ -66,10 +34,6 @@ function systemText(call: LanguageModelV4CallOptions): string {
 
 function toolNames(call: LanguageModelV4CallOptions): string[] {
   return (call.tools ?? []).map((tool) => tool.name).sort();
-}
-
-function userMessage(text: string): UIMessage {
-  return { id: `u-${text.length}`, role: "user", parts: [{ type: "text", text }] };
 }
 
 const member: Actor = { userId: "u1", workspaceId: "w1", role: "member" };
@@ -126,10 +90,7 @@ async function runTurn(
     session: { chatId: "chat-1" },
     extraBody: { actor },
   });
-  // Drain the UI stream as a browser would.
-  const reader = turn.toUIMessageStream().getReader();
-  while (!(await reader.read()).done);
-  return turn.finished;
+  return drain(turn);
 }
 
 describe("streamHarness", () => {

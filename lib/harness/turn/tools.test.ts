@@ -1,25 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { notesAndHandbookCheckout as checkout } from "./internal/testing";
 import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../persistent";
 import { formatDirectoryListing, runMemoryCommand } from "./memory-tool";
 import { runShellCommand } from "./shell-tool";
-
-async function checkout(): Promise<Checkout> {
-  return loadCheckout({
-    dirs: [
-      {
-        harnessDir: "/persistent/user",
-        ...createInMemoryDirBacking({ files: { "notes.md": "one\ntwo\nthree" } }),
-      },
-      {
-        harnessDir: "/persistent/company",
-        commit: "read-only",
-        ...createInMemoryDirBacking({ files: { "handbook.md": "Deploy on Fridays" } }),
-      },
-    ],
-    extraBody: {},
-    session: {},
-  });
-}
 
 describe("memory tool", () => {
   it("views, creates, replaces, inserts, renames and deletes in the checkout", async () => {

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { isUniqueViolation, sqlFor, toBool, toBytes, toDate, type Sql } from "./index";
 
-let database: TestDatabase;
+const database = registerTestDatabase();
 let sql: Sql;
-beforeAll(async () => {
-  database = await createTestDatabase();
+beforeAll(() => {
   sql = sqlFor(database.target);
-});
-afterAll(async () => {
-  await database.cleanup();
 });
 
 describe(`the SQL layer on ${testDatabaseProvider()}`, () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { type Role } from "../../actor";
 import { createHarness, type Harness } from "../../store/create-harness";
 import { InMemoryHarnessStorage } from "../../store/in-memory-storage";
@@ -31,13 +32,20 @@ export function testHarness(options: {
   });
 }
 
-/** A temporary directory, removed by the returned `cleanup`. */
-export function temporaryDirectory(prefix = "cairn-portability-"): {
-  dir: string;
-  cleanup: () => void;
-} {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+/**
+ * For the test file this is called in: a function that makes a temporary directory, and an
+ * `afterEach` that removes every one made during the test.
+ */
+export function registerTemporaryDirectories(prefix = "cairn-portability-"): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(path.join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }
 
 /** Every file below `dir` as relative path → bytes (as a latin1 string for exact comparison). */

@@ -42,22 +42,17 @@ export function inverseStep(options: {
   const { current, target, reason, entryKey, ref } = options;
   const selector = ref.scope === "global" ? { global: true } : { scope: "local" as const };
   const base = { kind: ref.kind, id: ref.id, reason };
+  const step = { entryKey, ref, current, target };
   if (target === null) {
     if (current === null) {
       return {
-        entryKey,
-        ref,
-        current,
-        target,
+        ...step,
         edit: null,
         proposed: { action: "delete", ...base },
       };
     }
     return {
-      entryKey,
-      ref,
-      current,
-      target,
+      ...step,
       edit: {
         op: "delete",
         kind: ref.kind,
@@ -77,10 +72,7 @@ export function inverseStep(options: {
   };
   if (current === null) {
     return {
-      entryKey,
-      ref,
-      current,
-      target,
+      ...step,
       edit: {
         op: "create",
         kind: ref.kind,
@@ -95,10 +87,7 @@ export function inverseStep(options: {
     };
   }
   return {
-    entryKey,
-    ref,
-    current,
-    target,
+    ...step,
     edit: sameFields(current, target)
       ? null
       : {

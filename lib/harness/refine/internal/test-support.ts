@@ -2,6 +2,8 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "
 import { MockLanguageModelV4 } from "ai/test";
 import { type Actor } from "../../actor";
 import { createHarness, InMemoryHarnessStorage, type Harness } from "../../store";
+import { createRefinementLock } from "../refinement-lock";
+import { InMemoryRefinementStore } from "../refinement-store";
 
 /** Test-only helpers: scripted mock models that record what they were sent, and a harness fixture. */
 
@@ -95,5 +97,19 @@ export function harnessFixture() {
     harness(actor: Actor, chatId: string | null): Harness {
       return createHarness({ storage, actor, chatId, clock, generateId: ids });
     },
+  };
+}
+
+/**
+ * What a refinement pipeline test runs on: a harness fixture, an in-memory refinement store, a
+ * clock from 2025-06-01, sequential `ref-` ids and an in-process lock.
+ */
+export function refinementFixture() {
+  return {
+    fixture: harnessFixture(),
+    store: new InMemoryRefinementStore(),
+    clock: testClock(Date.UTC(2025, 5, 1)),
+    ids: sequentialIds("ref"),
+    lock: createRefinementLock(),
   };
 }

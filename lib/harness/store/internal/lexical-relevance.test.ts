@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Entry } from "../types";
 import { EntryFacts, WordDictionary } from "./entry-facts";
 import { queryTerms, relevance } from "./lexical-relevance";
+import { testEntry } from "./test-entry";
 
 const tricky = fc.string({
   unit: fc.constantFrom(
@@ -35,23 +36,14 @@ function entryOf(fields: {
   name: string;
   description: string;
 }): Entry {
-  return {
+  return testEntry({
     id: fields.id,
     kind: "skill",
-    scope: "global",
-    chatId: null,
     title: fields.title,
     content: fields.content,
     path: fields.path,
     metadata: { name: fields.name, description: fields.description },
-    pinned: false,
-    source: "user",
-    version: 1,
-    createdAt: "2025-01-01T00:00:00.000Z",
-    updatedAt: "2025-01-01T00:00:00.000Z",
-    createdBy: "u",
-    updatedBy: "u",
-  };
+  });
 }
 
 /** The remembered-words scoring the prompt view uses, for entries scored in turn. */

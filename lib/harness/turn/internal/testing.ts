@@ -1,11 +1,13 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { simulateReadableStream, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
+import { createInMemoryDirBacking, loadCheckout, type Checkout } from "../../persistent";
 import type { HarnessTurn, TurnResult } from "../types";
 
 /** Test support for turns: scripted mock models (they record every call) and stream helpers. */
 
-const usage = {
+/** The token usage every scripted reply reports. */
+export const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 5, text: 5, reasoning: undefined },
 };
@@ -77,4 +79,26 @@ export async function drain(turn: HarnessTurn): Promise<TurnResult> {
   const reader = turn.toUIMessageStream().getReader();
   while (!(await reader.read()).done);
   return turn.finished;
+}
+
+/**
+ * A turn's checkout of two in-memory dirs: `/persistent/user` with `notes.md` (three lines) and a
+ * read-only `/persistent/company` with `handbook.md`.
+ */
+export async function notesAndHandbookCheckout(): Promise<Checkout> {
+  return loadCheckout({
+    dirs: [
+      {
+        harnessDir: "/persistent/user",
+        ...createInMemoryDirBacking({ files: { "notes.md": "one\ntwo\nthree" } }),
+      },
+      {
+        harnessDir: "/persistent/company",
+        commit: "read-only",
+        ...createInMemoryDirBacking({ files: { "handbook.md": "Deploy on Fridays" } }),
+      },
+    ],
+    extraBody: {},
+    session: {},
+  });
 }
