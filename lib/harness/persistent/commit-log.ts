@@ -27,12 +27,7 @@ export const OPEN_COMMIT_STATUSES = ["failed", "conflict", "interrupted"] as con
 
 /** How an open record was closed. `discarded`: a person chose not to apply it. */
 export type CommitResolution =
-  | "retried"
-  | "ours"
-  | "theirs"
-  | "edited"
-  | "already-applied"
-  | "discarded";
+  "retried" | "ours" | "theirs" | "edited" | "already-applied" | "discarded";
 
 /**
  * A durable record of one commit that did not succeed: everything needed to apply it again
