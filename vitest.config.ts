@@ -15,6 +15,9 @@ export default defineConfig({
       "**/*.multi.test.ts",
     ],
     environment: "node",
+    // next-auth imports `next/server` without its extension, which Node's ESM resolver refuses;
+    // Vite's resolver (inline) finds it, so code that imports next-auth can be unit-tested.
+    server: { deps: { inline: ["next-auth"] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Database suites share one database per run; files run one at a time for clear isolation.

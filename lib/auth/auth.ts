@@ -4,6 +4,7 @@ import GitHub from "next-auth/providers/github";
 import { z } from "zod";
 import { getDb, type Db } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { authLogger } from "./auth-logger";
 import { clientAddressOf } from "./client-address";
 import { checkSignIn } from "./sign-in";
 
@@ -47,6 +48,7 @@ export const githubEnabled = Boolean(process.env.AUTH_GITHUB_ID && process.env.A
 
 const config: NextAuthConfig = {
   trustHost: true,
+  logger: authLogger,
   session: { strategy: "jwt" },
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [

@@ -1,0 +1,13 @@
+import { CredentialsSignin, type NextAuthConfig } from "next-auth";
+
+/**
+ * Auth.js's logger, but a refused sign-in (wrong password, rate limited, limiter unavailable —
+ * which logs its own cause where it happens) is an answer to the person, not a server error:
+ * Auth.js would print each one as `[auth][error]` with a stack trace.
+ */
+export const authLogger: NonNullable<NextAuthConfig["logger"]> = {
+  error(error) {
+    if (error instanceof CredentialsSignin) return;
+    console.error("[auth][error]", error);
+  },
+};
