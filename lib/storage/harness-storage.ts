@@ -1,3 +1,6 @@
+// Over 500 lines, knowingly: the one harness storage adapter (entries, revisions, batches,
+// events, the prompt view's reads) for both databases; its statements share row mappers and
+// read best in one place.
 import { databaseTargetOf, resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
 import {
   type Entry,

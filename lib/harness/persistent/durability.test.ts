@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: the durability promises (spool, journal, recovery, retry) are one
+// story told over shared fixtures; split, each file would repeat them.
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import nodePath from "node:path";

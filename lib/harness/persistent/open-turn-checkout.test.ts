@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one case per commit mode and failure path of one module, sharing
+// its fixtures.
 import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 

@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one case per rule of the import pipeline (hostile paths, limits,
+// front matter, conflicts), sharing its fixtures.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

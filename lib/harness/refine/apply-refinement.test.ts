@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one case per edit rule and outcome of applying a refinement,
+// sharing its fixtures.
 import { describe, expect, it } from "vitest";
 import { HarnessError } from "../errors";
 import { entryKeyOf, type Harness } from "../store";

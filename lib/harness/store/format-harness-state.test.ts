@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: the prompt view's budget and exactness properties with their
+// examples, over shared generators.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,3 +1,5 @@
+// Over 500 lines, knowingly: one case per host hook and staged-file path of streamHarness,
+// sharing the turn's test support.
 import { describe, expect, it } from "vitest";
 import {
   createInMemoryCommitLog,
