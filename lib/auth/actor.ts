@@ -30,7 +30,7 @@ const claimsCache = (globalForAuth.cairnSessionClaims ??= new SessionClaimsCache
  * The request's session token as Auth.js decodes it, remembered per process by a hash of the
  * session cookie: a chat turn (and any request) with a cookie seen before skips the JWE
  * decrypt. Only what the token itself says is remembered — never the role (see
- * SessionClaimsCache and docs/decisions/0025-session-claims-cache.md).
+ * SessionClaimsCache and docs/decisions/0025-chat-turn-stream-and-session-cache.md).
  */
 async function sessionClaims(): Promise<SessionClaims | null> {
   const requestHeaders = await headers();

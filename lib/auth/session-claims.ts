@@ -46,7 +46,7 @@ export function sessionCacheKey(
  * the server's secret, so a hit is exactly what Auth.js would return — except after the token
  * expires, which `expiresAt` bounds. Revocation (sign-out, removal) and role changes are not
  * cached: getActor reads the membership and session version on every request. See
- * docs/decisions/0025-session-claims-cache.md.
+ * docs/decisions/0025-chat-turn-stream-and-session-cache.md.
  */
 export class SessionClaimsCache {
   private readonly entries = new Map<string, { claims: SessionClaims; until: number }>();
