@@ -1,6 +1,6 @@
 // The bash tool's worker: runs one just-bash command over a copy of the checkout's files and
 // posts back what changed. Plain JavaScript on purpose: Node loads it as it is, under vitest and
-// under `next start`, with no build step (see docs/decisions/0008-shell-in-a-worker.md).
+// under `next start`, with no build step (see docs/decisions/0008-shell-in-a-worker-thread.md).
 //
 // Protocol. The worker loads just-bash as soon as it starts (the parent keeps one spare worker
 // warm this way), then takes exactly one job message: { command, files: [path, string |
