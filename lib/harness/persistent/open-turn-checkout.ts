@@ -21,7 +21,7 @@ import {
   type TurnJournal,
 } from "./durability";
 import { describeError } from "../errors";
-import { applyCommit } from "./internal/apply-commit";
+import { applyCommit, type ApplyOutcome } from "./internal/apply-commit";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";
@@ -179,6 +179,34 @@ export function summarizeChanges(changes: ChangeSet): ChangeSummary {
   };
 }
 
+/**
+ * A commit the backing stored (or already held): emits its `commit.succeeded` event and
+ * returns what a succeeded result says of it (for a turn's commit and a retried one alike).
+ */
+export function commitSucceeded(
+  outcome: Extract<ApplyOutcome, { status: "stored" | "already-applied" }>,
+  context: {
+    harnessDir: string;
+    mode: CommitMode;
+    changes: ChangeSummary;
+    clock: Clock;
+    emit: (event: PersistentDirTraceEvent) => void;
+  },
+): { status: "succeeded"; cursor: DirCursor; merged: boolean; changes: ChangeSummary } {
+  const { harnessDir, mode, changes, clock, emit } = context;
+  const merged = outcome.status === "already-applied" || outcome.merged;
+  emit({
+    type: "commit.succeeded",
+    at: clock.now().toISOString(),
+    harnessDir,
+    mode,
+    cursor: outcome.cursor,
+    merged,
+    changes,
+  });
+  return { status: "succeeded", cursor: outcome.cursor, merged, changes };
+}
+
 /** Builds the host result from per-dir commits. */
 export function toPersistenceResult(commits: DirCommitResult[]): PersistenceResult {
   const failedCommits = commits.filter(
@@ -262,7 +290,6 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       abortSignal,
     });
     if (outcome.status === "stored" || outcome.status === "already-applied") {
-      const merged = outcome.status === "already-applied" || outcome.merged;
       if (options.turnId !== undefined) {
         await settleInterruptedRecord({
           commitLog: options.commitLog,
@@ -270,22 +297,10 @@ export async function openTurnCheckout<TExtraBody, TSession>(
           cursor: outcome.cursor,
         });
       }
-      emit({
-        type: "commit.succeeded",
-        at: clock.now().toISOString(),
-        harnessDir,
-        mode,
-        cursor: outcome.cursor,
-        merged,
-        changes: summary,
-      });
       return {
         harnessDir,
         mode,
-        status: "succeeded",
-        changes: summary,
-        cursor: outcome.cursor,
-        merged,
+        ...commitSucceeded(outcome, { harnessDir, mode, changes: summary, clock, emit }),
       };
     }
     const error =

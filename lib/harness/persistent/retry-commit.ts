@@ -10,7 +10,11 @@ import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-pers
 import { applyCommit } from "./internal/apply-commit";
 import { contentByteLength, isFileContent } from "./internal/content";
 import { changedContent, type PathOverride } from "./internal/merge";
-import { DEFAULT_MAX_COMMIT_ATTEMPTS, summarizeChanges } from "./open-turn-checkout";
+import {
+  commitSucceeded,
+  DEFAULT_MAX_COMMIT_ATTEMPTS,
+  summarizeChanges,
+} from "./open-turn-checkout";
 import { assertFileWithinLimits, joinHarnessPath, printable, validateRelativePath } from "./paths";
 import type {
   ChangeSummary,
@@ -230,7 +234,6 @@ async function apply<TExtraBody, TSession>(
   });
   const attempts = record.attempts + 1;
   if (outcome.status === "stored" || outcome.status === "already-applied") {
-    const merged = outcome.status === "already-applied" || outcome.merged;
     const resolved = await options.commitLog.markResolved({
       id: record.id,
       resolution:
@@ -240,21 +243,9 @@ async function apply<TExtraBody, TSession>(
       cursor: outcome.cursor,
       abortSignal: options.abortSignal,
     });
-    emit({
-      type: "commit.succeeded",
-      at: clock.now().toISOString(),
-      harnessDir,
-      mode,
-      cursor: outcome.cursor,
-      merged,
-      changes: summary,
-    });
     return {
-      status: "succeeded",
+      ...commitSucceeded(outcome, { harnessDir, mode, changes: summary, clock, emit }),
       record: resolved,
-      cursor: outcome.cursor,
-      merged,
-      changes: summary,
     };
   }
   if (outcome.status === "conflict") {
