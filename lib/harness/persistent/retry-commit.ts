@@ -11,6 +11,9 @@ import { applyCommit } from "./internal/apply-commit";
 import { contentByteLength, isFileContent } from "./internal/content";
 import { changedContent, type PathOverride } from "./internal/merge";
 import {
+  commitConflicted,
+  commitFailed,
+  commitStarted,
   commitSucceeded,
   DEFAULT_MAX_COMMIT_ATTEMPTS,
   summarizeChanges,
@@ -214,13 +217,8 @@ async function apply<TExtraBody, TSession>(
     }
   };
   const summary = summarizeChanges(record.changes);
-  emit({
-    type: "commit.started",
-    at: clock.now().toISOString(),
-    harnessDir,
-    mode,
-    changes: summary,
-  });
+  const commitTrace = { harnessDir, mode, changes: summary, clock, emit };
+  commitStarted(commitTrace);
   const outcome = await applyCommit({
     dir,
     extraBody,
@@ -244,7 +242,7 @@ async function apply<TExtraBody, TSession>(
       abortSignal: options.abortSignal,
     });
     return {
-      ...commitSucceeded(outcome, { harnessDir, mode, changes: summary, clock, emit }),
+      ...commitSucceeded(outcome, commitTrace),
       record: resolved,
     };
   }
@@ -255,15 +253,7 @@ async function apply<TExtraBody, TSession>(
       patch: { status: "conflict", error, conflicts: outcome.conflicts, attempts },
       abortSignal: options.abortSignal,
     });
-    emit({
-      type: "commit.conflict",
-      at: clock.now().toISOString(),
-      harnessDir,
-      mode,
-      message: outcome.message,
-      conflictedPaths: outcome.conflicts.map((conflict) => conflict.path),
-      commitId: record.id,
-    });
+    commitConflicted(commitTrace, { ...outcome, commitId: record.id });
     return { status: "conflict", record: updated, message: outcome.message };
   }
   const updated = await options.commitLog.updateCommit({
@@ -276,14 +266,7 @@ async function apply<TExtraBody, TSession>(
     },
     abortSignal: options.abortSignal,
   });
-  emit({
-    type: "commit.failed",
-    at: clock.now().toISOString(),
-    harnessDir,
-    mode,
-    error: outcome.error,
-    commitId: record.id,
-  });
+  commitFailed(commitTrace, { error: outcome.error, commitId: record.id });
   return { status: "failed", record: updated, error: outcome.error };
 }
 
