@@ -2,9 +2,8 @@ import { canWriteGlobal, type Actor } from "../actor";
 import { HarnessForbiddenError, HarnessValidationError } from "../errors";
 import { entryKeyOf, type Entry, type Harness } from "../store";
 import {
-  applySteps,
+  applyStepsOrReplan,
   inverseStep,
-  isConflict,
   recordSteps,
   statusOfRecorded,
   type InverseStep,
@@ -12,8 +11,6 @@ import {
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type Refinement } from "./types";
-
-const MAX_ATTEMPTS = 3;
 
 function globalEntries(entries: readonly Entry[]): Map<string, Entry> {
   return new Map(
@@ -85,19 +82,15 @@ export async function restoreHarnessToVersion(options: {
           }),
         )
         .filter((step) => step.edit !== null);
-      let applied;
-      try {
-        applied = await applySteps({
-          harness,
-          steps,
-          reason,
-          expectedHarnessVersion: now.harnessVersion,
-          abortSignal,
-        });
-      } catch (error) {
-        if (isConflict(error) && attempt < MAX_ATTEMPTS) continue;
-        throw error;
-      }
+      const applied = await applyStepsOrReplan({
+        harness,
+        steps,
+        reason,
+        expectedHarnessVersion: now.harnessVersion,
+        abortSignal,
+        attempt,
+      });
+      if (applied === "replan") continue;
       const edits = recordSteps(steps, applied?.revisions ?? []);
       return store.createRefinement({
         refinement: newRefinement({
