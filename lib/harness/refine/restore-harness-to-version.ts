@@ -11,6 +11,7 @@ import {
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type Refinement } from "./types";
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 function globalEntries(entries: readonly Entry[]): Map<string, Entry> {
   return new Map(
@@ -37,12 +38,7 @@ export async function restoreHarnessToVersion(options: {
   abortSignal?: AbortSignal;
 }): Promise<Refinement> {
   const { harness, actor, store, abortSignal } = options;
-  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "restoreHarnessToVersion needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "restoreHarnessToVersion");
   if (!canWriteGlobal(actor)) {
     throw new HarnessForbiddenError({
       surface: "refinement",

@@ -1,5 +1,5 @@
 import { canWriteGlobal, type Actor } from "../actor";
-import { HarnessForbiddenError, HarnessNotFoundError, HarnessValidationError } from "../errors";
+import { HarnessForbiddenError, HarnessNotFoundError } from "../errors";
 import { entryKeyOf, type Entry, type EntryKind, type EntryScope, type Harness } from "../store";
 import {
   applyStepsOrReplan,
@@ -12,6 +12,7 @@ import { RefinementError } from "./refinement-error";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type RecordedEdit, type Refinement } from "./types";
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 /**
  * An entry a rollback did not revert because it changed after the refinement: its current
@@ -104,12 +105,7 @@ export async function rollbackRefinement(options: {
   abortSignal?: AbortSignal;
 }): Promise<RollbackResult> {
   const { actor, harness, store, abortSignal } = options;
-  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "rollbackRefinement needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "rollbackRefinement");
   const original = await store.getRefinement({
     workspaceId: actor.workspaceId,
     id: options.id,
