@@ -229,6 +229,16 @@ async function checkEdit(input: {
       ? null
       : await harness.getEntry({ kind, id, scope, abortSignal: input.abortSignal });
   const base: Partial<RecordedEdit> = { entryKey, plannedVersion, before: current };
+  /** The edit as recorded when it goes ahead (or changes nothing): from `current` to `after`. */
+  const recordedAs = (after: RecordedEdit["after"], result: "pending" | "unchanged") => ({
+    proposed,
+    scope,
+    entryKey,
+    plannedVersion,
+    before: current,
+    after,
+    result,
+  });
   const changedDuringPlanning = () =>
     fail(
       proposed,
@@ -365,16 +375,7 @@ async function checkEdit(input: {
     if (current.version !== plannedVersion) return changedDuringPlanning();
     if (action === "delete") {
       return {
-        recorded: {
-          proposed,
-          scope,
-          ...base,
-          entryKey,
-          plannedVersion,
-          before: current,
-          after: null,
-          result: "pending",
-        },
+        recorded: recordedAs(null, "pending"),
         harnessEdit: {
           op: "delete",
           kind,
@@ -400,15 +401,7 @@ async function checkEdit(input: {
     if (!planned.ok) return invalid(planned.problem);
     if (planned.unchanged) {
       return {
-        recorded: {
-          proposed,
-          scope,
-          entryKey,
-          plannedVersion,
-          before: current,
-          after: current,
-          result: "unchanged",
-        },
+        recorded: recordedAs(current, "unchanged"),
         kind,
         id,
       };
@@ -428,15 +421,7 @@ async function checkEdit(input: {
     };
   }
   return {
-    recorded: {
-      proposed,
-      scope,
-      entryKey,
-      plannedVersion,
-      before: current,
-      after: planned.entry,
-      result: "pending",
-    },
+    recorded: recordedAs(planned.entry, "pending"),
     harnessEdit,
     kind,
     id,
