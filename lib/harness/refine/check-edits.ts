@@ -264,6 +264,15 @@ async function checkEdit(input: {
     source: "refinement" as const,
     cause: "refinement" as const,
   };
+  /** What a create or update writes: the planned entry's fields, in its scope. */
+  const writtenFields = (after: Entry) => ({
+    title: after.title,
+    content: after.content,
+    path: after.path,
+    metadata: after.metadata,
+    ...scopeSelector,
+    ...common,
+  });
 
   if (action === "create") {
     if (current) {
@@ -331,17 +340,11 @@ async function checkEdit(input: {
       now: input.now,
     });
     if (!planned.ok) return invalid(planned.problem);
-    const after = planned.entry;
     harnessEdit = {
       op: "create",
       kind,
       ...(id !== undefined ? { id } : {}),
-      title: after.title,
-      content: after.content,
-      path: after.path,
-      metadata: after.metadata,
-      ...scopeSelector,
-      ...common,
+      ...writtenFields(planned.entry),
     };
   } else {
     if (!current) {
@@ -406,18 +409,12 @@ async function checkEdit(input: {
         id,
       };
     }
-    const after = planned.entry;
     harnessEdit = {
       op: "update",
       kind,
       id: id!,
       expectedVersion: current.version,
-      title: after.title,
-      content: after.content,
-      path: after.path,
-      metadata: after.metadata,
-      ...scopeSelector,
-      ...common,
+      ...writtenFields(planned.entry),
     };
   }
   return {
