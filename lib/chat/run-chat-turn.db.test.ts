@@ -3,7 +3,6 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
 import type * as AiModule from "@/lib/ai";
-import type { ModelReady } from "@/lib/ai";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 
@@ -44,18 +43,11 @@ const model = new MockLanguageModelV4({
 
 vi.mock("@/lib/ai", async (importOriginal) => {
   const original = await importOriginal<typeof AiModule>();
+  const { readyModel } = await import("@/lib/ai/testing");
   const notReady = { status: "unavailable", message: "No refine model in this test.", help: [] };
   return {
     ...original,
-    getChatModel: () =>
-      Promise.resolve({
-        status: "ready",
-        model,
-        provider: "openai-compatible",
-        modelId: "mock",
-        contextWindow: 100_000,
-        contextWindowSource: "configured",
-      } as unknown as ModelReady),
+    getChatModel: () => readyModel(model),
     getRefineModel: () => Promise.resolve(notReady),
   };
 });

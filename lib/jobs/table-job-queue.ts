@@ -92,40 +92,24 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
           retryCount,
         });
     const state = retry ? "retry" : "failed";
-    if (owner === null) {
-      // An expired claim: only if it is still that claim.
-      await sql.run(
-        `UPDATE "Job" SET "state" = ?, "retryCount" = ?,
-          "startAfter" = ?, "output" = ?, "lockedBy" = NULL, "lockedUntil" = NULL,
-          "completedAt" = ?
-        WHERE "id" = ? AND "state" = 'active' AND "lockedUntil" < ?`,
-        [
-          state,
-          retry ? retryCount + 1 : retryCount,
-          startAfter,
-          error,
-          retry ? null : at,
-          row.id,
-          at,
-        ],
-      );
-    } else {
-      await sql.run(
-        `UPDATE "Job" SET "state" = ?, "retryCount" = ?,
-          "startAfter" = ?, "output" = ?, "lockedBy" = NULL, "lockedUntil" = NULL,
-          "completedAt" = ?
-        WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ?`,
-        [
-          state,
-          retry ? retryCount + 1 : retryCount,
-          startAfter,
-          error,
-          retry ? null : at,
-          row.id,
-          owner,
-        ],
-      );
-    }
+    // An expired claim: only if it is still that claim; a held one: only if this owner holds it.
+    const [claimIsStill, claim] =
+      owner === null ? [`"lockedUntil" < ?`, at] : [`"lockedBy" = ?`, owner];
+    await sql.run(
+      `UPDATE "Job" SET "state" = ?, "retryCount" = ?,
+        "startAfter" = ?, "output" = ?, "lockedBy" = NULL, "lockedUntil" = NULL,
+        "completedAt" = ?
+      WHERE "id" = ? AND "state" = 'active' AND ${claimIsStill}`,
+      [
+        state,
+        retry ? retryCount + 1 : retryCount,
+        startAfter,
+        error,
+        retry ? null : at,
+        row.id,
+        claim,
+      ],
+    );
   }
 
   async function expireClaims(name: string): Promise<void> {

@@ -21,7 +21,7 @@ import {
   type TurnJournal,
 } from "./durability";
 import { describeError } from "../errors";
-import { applyCommit } from "./internal/apply-commit";
+import { applyCommit, type ApplyOutcome } from "./internal/apply-commit";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";
@@ -179,6 +179,66 @@ export function summarizeChanges(changes: ChangeSet): ChangeSummary {
   };
 }
 
+/** The dir, change and trace sink of one commit (a turn's or a retried one), for its events. */
+export interface CommitTraceContext {
+  harnessDir: string;
+  mode: CommitMode;
+  changes: ChangeSummary;
+  clock: Clock;
+  emit: (event: PersistentDirTraceEvent) => void;
+}
+
+/** What every event of a commit says: when, and of which dir. */
+function commitEventOf(context: CommitTraceContext) {
+  const { harnessDir, mode, clock } = context;
+  return { at: clock.now().toISOString(), harnessDir, mode };
+}
+
+/** Emits a commit's `commit.started` event. */
+export function commitStarted(context: CommitTraceContext): void {
+  context.emit({ type: "commit.started", ...commitEventOf(context), changes: context.changes });
+}
+
+/** Emits a commit's `commit.conflict` event: the clash's message and paths, its record if any. */
+export function commitConflicted(
+  context: CommitTraceContext,
+  clash: { message: string; conflicts: readonly { path: string }[]; commitId?: string },
+): void {
+  const conflictedPaths = clash.conflicts.map((conflict) => conflict.path);
+  const { message, commitId } = clash;
+  context.emit({
+    type: "commit.conflict",
+    ...commitEventOf(context),
+    message,
+    conflictedPaths,
+    ...(commitId !== undefined ? { commitId } : {}),
+  });
+}
+
+/** Emits a commit's `commit.failed` event: the error, its record if any. */
+export function commitFailed(
+  context: CommitTraceContext,
+  { error, commitId }: { error: { code: string; message: string }; commitId?: string },
+): void {
+  const recorded = commitId !== undefined ? { commitId } : {};
+  context.emit({ type: "commit.failed", ...commitEventOf(context), error, ...recorded });
+}
+
+/**
+ * A commit the backing stored (or already held): emits its `commit.succeeded` event and
+ * returns what a succeeded result says of it (for a turn's commit and a retried one alike).
+ */
+export function commitSucceeded(
+  outcome: Extract<ApplyOutcome, { status: "stored" | "already-applied" }>,
+  context: CommitTraceContext,
+): { status: "succeeded"; cursor: DirCursor; merged: boolean; changes: ChangeSummary } {
+  const { cursor } = outcome;
+  const { changes } = context;
+  const merged = outcome.status === "already-applied" || outcome.merged;
+  context.emit({ type: "commit.succeeded", ...commitEventOf(context), cursor, merged, changes });
+  return { status: "succeeded", cursor, merged, changes };
+}
+
 /** Builds the host result from per-dir commits. */
 export function toPersistenceResult(commits: DirCommitResult[]): PersistenceResult {
   const failedCommits = commits.filter(
@@ -242,13 +302,8 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       return { harnessDir, mode, status: "skipped", skipReason: "read-only", changes: summary };
     if (isEmptyChangeSet(changes))
       return { harnessDir, mode, status: "skipped", skipReason: "no-changes", changes: summary };
-    emit({
-      type: "commit.started",
-      at: clock.now().toISOString(),
-      harnessDir,
-      mode,
-      changes: summary,
-    });
+    const commitTrace: CommitTraceContext = { harnessDir, mode, changes: summary, clock, emit };
+    commitStarted(commitTrace);
     const base = baseOf(state, changes);
     const outcome = await applyCommit({
       dir: state.dir,
@@ -262,7 +317,6 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       abortSignal,
     });
     if (outcome.status === "stored" || outcome.status === "already-applied") {
-      const merged = outcome.status === "already-applied" || outcome.merged;
       if (options.turnId !== undefined) {
         await settleInterruptedRecord({
           commitLog: options.commitLog,
@@ -270,22 +324,10 @@ export async function openTurnCheckout<TExtraBody, TSession>(
           cursor: outcome.cursor,
         });
       }
-      emit({
-        type: "commit.succeeded",
-        at: clock.now().toISOString(),
-        harnessDir,
-        mode,
-        cursor: outcome.cursor,
-        merged,
-        changes: summary,
-      });
       return {
         harnessDir,
         mode,
-        status: "succeeded",
-        changes: summary,
-        cursor: outcome.cursor,
-        merged,
+        ...commitSucceeded(outcome, commitTrace),
       };
     }
     const error =
@@ -366,26 +408,9 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       ...((record && retryAt !== null) || spooled ? { retrying: true } : {}),
       ...(spooled ? { spooled: true } : {}),
     };
-    if (outcome.status === "failed") {
-      emit({
-        type: "commit.failed",
-        at: clock.now().toISOString(),
-        harnessDir,
-        mode,
-        error: result.error!,
-        ...(record ? { commitId: record.id } : {}),
-      });
-    } else {
-      emit({
-        type: "commit.conflict",
-        at: clock.now().toISOString(),
-        harnessDir,
-        mode,
-        message: outcome.message,
-        conflictedPaths: conflicts.map((conflict) => conflict.path),
-        ...(record ? { commitId: record.id } : {}),
-      });
-    }
+    const commitId = record?.id;
+    if (outcome.status === "failed") commitFailed(commitTrace, { error: result.error!, commitId });
+    else commitConflicted(commitTrace, { message: outcome.message, conflicts, commitId });
     try {
       await options.onPersistenceError?.({
         commit: result,

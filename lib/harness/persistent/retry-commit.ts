@@ -10,7 +10,14 @@ import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-pers
 import { applyCommit } from "./internal/apply-commit";
 import { contentByteLength, isFileContent } from "./internal/content";
 import { changedContent, type PathOverride } from "./internal/merge";
-import { DEFAULT_MAX_COMMIT_ATTEMPTS, summarizeChanges } from "./open-turn-checkout";
+import {
+  commitConflicted,
+  commitFailed,
+  commitStarted,
+  commitSucceeded,
+  DEFAULT_MAX_COMMIT_ATTEMPTS,
+  summarizeChanges,
+} from "./open-turn-checkout";
 import { assertFileWithinLimits, joinHarnessPath, printable, validateRelativePath } from "./paths";
 import type {
   ChangeSummary,
@@ -210,13 +217,8 @@ async function apply<TExtraBody, TSession>(
     }
   };
   const summary = summarizeChanges(record.changes);
-  emit({
-    type: "commit.started",
-    at: clock.now().toISOString(),
-    harnessDir,
-    mode,
-    changes: summary,
-  });
+  const commitTrace = { harnessDir, mode, changes: summary, clock, emit };
+  commitStarted(commitTrace);
   const outcome = await applyCommit({
     dir,
     extraBody,
@@ -230,7 +232,6 @@ async function apply<TExtraBody, TSession>(
   });
   const attempts = record.attempts + 1;
   if (outcome.status === "stored" || outcome.status === "already-applied") {
-    const merged = outcome.status === "already-applied" || outcome.merged;
     const resolved = await options.commitLog.markResolved({
       id: record.id,
       resolution:
@@ -240,21 +241,9 @@ async function apply<TExtraBody, TSession>(
       cursor: outcome.cursor,
       abortSignal: options.abortSignal,
     });
-    emit({
-      type: "commit.succeeded",
-      at: clock.now().toISOString(),
-      harnessDir,
-      mode,
-      cursor: outcome.cursor,
-      merged,
-      changes: summary,
-    });
     return {
-      status: "succeeded",
+      ...commitSucceeded(outcome, commitTrace),
       record: resolved,
-      cursor: outcome.cursor,
-      merged,
-      changes: summary,
     };
   }
   if (outcome.status === "conflict") {
@@ -264,15 +253,7 @@ async function apply<TExtraBody, TSession>(
       patch: { status: "conflict", error, conflicts: outcome.conflicts, attempts },
       abortSignal: options.abortSignal,
     });
-    emit({
-      type: "commit.conflict",
-      at: clock.now().toISOString(),
-      harnessDir,
-      mode,
-      message: outcome.message,
-      conflictedPaths: outcome.conflicts.map((conflict) => conflict.path),
-      commitId: record.id,
-    });
+    commitConflicted(commitTrace, { ...outcome, commitId: record.id });
     return { status: "conflict", record: updated, message: outcome.message };
   }
   const updated = await options.commitLog.updateCommit({
@@ -285,14 +266,7 @@ async function apply<TExtraBody, TSession>(
     },
     abortSignal: options.abortSignal,
   });
-  emit({
-    type: "commit.failed",
-    at: clock.now().toISOString(),
-    harnessDir,
-    mode,
-    error: outcome.error,
-    commitId: record.id,
-  });
+  commitFailed(commitTrace, { error: outcome.error, commitId: record.id });
   return { status: "failed", record: updated, error: outcome.error };
 }
 

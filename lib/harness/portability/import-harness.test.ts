@@ -198,12 +198,16 @@ function writePrimeAgentFixture(dir: string): void {
   );
 }
 
+/** A fresh directory of Prime Agent's files, and an empty harness and history to import them into. */
+function primeAgentImport() {
+  const dir = tmp();
+  writePrimeAgentFixture(dir);
+  return { dir, harness: testHarness({}), history: new InMemoryRefinementHistory() };
+}
+
 describe("importHarness: files written by Prime Agent", () => {
   it("imports entries, keeps unknown fields, skips what Cairn does not hold and reports it", async () => {
-    const dir = tmp();
-    writePrimeAgentFixture(dir);
-    const harness = testHarness({});
-    const history = new InMemoryRefinementHistory();
+    const { dir, harness, history } = primeAgentImport();
     const report = await importHarness({ harness, dir, refinementHistory: history });
 
     expect(report).toMatchObject({ created: 6, updated: 0, unchanged: 0, harnessVersion: 1 });
@@ -328,10 +332,7 @@ describe("importHarness: files written by Prime Agent", () => {
   });
 
   it("writes Prime Agent's fields back on export, and re-imports to the same entries", async () => {
-    const dir = tmp();
-    writePrimeAgentFixture(dir);
-    const harness = testHarness({});
-    const history = new InMemoryRefinementHistory();
+    const { dir, harness, history } = primeAgentImport();
     await importHarness({ harness, dir, refinementHistory: history });
 
     const outDir = tmp();
@@ -401,10 +402,7 @@ describe("importHarness: files written by Prime Agent", () => {
 
 describe("importHarness: idempotence", () => {
   it("changes nothing when the same files are imported twice", async () => {
-    const dir = tmp();
-    writePrimeAgentFixture(dir);
-    const harness = testHarness({});
-    const history = new InMemoryRefinementHistory();
+    const { dir, harness, history } = primeAgentImport();
     const first = await importHarness({ harness, dir, refinementHistory: history });
     const second = await importHarness({ harness, dir, refinementHistory: history });
     expect(second).toMatchObject({
@@ -419,9 +417,7 @@ describe("importHarness: idempotence", () => {
   });
 
   it("updates only the entries whose files changed, with cause import", async () => {
-    const dir = tmp();
-    writePrimeAgentFixture(dir);
-    const harness = testHarness({});
+    const { dir, harness } = primeAgentImport();
     await importHarness({ harness, dir });
     write(
       dir,

@@ -1,7 +1,7 @@
 // Applies a refinement's plan: the valid edits in one batch, the edit that breaks a batch
 // isolated, concurrent writes retried. Checking each edit is check-edits.ts.
 import { type Actor } from "../actor";
-import { HarnessError, HarnessValidationError, toErrorInfo } from "../errors";
+import { HarnessError, toErrorInfo } from "../errors";
 import { type EntryScope, type Harness, type Revision } from "../store";
 import { checkEdits, refineError, MAX_REFINEMENT_EDITS, type Checked } from "./check-edits";
 import {
@@ -10,6 +10,7 @@ import {
   type RefinementPlan,
   type RefinementStatus,
 } from "./types";
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 export { MAX_REFINEMENT_EDITS } from "./check-edits";
 
@@ -80,12 +81,7 @@ export async function applyRefinement(
   options: ApplyRefinementOptions,
 ): Promise<ApplyRefinementResult> {
   const { harness, actor } = options;
-  if (actor.userId !== harness.actor.userId || actor.workspaceId !== harness.actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "applyRefinement needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "applyRefinement");
   const dryRun = options.dryRun === true;
   const forced = new Map<number, RefinementErrorInfo>();
   let lastConflict: unknown = null;

@@ -229,6 +229,16 @@ async function checkEdit(input: {
       ? null
       : await harness.getEntry({ kind, id, scope, abortSignal: input.abortSignal });
   const base: Partial<RecordedEdit> = { entryKey, plannedVersion, before: current };
+  /** The edit as recorded when it goes ahead (or changes nothing): from `current` to `after`. */
+  const recordedAs = (after: RecordedEdit["after"], result: "pending" | "unchanged") => ({
+    proposed,
+    scope,
+    entryKey,
+    plannedVersion,
+    before: current,
+    after,
+    result,
+  });
   const changedDuringPlanning = () =>
     fail(
       proposed,
@@ -254,6 +264,15 @@ async function checkEdit(input: {
     source: "refinement" as const,
     cause: "refinement" as const,
   };
+  /** What a create or update writes: the planned entry's fields, in its scope. */
+  const writtenFields = (after: Entry) => ({
+    title: after.title,
+    content: after.content,
+    path: after.path,
+    metadata: after.metadata,
+    ...scopeSelector,
+    ...common,
+  });
 
   if (action === "create") {
     if (current) {
@@ -321,17 +340,11 @@ async function checkEdit(input: {
       now: input.now,
     });
     if (!planned.ok) return invalid(planned.problem);
-    const after = planned.entry;
     harnessEdit = {
       op: "create",
       kind,
       ...(id !== undefined ? { id } : {}),
-      title: after.title,
-      content: after.content,
-      path: after.path,
-      metadata: after.metadata,
-      ...scopeSelector,
-      ...common,
+      ...writtenFields(planned.entry),
     };
   } else {
     if (!current) {
@@ -365,16 +378,7 @@ async function checkEdit(input: {
     if (current.version !== plannedVersion) return changedDuringPlanning();
     if (action === "delete") {
       return {
-        recorded: {
-          proposed,
-          scope,
-          ...base,
-          entryKey,
-          plannedVersion,
-          before: current,
-          after: null,
-          result: "pending",
-        },
+        recorded: recordedAs(null, "pending"),
         harnessEdit: {
           op: "delete",
           kind,
@@ -400,43 +404,21 @@ async function checkEdit(input: {
     if (!planned.ok) return invalid(planned.problem);
     if (planned.unchanged) {
       return {
-        recorded: {
-          proposed,
-          scope,
-          entryKey,
-          plannedVersion,
-          before: current,
-          after: current,
-          result: "unchanged",
-        },
+        recorded: recordedAs(current, "unchanged"),
         kind,
         id,
       };
     }
-    const after = planned.entry;
     harnessEdit = {
       op: "update",
       kind,
       id: id!,
       expectedVersion: current.version,
-      title: after.title,
-      content: after.content,
-      path: after.path,
-      metadata: after.metadata,
-      ...scopeSelector,
-      ...common,
+      ...writtenFields(planned.entry),
     };
   }
   return {
-    recorded: {
-      proposed,
-      scope,
-      entryKey,
-      plannedVersion,
-      before: current,
-      after: planned.entry,
-      result: "pending",
-    },
+    recorded: recordedAs(planned.entry, "pending"),
     harnessEdit,
     kind,
     id,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HarnessConflictError, HarnessNotFoundError } from "../errors";
 import { type Entry } from "../store";
 import { type RefinementStore } from "./refinement-store";
-import { type NewRefinement, type Refinement } from "./types";
+import { type NewRefinement, type Refinement, type RefinementStatus } from "./types";
 
 /**
  * What a conformance run needs from a backend: a fresh store in which the given workspaces
@@ -57,6 +57,22 @@ export function runRefinementStoreConformance(name: string, make: MakeRefinement
     afterEach(async () => {
       await cleanup();
     });
+
+    /** Sets the status alone, `updatedAt` at `second`; with `expectedStatus`, compare-and-swap. */
+    function setStatus(
+      id: string,
+      status: RefinementStatus,
+      second: number,
+      options: { expectedStatus?: RefinementStatus; workspaceId?: string } = {},
+    ): Promise<Refinement> {
+      return store.updateRefinement({
+        workspaceId: options.workspaceId ?? workspaceId,
+        id,
+        ...(options.expectedStatus ? { expectedStatus: options.expectedStatus } : {}),
+        updatedAt: at(second),
+        patch: { status },
+      });
+    }
 
     function draft(overrides: Partial<NewRefinement> = {}): NewRefinement {
       counter++;
@@ -258,13 +274,7 @@ export function runRefinementStoreConformance(name: string, make: MakeRefinement
       expect(await store.getRefinement({ workspaceId, id: pending.id })).toEqual(approved);
 
       await expect(
-        store.updateRefinement({
-          workspaceId,
-          id: pending.id,
-          expectedStatus: "pending",
-          updatedAt: at(501),
-          patch: { status: "rejected" },
-        }),
+        setStatus(pending.id, "rejected", 501, { expectedStatus: "pending" }),
       ).rejects.toBeInstanceOf(HarnessConflictError);
       expect((await store.getRefinement({ workspaceId, id: pending.id }))?.status).toBe("applied");
 
@@ -282,21 +292,11 @@ export function runRefinementStoreConformance(name: string, make: MakeRefinement
       });
       expect(verdict.status).toBe("applied");
 
+      await expect(setStatus("missing", "rejected", 503)).rejects.toBeInstanceOf(
+        HarnessNotFoundError,
+      );
       await expect(
-        store.updateRefinement({
-          workspaceId,
-          id: "missing",
-          updatedAt: at(503),
-          patch: { status: "rejected" },
-        }),
-      ).rejects.toBeInstanceOf(HarnessNotFoundError);
-      await expect(
-        store.updateRefinement({
-          workspaceId: otherWorkspaceId,
-          id: pending.id,
-          updatedAt: at(503),
-          patch: { status: "rejected" },
-        }),
+        setStatus(pending.id, "rejected", 503, { workspaceId: otherWorkspaceId }),
       ).rejects.toBeInstanceOf(HarnessNotFoundError);
     });
 
@@ -304,50 +304,28 @@ export function runRefinementStoreConformance(name: string, make: MakeRefinement
       const queued = await store.createRefinement({
         refinement: draft({ status: "queued", summary: "", model: null, usage: null }),
       });
-      await store.updateRefinement({
-        workspaceId,
-        id: queued.id,
-        expectedStatus: "queued",
-        updatedAt: at(600),
-        patch: { status: "running" },
-      });
-      const review = { shouldRefine: true, rationale: "worth it", instructions: "focus" };
-      const done = await store.updateRefinement({
-        workspaceId,
-        id: queued.id,
-        expectedStatus: "running",
-        updatedAt: at(601),
-        patch: {
-          status: "applied",
-          review,
-          summary: "Added a fact",
-          rationale: "because",
-          expectedOutcome: "better answers",
-          instructions: "focus",
-          model: "m-1",
-          usage: { plan: { modelId: "m-1", inputTokens: 3, outputTokens: 4 } },
-        },
-      });
-      expect(done).toMatchObject({
+      await setStatus(queued.id, "running", 600, { expectedStatus: "queued" });
+      const outcome = {
         status: "applied",
-        review,
+        review: { shouldRefine: true, rationale: "worth it", instructions: "focus" },
         summary: "Added a fact",
         rationale: "because",
         expectedOutcome: "better answers",
         instructions: "focus",
         model: "m-1",
         usage: { plan: { modelId: "m-1", inputTokens: 3, outputTokens: 4 } },
-        createdAt: queued.createdAt,
+      } as const;
+      const done = await store.updateRefinement({
+        workspaceId,
+        id: queued.id,
+        expectedStatus: "running",
+        updatedAt: at(601),
+        patch: outcome,
       });
+      expect(done).toMatchObject({ ...outcome, createdAt: queued.createdAt });
       expect(await store.getRefinement({ workspaceId, id: queued.id })).toEqual(done);
       await expect(
-        store.updateRefinement({
-          workspaceId,
-          id: queued.id,
-          expectedStatus: "queued",
-          updatedAt: at(602),
-          patch: { status: "running" },
-        }),
+        setStatus(queued.id, "running", 602, { expectedStatus: "queued" }),
       ).rejects.toBeInstanceOf(HarnessConflictError);
     });
 

@@ -2,9 +2,8 @@ import { canWriteGlobal, type Actor } from "../actor";
 import { HarnessForbiddenError, HarnessValidationError } from "../errors";
 import { entryKeyOf, type Entry, type Harness } from "../store";
 import {
-  applySteps,
+  applyStepsOrReplan,
   inverseStep,
-  isConflict,
   recordSteps,
   statusOfRecorded,
   type InverseStep,
@@ -12,8 +11,7 @@ import {
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type Refinement } from "./types";
-
-const MAX_ATTEMPTS = 3;
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 function globalEntries(entries: readonly Entry[]): Map<string, Entry> {
   return new Map(
@@ -40,12 +38,7 @@ export async function restoreHarnessToVersion(options: {
   abortSignal?: AbortSignal;
 }): Promise<Refinement> {
   const { harness, actor, store, abortSignal } = options;
-  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "restoreHarnessToVersion needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "restoreHarnessToVersion");
   if (!canWriteGlobal(actor)) {
     throw new HarnessForbiddenError({
       surface: "refinement",
@@ -85,19 +78,15 @@ export async function restoreHarnessToVersion(options: {
           }),
         )
         .filter((step) => step.edit !== null);
-      let applied;
-      try {
-        applied = await applySteps({
-          harness,
-          steps,
-          reason,
-          expectedHarnessVersion: now.harnessVersion,
-          abortSignal,
-        });
-      } catch (error) {
-        if (isConflict(error) && attempt < MAX_ATTEMPTS) continue;
-        throw error;
-      }
+      const applied = await applyStepsOrReplan({
+        harness,
+        steps,
+        reason,
+        expectedHarnessVersion: now.harnessVersion,
+        abortSignal,
+        attempt,
+      });
+      if (applied === "replan") continue;
       const edits = recordSteps(steps, applied?.revisions ?? []);
       return store.createRefinement({
         refinement: newRefinement({

@@ -1,10 +1,9 @@
 import { canWriteGlobal, type Actor } from "../actor";
-import { HarnessForbiddenError, HarnessNotFoundError, HarnessValidationError } from "../errors";
+import { HarnessForbiddenError, HarnessNotFoundError } from "../errors";
 import { entryKeyOf, type Entry, type EntryKind, type EntryScope, type Harness } from "../store";
 import {
-  applySteps,
+  applyStepsOrReplan,
   inverseStep,
-  isConflict,
   recordSteps,
   statusOfRecorded,
   type InverseStep,
@@ -13,8 +12,7 @@ import { RefinementError } from "./refinement-error";
 import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
 import { newRefinement, type RefinementStore } from "./refinement-store";
 import { type RecordedEdit, type Refinement } from "./types";
-
-const MAX_ATTEMPTS = 3;
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 /**
  * An entry a rollback did not revert because it changed after the refinement: its current
@@ -107,12 +105,7 @@ export async function rollbackRefinement(options: {
   abortSignal?: AbortSignal;
 }): Promise<RollbackResult> {
   const { actor, harness, store, abortSignal } = options;
-  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "rollbackRefinement needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "rollbackRefinement");
   const original = await store.getRefinement({
     workspaceId: actor.workspaceId,
     id: options.id,
@@ -184,19 +177,15 @@ export async function rollbackRefinement(options: {
         };
       }
       const steps = planned.items.flatMap((item) => (item.step ? [item.step] : []));
-      let applied;
-      try {
-        applied = await applySteps({
-          harness,
-          steps,
-          reason,
-          expectedHarnessVersion: harnessVersionBefore,
-          abortSignal,
-        });
-      } catch (error) {
-        if (isConflict(error) && attempt < MAX_ATTEMPTS) continue;
-        throw error;
-      }
+      const applied = await applyStepsOrReplan({
+        harness,
+        steps,
+        reason,
+        expectedHarnessVersion: harnessVersionBefore,
+        abortSignal,
+        attempt,
+      });
+      if (applied === "replan") continue;
       const recordedSteps = recordSteps(steps, applied?.revisions ?? []);
       let next = 0;
       const edits = planned.items.map((item) => item.recorded ?? recordedSteps[next++]!);

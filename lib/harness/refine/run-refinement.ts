@@ -18,6 +18,7 @@ import {
   type RefinementUsage,
   type ReviewDecision,
 } from "./types";
+import { assertHarnessOf } from "./internal/assert-harness-of";
 
 /** What asked for a refinement. */
 export interface RefinementTriggerInput {
@@ -99,12 +100,7 @@ export async function listRecentRefinements(options: {
  */
 export async function runRefinement(options: RunRefinementOptions): Promise<Refinement> {
   const { harness, actor, trigger } = options;
-  if (harness.actor.userId !== actor.userId || harness.actor.workspaceId !== actor.workspaceId) {
-    throw new HarnessValidationError({
-      surface: "refinement",
-      message: "runRefinement needs a harness built for the same actor",
-    });
-  }
+  assertHarnessOf(harness, actor, "runRefinement");
   if (harness.chatId !== options.chatId) {
     throw new HarnessValidationError({
       surface: "refinement",

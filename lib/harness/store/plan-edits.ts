@@ -91,6 +91,27 @@ export function createEditPlanner(context: EditPlannerContext) {
     return input.cause ?? plan.defaults.cause ?? CAUSE_BY_SOURCE[source];
   }
 
+  /**
+   * Adds a create, update or delete of `ref` to the batch, expecting the version it read
+   * (`before`'s), with the write's reason and cause or else the batch's.
+   */
+  function pushChange(
+    plan: BatchPlan,
+    input: WriteOptions,
+    source: EntrySource,
+    change: { ref: EntryRef; action: RevisionAction; before: Entry | null; after: Entry | null },
+  ): void {
+    plan.changes.push({
+      expectedVersion: change.before?.version ?? null,
+      revision: draft({
+        ...change,
+        reason: input.reason ?? plan.defaults.reason,
+        cause: causeOf(input, plan, source),
+        now: plan.now,
+      }),
+    });
+  }
+
   function assertGlobalWrite(isGlobal: boolean, explicit: boolean | undefined, what: string): void {
     if (!isGlobal) return;
     if (explicit !== true) {
@@ -316,18 +337,7 @@ export function createEditPlanner(context: EditPlannerContext) {
         now: plan.now,
       }),
     );
-    plan.changes.push({
-      expectedVersion: null,
-      revision: draft({
-        ref,
-        action: "create",
-        before: null,
-        after: entry,
-        reason: input.reason ?? plan.defaults.reason,
-        cause: causeOf(input, plan, source),
-        now: plan.now,
-      }),
-    });
+    pushChange(plan, input, source, { ref, action: "create", before: null, after: entry });
     return entry;
   }
 
@@ -369,18 +379,7 @@ export function createEditPlanner(context: EditPlannerContext) {
     reserveKey(plan, ref);
     const next = entryOrThrow(planned);
     if (planned.ok && planned.unchanged) return current;
-    plan.changes.push({
-      expectedVersion: current.version,
-      revision: draft({
-        ref,
-        action: "update",
-        before: current,
-        after: next,
-        reason: input.reason ?? plan.defaults.reason,
-        cause: causeOf(input, plan, source),
-        now: plan.now,
-      }),
-    });
+    pushChange(plan, input, source, { ref, action: "update", before: current, after: next });
     return next;
   }
 
@@ -392,18 +391,7 @@ export function createEditPlanner(context: EditPlannerContext) {
     const { ref, current } = await loadForWrite(input, "Deleting", abortSignal);
     reserveKey(plan, ref);
     const source = sourceOf(input, plan);
-    plan.changes.push({
-      expectedVersion: current.version,
-      revision: draft({
-        ref,
-        action: "delete",
-        before: current,
-        after: null,
-        reason: input.reason ?? plan.defaults.reason,
-        cause: causeOf(input, plan, source),
-        now: plan.now,
-      }),
-    });
+    pushChange(plan, input, source, { ref, action: "delete", before: current, after: null });
   }
 
   async function planRestore(

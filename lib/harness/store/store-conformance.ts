@@ -10,6 +10,7 @@ import {
   HarnessValidationError,
 } from "../errors";
 import { createHarness, type Harness } from "./create-harness";
+import { type CreateEntryInput } from "./harness-api";
 import { SnapshotCache } from "./reconstruct-harness-state";
 import { entryKeyOf } from "./entry-key";
 import { type HarnessStoragePort } from "./store-port";
@@ -43,6 +44,36 @@ async function expectHarnessError(
   expect(error, `expected ${type.name}`).toBeInstanceOf(type);
   if (code) expect((error as HarnessError).code).toBe(code);
   return error as HarnessError;
+}
+
+/** A memory's create input: its title and content, and any other fields. */
+function memory(
+  title: string,
+  content: string,
+  fields: Omit<CreateEntryInput, "kind" | "title" | "content"> = {},
+): CreateEntryInput {
+  return { kind: "memory", title, content, ...fields };
+}
+
+/**
+ * Creates a local memory with the first content, then updates it to each of the next (one
+ * version each); returns the entry as created.
+ */
+async function memoryWithVersions(
+  harness: Harness,
+  title: string,
+  ...contents: [string, ...string[]]
+): Promise<Entry> {
+  const [first, ...later] = contents;
+  const created = await harness.createEntry(memory(title, first));
+  for (const [index, content] of later.entries())
+    await harness.updateEntry({
+      kind: "memory",
+      id: created.id,
+      expectedVersion: index + 1,
+      content,
+    });
+  return created;
 }
 
 /**
@@ -94,12 +125,11 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("CRUD for every kind", () => {
       it("creates, reads, updates and deletes a memory with versions and revisions", async () => {
         const harness = harnessFor();
-        const created = await harness.createEntry({
-          kind: "memory",
-          title: "Project-X build steps",
-          content: "Use `make` after installing dependencies.",
-          path: "project-x/build",
-        });
+        const created = await harness.createEntry(
+          memory("Project-X build steps", "Use `make` after installing dependencies.", {
+            path: "project-x/build",
+          }),
+        );
         expect(created).toMatchObject({
           id: "project-x-build-steps",
           kind: "memory",
@@ -232,11 +262,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("writes nothing for an update that changes nothing", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({
-          kind: "memory",
-          title: "Same",
-          content: "Same content",
-        });
+        const entry = await harness.createEntry(memory("Same", "Same content"));
         const again = await harness.updateEntry({
           kind: "memory",
           id: entry.id,
@@ -249,7 +275,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("pins and unpins as versioned changes", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({ kind: "memory", title: "Pin me", content: "x" });
+        const entry = await harness.createEntry(memory("Pin me", "x"));
         const pinned = await harness.setPinned({
           pinned: true,
           kind: "memory",
@@ -268,12 +294,9 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("returns copies: mutating a result does not change stored state", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({
-          kind: "memory",
-          title: "Copy",
-          content: "original",
-          metadata: { tags: ["a"] },
-        });
+        const entry = await harness.createEntry(
+          memory("Copy", "original", { metadata: { tags: ["a"] } }),
+        );
         entry.content = "mutated";
         (entry.metadata.tags as string[]).push("b");
         const read = await harness.getEntryOrThrow({ kind: "memory", id: "copy" });
@@ -285,25 +308,12 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("contracts and limits", () => {
       it("refuses the base system prompt id in either spelling", async () => {
         const harness = harnessFor();
-        await expectHarnessError(
-          harness.createEntry({
-            kind: "prompt",
-            id: "base_system_prompt",
-            title: "Base",
-            content: "x",
-          }),
-          HarnessValidationError,
-          "validation:entry",
-        );
-        await expectHarnessError(
-          harness.createEntry({
-            kind: "prompt",
-            id: "base-system-prompt",
-            title: "Base",
-            content: "x",
-          }),
-          HarnessValidationError,
-        );
+        for (const id of ["base_system_prompt", "base-system-prompt"])
+          await expectHarnessError(
+            harness.createEntry({ kind: "prompt", id, title: "Base", content: "x" }),
+            HarnessValidationError,
+            "validation:entry",
+          );
         // A title that slugs to it gets a suffixed id instead.
         const entry = await harness.createEntry({
           kind: "prompt",
@@ -315,51 +325,31 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("enforces size limits with clear messages", async () => {
         const harness = harnessFor();
-        const title = await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "t".repeat(201), content: "x" }),
-          HarnessValidationError,
-        );
-        expect(title.message).toMatch(/title: must be at most 200 characters/);
-        const content = await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "big", content: "x".repeat(64 * 1024 + 1) }),
-          HarnessValidationError,
-        );
-        expect(content.message).toMatch(/content: must be at most 65536 bytes/);
-        await harness.createEntry({
-          kind: "memory",
-          title: "exactly 64k",
-          content: "x".repeat(64 * 1024),
-        });
-        const metadata = await expectHarnessError(
-          harness.createEntry({
-            kind: "memory",
-            title: "meta",
-            content: "x",
-            metadata: { blob: "y".repeat(16 * 1024) },
-          }),
-          HarnessValidationError,
-        );
-        expect(metadata.message).toMatch(/metadata: must be at most 16384 bytes/);
-        await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "two\nlines", content: "x" }),
-          HarnessValidationError,
-        );
-        await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "empty", content: "   " }),
-          HarnessValidationError,
-        );
-        await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "nul", content: "a\u0000b" }),
-          HarnessValidationError,
-        );
-        await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "path", content: "x", path: "../etc" }),
-          HarnessValidationError,
-        );
-        await expectHarnessError(
-          harness.createEntry({ kind: "memory", id: "Bad Id", title: "x", content: "x" }),
-          HarnessValidationError,
-        );
+        const tooLarge: [CreateEntryInput, RegExp][] = [
+          [memory("t".repeat(201), "x"), /title: must be at most 200 characters/],
+          [memory("big", "x".repeat(64 * 1024 + 1)), /content: must be at most 65536 bytes/],
+          [
+            memory("meta", "x", { metadata: { blob: "y".repeat(16 * 1024) } }),
+            /metadata: must be at most 16384 bytes/,
+          ],
+        ];
+        for (const [input, message] of tooLarge) {
+          const error = await expectHarnessError(
+            harness.createEntry(input),
+            HarnessValidationError,
+          );
+          expect(error.message).toMatch(message);
+        }
+        await harness.createEntry(memory("exactly 64k", "x".repeat(64 * 1024)));
+        const malformed: CreateEntryInput[] = [
+          memory("two\nlines", "x"),
+          memory("empty", "   "),
+          memory("nul", "a\u0000b"),
+          memory("path", "x", { path: "../etc" }),
+          memory("x", "x", { id: "Bad Id" }),
+        ];
+        for (const input of malformed)
+          await expectHarnessError(harness.createEntry(input), HarnessValidationError);
       });
 
       it("validates skill and sub-agent metadata", async () => {
@@ -405,21 +395,9 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("slug ids", () => {
       it("makes ids from titles and suffixes collisions per scope and kind", async () => {
         const harness = harnessFor();
-        const first = await harness.createEntry({
-          kind: "memory",
-          title: "Déjà vu: Build & Test!",
-          content: "x",
-        });
-        const second = await harness.createEntry({
-          kind: "memory",
-          title: "deja vu build test",
-          content: "y",
-        });
-        const third = await harness.createEntry({
-          kind: "memory",
-          title: "Deja-vu build test",
-          content: "z",
-        });
+        const first = await harness.createEntry(memory("Déjà vu: Build & Test!", "x"));
+        const second = await harness.createEntry(memory("deja vu build test", "y"));
+        const third = await harness.createEntry(memory("Deja-vu build test", "z"));
         expect([first.id, second.id, third.id]).toEqual([
           "deja-vu-build-test",
           "deja-vu-build-test-2",
@@ -431,51 +409,31 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
             .id,
         ).toBe("deja-vu-build-test");
         expect(
-          (
-            await harness.createEntry({
-              kind: "memory",
-              title: "Deja vu build test",
-              content: "x",
-              global: true,
-            })
-          ).id,
+          (await harness.createEntry(memory("Deja vu build test", "x", { global: true }))).id,
         ).toBe("deja-vu-build-test");
         // Another chat does not collide either.
         expect(
-          (
-            await harnessFor({ chatId: "chat-2" }).createEntry({
-              kind: "memory",
-              title: "Deja vu build test",
-              content: "x",
-            })
-          ).id,
+          (await harnessFor({ chatId: "chat-2" }).createEntry(memory("Deja vu build test", "x")))
+            .id,
         ).toBe("deja-vu-build-test");
       });
 
       it("keeps ids within 80 characters, suffix included, and falls back for empty slugs", async () => {
         const harness = harnessFor();
         const long = "a".repeat(120);
-        const a = await harness.createEntry({ kind: "memory", title: long, content: "x" });
-        const b = await harness.createEntry({ kind: "memory", title: long, content: "x" });
+        const a = await harness.createEntry(memory(long, "x"));
+        const b = await harness.createEntry(memory(long, "x"));
         expect(a.id).toHaveLength(80);
         expect(b.id).toBe(`${"a".repeat(78)}-2`);
-        const cjk = await harness.createEntry({
-          kind: "memory",
-          title: "日本語のメモ",
-          content: "x",
-        });
+        const cjk = await harness.createEntry(memory("日本語のメモ", "x"));
         expect(cjk.id).toBe("memory");
       });
 
       it("does not reuse the id of a deleted entry for a new title, and gives explicit ids a continuing version", async () => {
         const harness = harnessFor();
-        const old = await harness.createEntry({ kind: "memory", title: "Recycled", content: "x" });
+        const old = await harness.createEntry(memory("Recycled", "x"));
         await harness.deleteEntry({ kind: "memory", id: old.id, expectedVersion: 1 });
-        const fresh = await harness.createEntry({
-          kind: "memory",
-          title: "Recycled",
-          content: "y",
-        });
+        const fresh = await harness.createEntry(memory("Recycled", "y"));
         expect(fresh.id).toBe("recycled-2");
         const explicit = await harness.createEntry({
           kind: "memory",
@@ -500,29 +458,16 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("scope rules", () => {
       it("defaults to local and refuses global without the explicit flag", async () => {
         const harness = harnessFor({ role: "admin" });
-        expect(
-          (await harness.createEntry({ kind: "memory", title: "Local", content: "x" })).scope,
-        ).toBe("local");
+        expect((await harness.createEntry(memory("Local", "x"))).scope).toBe("local");
         await expectHarnessError(
-          harness.createEntry({ kind: "memory", title: "G", content: "x", scope: "global" }),
+          harness.createEntry(memory("G", "x", { scope: "global" })),
           HarnessForbiddenError,
           "forbidden:entry",
         );
-        const global = await harness.createEntry({
-          kind: "memory",
-          title: "G",
-          content: "x",
-          global: true,
-        });
+        const global = await harness.createEntry(memory("G", "x", { global: true }));
         expect(global).toMatchObject({ scope: "global", chatId: null });
         await expectHarnessError(
-          harness.createEntry({
-            kind: "memory",
-            title: "G",
-            content: "x",
-            global: true,
-            scope: "local",
-          }),
+          harness.createEntry(memory("G", "x", { global: true, scope: "local" })),
           HarnessValidationError,
         );
       });
@@ -530,43 +475,18 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("lets members write local entries but not global ones", async () => {
         const editor = harnessFor({ role: "editor" });
         const member = harnessFor({ role: "member", userId: "user-member" });
-        const global = await editor.createEntry({
-          kind: "memory",
-          title: "Team fact",
-          content: "x",
-          global: true,
-        });
-        await expectHarnessError(
-          member.createEntry({ kind: "memory", title: "Mine", content: "x", global: true }),
-          HarnessForbiddenError,
-        );
-        await expectHarnessError(
-          member.updateEntry({
-            kind: "memory",
-            id: global.id,
-            scope: "global",
-            global: true,
-            expectedVersion: 1,
-            content: "y",
-          }),
-          HarnessForbiddenError,
-        );
-        await expectHarnessError(
-          member.deleteEntry({
-            kind: "memory",
-            id: global.id,
-            scope: "global",
-            global: true,
-            expectedVersion: 1,
-          }),
-          HarnessForbiddenError,
-        );
+        const global = await editor.createEntry(memory("Team fact", "x", { global: true }));
+        const ref = { kind: "memory", id: global.id, scope: "global", global: true } as const;
+        for (const write of [
+          () => member.createEntry(memory("Mine", "x", { global: true })),
+          () => member.updateEntry({ ...ref, expectedVersion: 1, content: "y" }),
+          () => member.deleteEntry({ ...ref, expectedVersion: 1 }),
+        ])
+          await expectHarnessError(write(), HarnessForbiddenError);
         expect(await member.getEntry({ kind: "memory", id: global.id, scope: "global" })).toEqual(
           global,
         );
-        expect(
-          (await member.createEntry({ kind: "memory", title: "Mine", content: "x" })).scope,
-        ).toBe("local");
+        expect((await member.createEntry(memory("Mine", "x"))).scope).toBe("local");
       });
 
       it("shows a chat the global entries plus its own local ones, both when ids are shared", async () => {
@@ -614,23 +534,15 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("without a chat, sees only global entries and refuses local writes", async () => {
         const noChat = harnessFor({ chatId: null });
-        await harnessFor().createEntry({ kind: "memory", title: "Local", content: "x" });
-        await noChat.createEntry({ kind: "memory", title: "Global", content: "x", global: true });
+        await harnessFor().createEntry(memory("Local", "x"));
+        await noChat.createEntry(memory("Global", "x", { global: true }));
         expect((await noChat.listEntries()).items.map((entry) => entry.scope)).toEqual(["global"]);
-        await expectHarnessError(
-          noChat.createEntry({ kind: "memory", title: "Local", content: "x" }),
-          HarnessValidationError,
-        );
+        await expectHarnessError(noChat.createEntry(memory("Local", "x")), HarnessValidationError);
       });
 
       it("keeps workspaces apart", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({
-          kind: "memory",
-          title: "Secret",
-          content: "x",
-          global: true,
-        });
+        const entry = await harness.createEntry(memory("Secret", "x", { global: true }));
         const other = createHarness({
           storage,
           actor: { userId: "u", workspaceId: `${workspaceId}-other`, role: "admin" },
@@ -647,13 +559,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("optimistic concurrency", () => {
       it("fails a stale update or delete with a conflict and changes nothing", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({ kind: "memory", title: "Race", content: "v1" });
-        await harness.updateEntry({
-          kind: "memory",
-          id: entry.id,
-          expectedVersion: 1,
-          content: "v2",
-        });
+        const entry = await memoryWithVersions(harness, "Race", "v1", "v2");
         const stale = await expectHarnessError(
           harness.updateEntry({
             kind: "memory",
@@ -678,11 +584,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("requires expectedVersion", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({
-          kind: "memory",
-          title: "Needs version",
-          content: "x",
-        });
+        const entry = await harness.createEntry(memory("Needs version", "x"));
         await expectHarnessError(
           harness.updateEntry({
             kind: "memory",
@@ -696,7 +598,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("lets exactly one of two concurrent writers win", async () => {
         const a = harnessFor({ userId: "a" });
         const b = harnessFor({ userId: "b" });
-        const entry = await a.createEntry({ kind: "memory", title: "Contended", content: "v1" });
+        const entry = await a.createEntry(memory("Contended", "v1"));
         const results = await Promise.allSettled([
           a.updateEntry({ kind: "memory", id: entry.id, expectedVersion: 1, content: "from a" }),
           b.updateEntry({ kind: "memory", id: entry.id, expectedVersion: 1, content: "from b" }),
@@ -722,8 +624,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("atomic batches", () => {
       it("applies several edits as one harness version", async () => {
         const harness = harnessFor();
-        const keep = await harness.createEntry({ kind: "memory", title: "Keep", content: "x" });
-        const drop = await harness.createEntry({ kind: "memory", title: "Drop", content: "x" });
+        const keep = await harness.createEntry(memory("Keep", "x"));
+        const drop = await harness.createEntry(memory("Drop", "x"));
         const result = await harness.applyEdits({
           reason: "refinement 1",
           cause: "refinement",
@@ -758,13 +660,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("applies nothing when one edit of the batch is stale", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({ kind: "memory", title: "A", content: "x" });
-        await harness.updateEntry({
-          kind: "memory",
-          id: entry.id,
-          expectedVersion: 1,
-          content: "y",
-        });
+        const entry = await memoryWithVersions(harness, "A", "x", "y");
         await expectHarnessError(
           harness.applyEdits({
             edits: [
@@ -780,7 +676,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("checks expectations atomically inside the storage", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({ kind: "memory", title: "A", content: "x" });
+        const entry = await harness.createEntry(memory("A", "x"));
         const now = new Date().toISOString();
         const after: Entry = { ...entry, content: "z", version: 2, updatedAt: now };
         const created: Entry = { ...entry, id: "c", title: "C", version: 1 };
@@ -854,7 +750,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("refuses the same entry twice in one batch", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({ kind: "memory", title: "Once", content: "x" });
+        const entry = await harness.createEntry(memory("Once", "x"));
         await expectHarnessError(
           harness.applyEdits({
             edits: [
@@ -871,12 +767,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         const controller = new AbortController();
         controller.abort(new Error("stop"));
         await expect(
-          harness.createEntry({
-            kind: "memory",
-            title: "Never",
-            content: "x",
-            abortSignal: controller.signal,
-          }),
+          harness.createEntry(memory("Never", "x", { abortSignal: controller.signal })),
         ).rejects.toThrow("stop");
         expect(await harness.getHarnessVersion()).toBe(0);
       });
@@ -890,14 +781,8 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           return;
         }
         const harness = harnessFor();
-        const kept = await harness.createEntry({ kind: "memory", title: "Kept", content: "x" });
-        await harness.updateEntry({
-          kind: "memory",
-          id: kept.id,
-          expectedVersion: 1,
-          content: "y",
-        });
-        const gone = await harness.createEntry({ kind: "memory", title: "Gone", content: "x" });
+        const kept = await memoryWithVersions(harness, "Kept", "x", "y");
+        const gone = await harness.createEntry(memory("Gone", "x"));
         await harness.deleteEntry({ kind: "memory", id: gone.id, expectedVersion: 1 });
         const other = createHarness({
           storage,
@@ -941,7 +826,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           recorded.set(snapshot.harnessVersion, snapshot.entries);
         };
         await record();
-        const a = await harness.createEntry({ kind: "memory", title: "A", content: "a1" });
+        const a = await harness.createEntry(memory("A", "a1"));
         await record();
         await harness.createSkill({
           name: "skill-b",
@@ -961,11 +846,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         await record();
         await harness.createEntry({ kind: "memory", id: a.id, title: "A again", content: "a3" });
         await record();
-        await harnessFor({ chatId: "chat-2" }).createEntry({
-          kind: "memory",
-          title: "Elsewhere",
-          content: "x",
-        });
+        await harnessFor({ chatId: "chat-2" }).createEntry(memory("Elsewhere", "x"));
 
         expect([...recorded.keys()]).toEqual([0, 1, 2, 3, 4, 5]);
         for (const [version, entries] of recorded) {
@@ -1018,7 +899,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           }
           previous = now;
         };
-        const a = await writer.createEntry({ kind: "memory", title: "A", content: "a1" });
+        const a = await writer.createEntry(memory("A", "a1"));
         await check();
         const g = await writer.createEntry({
           kind: "prompt",
@@ -1027,7 +908,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
           global: true,
         });
         await check();
-        await other.createEntry({ kind: "memory", title: "Elsewhere", content: "x" });
+        await other.createEntry(memory("Elsewhere", "x"));
         await check();
         await writer.updateEntry({ kind: "memory", id: a.id, expectedVersion: 1, content: "a2" });
         await check();
@@ -1059,8 +940,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("pages through revisions in harness-version order", async () => {
         const harness = harnessFor();
-        for (let index = 0; index < 7; index++)
-          await harness.createEntry({ kind: "memory", title: `M${index}`, content: "x" });
+        for (let index = 0; index < 7; index++) await harness.createEntry(memory(`M${index}`, "x"));
         const seen: number[] = [];
         let cursor: string | null = null;
         do {
@@ -1081,13 +961,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
     describe("restore", () => {
       it("restores an old revision as a new revision without rewriting the past", async () => {
         const harness = harnessFor();
-        const v1 = await harness.createEntry({ kind: "memory", title: "Doc", content: "first" });
-        await harness.updateEntry({
-          kind: "memory",
-          id: v1.id,
-          expectedVersion: 1,
-          content: "second",
-        });
+        const v1 = await memoryWithVersions(harness, "Doc", "first", "second");
         await harness.updateEntry({
           kind: "memory",
           id: v1.id,
@@ -1146,17 +1020,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("undeletes from a delete revision and continues the version count", async () => {
         const harness = harnessFor();
-        const entry = await harness.createEntry({
-          kind: "memory",
-          title: "Gone",
-          content: "keep me",
-        });
-        await harness.updateEntry({
-          kind: "memory",
-          id: entry.id,
-          expectedVersion: 1,
-          content: "keep me too",
-        });
+        const entry = await memoryWithVersions(harness, "Gone", "keep me", "keep me too");
         const deletion = await harness.deleteEntry({
           kind: "memory",
           id: entry.id,
@@ -1177,12 +1041,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("checks expectedVersion, global rights and chat visibility", async () => {
         const editor = harnessFor();
         const member = harnessFor({ role: "member", userId: "m" });
-        const global = await editor.createEntry({
-          kind: "memory",
-          title: "Team",
-          content: "x",
-          global: true,
-        });
+        const global = await editor.createEntry(memory("Team", "x", { global: true }));
         const [created] = await editor.history({ entryId: global.id, scope: "global" });
         await editor.updateEntry({
           kind: "memory",
@@ -1206,7 +1065,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         );
         await editor.restoreRevision({ revisionId: created!.id, global: true, expectedVersion: 2 });
 
-        const local = await editor.createEntry({ kind: "memory", title: "Private", content: "x" });
+        const local = await editor.createEntry(memory("Private", "x"));
         const [localCreated] = await editor.history({ entryId: local.id, scope: "local" });
         await expectHarnessError(
           harnessFor({ chatId: "chat-2" }).restoreRevision({ revisionId: localCreated!.id }),
@@ -1223,11 +1082,7 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
       it("paginates newest first without gaps or duplicates", async () => {
         const harness = harnessFor();
         for (let index = 0; index < 23; index++)
-          await harness.createEntry({
-            kind: "memory",
-            title: `Entry ${index}`,
-            content: `content ${index}`,
-          });
+          await harness.createEntry(memory(`Entry ${index}`, `content ${index}`));
         const seen: string[] = [];
         let cursor: string | null = null;
         let pages = 0;
@@ -1246,25 +1101,13 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("filters by kind, path prefix, pinned and text (case-insensitive)", async () => {
         const harness = harnessFor();
-        await harness.createEntry({
-          kind: "memory",
-          title: "Build steps",
-          content: "Run MAKE twice",
-          path: "project-x/build",
-        });
-        await harness.createEntry({
-          kind: "memory",
-          title: "Deploy",
-          content: "Use the staging cluster",
-          path: "project-x/deploy",
-          pinned: true,
-        });
-        await harness.createEntry({
-          kind: "memory",
-          title: "Other",
-          content: "nothing",
-          path: "project-xy",
-        });
+        await harness.createEntry(
+          memory("Build steps", "Run MAKE twice", { path: "project-x/build" }),
+        );
+        await harness.createEntry(
+          memory("Deploy", "Use the staging cluster", { path: "project-x/deploy", pinned: true }),
+        );
+        await harness.createEntry(memory("Other", "nothing", { path: "project-xy" }));
         await harness.createEntry({
           kind: "prompt",
           title: "Tone",
@@ -1289,9 +1132,9 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
 
       it("summarises the merged view in overview", async () => {
         const harness = harnessFor();
-        await harness.createEntry({ kind: "memory", title: "One", content: "x" });
-        await harness.createEntry({ kind: "memory", title: "Two", content: "x", pinned: true });
-        await harness.createEntry({ kind: "memory", title: "Three", content: "x" });
+        await harness.createEntry(memory("One", "x"));
+        await harness.createEntry(memory("Two", "x", { pinned: true }));
+        await harness.createEntry(memory("Three", "x"));
         await harness.createSkill({
           name: "pdf",
           description: "PDFs",

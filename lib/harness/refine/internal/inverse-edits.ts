@@ -166,6 +166,26 @@ export async function applySteps(options: {
   });
 }
 
+/** How many times a rollback or restore plans and applies before a lost race is final. */
+export const MAX_APPLY_ATTEMPTS = 3;
+
+/**
+ * `applySteps` for attempt `attempt` of a plan-and-apply loop: a lost race (a conflict: the
+ * harness moved since the plan) before the last attempt comes back as `"replan"` instead of
+ * an error; on the last attempt, and for any other error, it throws.
+ */
+export async function applyStepsOrReplan(
+  options: Parameters<typeof applySteps>[0] & { attempt: number },
+): Promise<Awaited<ReturnType<typeof applySteps>> | "replan"> {
+  const { attempt, ...applyOptions } = options;
+  try {
+    return await applySteps(applyOptions);
+  } catch (error) {
+    if (isConflict(error) && attempt < MAX_APPLY_ATTEMPTS) return "replan";
+    throw error;
+  }
+}
+
 /** Whether an error is a lost optimistic-concurrency race (worth recomputing and retrying). */
 export function isConflict(error: unknown): boolean {
   return HarnessError.isInstance(error) && error.code.startsWith("conflict:");

@@ -27,6 +27,20 @@ function excerpt(text: string | undefined): string | undefined {
   return text === undefined ? undefined : text.slice(0, 500);
 }
 
+/** What a call whose output was cut off at the token limit (finish reason `length`) comes to. */
+function truncated(
+  maxOutputTokens: number,
+  ended: { usage: ModelCallUsage; finishReason: string; text: string | undefined },
+  cause?: unknown,
+): RefinementError {
+  return new RefinementError({
+    reason: "truncated",
+    message: `The model's output was cut off at the ${maxOutputTokens}-token limit; nothing was applied`,
+    details: { usage: ended.usage, finishReason: ended.finishReason, text: excerpt(ended.text) },
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
 /**
  * One structured-output call. Distinguishes output cut off at the token limit
  * (`refine:truncated`: finish reason `length`, whether or not what arrived happens to parse)
@@ -59,12 +73,11 @@ export async function structuredCall<T>(options: {
     if (NoObjectGeneratedError.isInstance(error)) {
       const usage = toUsage(modelId, error.usage);
       if (error.finishReason === "length") {
-        throw new RefinementError({
-          reason: "truncated",
-          message: `The model's output was cut off at the ${options.maxOutputTokens}-token limit; nothing was applied`,
-          details: { usage, finishReason: error.finishReason, text: excerpt(error.text) },
-          cause: error,
-        });
+        throw truncated(
+          options.maxOutputTokens,
+          { usage, finishReason: "length", text: error.text },
+          error,
+        );
       }
       throw new RefinementError({
         reason: "malformed",
@@ -82,11 +95,7 @@ export async function structuredCall<T>(options: {
   }
   const usage = toUsage(modelId, result.totalUsage);
   if (result.finishReason === "length") {
-    throw new RefinementError({
-      reason: "truncated",
-      message: `The model's output was cut off at the ${options.maxOutputTokens}-token limit; nothing was applied`,
-      details: { usage, finishReason: result.finishReason, text: excerpt(result.text) },
-    });
+    throw truncated(options.maxOutputTokens, { usage, finishReason: "length", text: result.text });
   }
   try {
     return { output: result.output as T, usage };
