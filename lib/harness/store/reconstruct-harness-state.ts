@@ -218,6 +218,51 @@ async function catchUp(options: {
   return Object.freeze({ workspaceId, harnessVersion: current, entries });
 }
 
+/**
+ * A chat's merged view at `current` from the (remembered) global-only view and the chat's local
+ * entries, or `null` when the harness moved on while they were read (the caller then reads the
+ * merged view afresh). Exact: both parts are of version `current`, checked after the last read.
+ */
+async function globalViewPlusLocals(options: {
+  storage: HarnessStoragePort;
+  workspaceId: string;
+  cache: SnapshotCache;
+  current: number;
+  chatId: string;
+  abortSignal?: AbortSignal;
+}): Promise<HarnessSnapshot | null> {
+  const { storage, workspaceId, cache, current, chatId, abortSignal } = options;
+  const global = await reconstructHarnessState({
+    storage,
+    workspaceId,
+    visibility: { kind: "chat", chatId: null },
+    cache,
+    abortSignal,
+  });
+  if (global.harnessVersion !== current) return null;
+  const locals = await listAllEntries({
+    storage,
+    workspaceId,
+    filter: { scope: "local", chatId },
+    abortSignal,
+  });
+  if ((await storage.getHarnessVersion({ workspaceId, abortSignal })) !== current) return null;
+  const own = locals
+    .map((entry) => cache.shared(storage, workspaceId, freezeEntry(entry)))
+    .sort(compareEntriesCanonically);
+  const entries: Entry[] = [];
+  let g = 0;
+  let l = 0;
+  while (g < global.entries.length || l < own.length) {
+    if (l === own.length) entries.push(global.entries[g++]!);
+    else if (g === global.entries.length) entries.push(own[l++]!);
+    else if (compareEntriesCanonically(own[l]!, global.entries[g]!) < 0) entries.push(own[l++]!);
+    else entries.push(global.entries[g++]!);
+  }
+  Object.freeze(entries);
+  return Object.freeze({ workspaceId, harnessVersion: current, entries });
+}
+
 /** The first index of `list` (canonically sorted) whose entry does not sort before `entry`. */
 function lowerBound(list: readonly Entry[], entry: Entry): number {
   let low = 0;
@@ -268,6 +313,18 @@ export async function reconstructHarnessState(options: {
         previous,
         current,
         visibility,
+        abortSignal,
+      });
+    }
+    if (!snapshot && visibility.kind === "chat" && visibility.chatId !== null) {
+      // A chat seen for the first time: the remembered global view plus the chat's own
+      // entries, instead of reading every global entry again for each new chat.
+      snapshot = await globalViewPlusLocals({
+        storage,
+        workspaceId,
+        cache,
+        current,
+        chatId: visibility.chatId,
         abortSignal,
       });
     }

@@ -938,6 +938,71 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         await check();
       });
 
+      it("a chat's first snapshot is the remembered global view plus its own entries, read alone and exact", async () => {
+        const writer = harnessFor({ chatId: null });
+        // Interleaved in canonical order: local and global memories, prompts, a skill.
+        for (const title of ["Alpha", "Delta", "Kilo"]) {
+          await writer.createEntry(memory(title, `global ${title}`, { global: true }));
+        }
+        await writer.createEntry({
+          kind: "prompt",
+          title: "Tone",
+          content: "Be brief.",
+          global: true,
+        });
+        await harnessFor({ chatId: "chat-1" }).createEntry(memory("Bravo", "local of chat-1"));
+        await harnessFor({ chatId: "chat-2" }).createEntry(memory("Charlie", "local of chat-2"));
+        await harnessFor({ chatId: "chat-2" }).createEntry(memory("Zulu", "local of chat-2"));
+        const filters: unknown[] = [];
+        const spied = new Proxy(storage, {
+          get(target, key, receiver) {
+            if (key === "listEntries") {
+              return (options: Parameters<HarnessStoragePort["listEntries"]>[0]) => {
+                filters.push(options.filter ?? {});
+                return target.listEntries(options);
+              };
+            }
+            const value: unknown = Reflect.get(target, key, receiver);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        const cache = new SnapshotCache();
+        const cached = (chatId: string | null) =>
+          createHarness({
+            storage: spied,
+            actor: actorOf("editor"),
+            chatId,
+            clock,
+            snapshotCache: cache,
+          });
+        const fresh = (chatId: string | null) =>
+          createHarness({ storage, actor: actorOf("editor"), chatId, clock, snapshotCache: null });
+
+        const first = await cached("chat-1").snapshot();
+        expect(first).toEqual(await fresh("chat-1").snapshot());
+        filters.length = 0;
+        const second = await cached("chat-2").snapshot();
+        expect(second).toEqual(await fresh("chat-2").snapshot());
+        expect(second.entries.map((entry) => entry.title)).toEqual(
+          (await fresh("chat-2").snapshot()).entries.map((entry) => entry.title),
+        );
+        expect(Object.isFrozen(second.entries)).toBe(true);
+        // Only chat-2's own entries were read: the global ones came from the remembered view.
+        expect(filters.length).toBeGreaterThan(0);
+        expect(
+          filters.every(
+            (filter) =>
+              JSON.stringify(filter) === JSON.stringify({ scope: "local", chatId: "chat-2" }),
+          ),
+        ).toBe(true);
+        // And the global entries are the very objects of chat-1's view.
+        for (const entry of second.entries.filter((item) => item.scope === "global")) {
+          expect(first.entries).toContain(entry);
+        }
+        // A chat with no entries of its own sees exactly the global view.
+        expect(await cached("chat-3").snapshot()).toEqual(await fresh("chat-3").snapshot());
+      });
+
       it("pages through revisions in harness-version order", async () => {
         const harness = harnessFor();
         for (let index = 0; index < 7; index++) await harness.createEntry(memory(`M${index}`, "x"));
