@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { API_HEADERS_SOURCE, API_SECURITY_HEADERS } from "./lib/security/security-headers";
 
 const nextConfig: NextConfig = {
   // Native and CLI-side packages stay out of the server bundle and are required at run time.
@@ -17,6 +18,13 @@ const nextConfig: NextConfig = {
     "gpt-tokenizer",
   ],
   poweredByHeader: false,
+  // The API routes' fixed security headers; pages get theirs from proxy.ts (decision 0026).
+  headers: async () => [
+    {
+      source: API_HEADERS_SOURCE,
+      headers: Object.entries(API_SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
+    },
+  ],
   typedRoutes: false,
   experimental: {
     // forbidden() answers 403 from pages and server actions.

@@ -2,10 +2,11 @@ import { NextResponse } from "next/server";
 import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
 
 /**
- * Security headers on every response (pages, route handlers, static files): the CSP,
- * X-Frame-Options, nosniff, Referrer-Policy. Set here rather than in next.config's headers()
- * because those are fixed at build time and `CAIRN_IMAGE_ORIGINS` is read at run time.
- * See docs/security.md and decision 0009.
+ * Security headers on every page and static file: the CSP, X-Frame-Options, nosniff,
+ * Referrer-Policy. Set here rather than in next.config's headers() because those are fixed at
+ * build time and `CAIRN_IMAGE_ORIGINS` is read at run time. The API routes (except Auth.js's)
+ * are not matched: their fixed headers come from next.config.ts, which costs a request nothing
+ * (decision 0026). See docs/security.md and decision 0009.
  */
 export function proxy() {
   const response = NextResponse.next();
@@ -17,3 +18,6 @@ export function proxy() {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
 }
+
+// A literal, as Next requires; equal to PROXY_MATCHER in lib/security (a test checks).
+export const config = { matcher: ["/((?!api/(?!auth/)).*)"] };

@@ -53,13 +53,18 @@ test.afterAll(async () => {
 
 // Finding 8.
 test("every response carries the security headers", async ({ request }) => {
-  for (const path of ["/sign-in", "/api/health"]) {
+  // Pages and Auth.js's routes: the page policy, from proxy.ts. The other API routes: a policy
+  // that allows nothing, from next.config.ts (decision 0026).
+  for (const path of ["/sign-in", "/api/auth/csrf", "/api/health"]) {
     const response = await request.get(path);
     const headers = response.headers();
     const csp = headers["content-security-policy"] ?? "";
     expect(csp, path).toContain("frame-ancestors 'none'");
-    expect(csp, path).toContain("img-src 'self' data: blob:");
-    expect(csp, path).toContain("connect-src 'self'");
+    if (path === "/api/health") expect(csp, path).toContain("default-src 'none'");
+    else {
+      expect(csp, path).toContain("img-src 'self' data: blob:");
+      expect(csp, path).toContain("connect-src 'self'");
+    }
     expect(headers["x-frame-options"], path).toBe("DENY");
     expect(headers["x-content-type-options"], path).toBe("nosniff");
     expect(headers["referrer-policy"], path).toBe("same-origin");

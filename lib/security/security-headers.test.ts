@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseImageOrigins } from "./image-origins";
-import { contentSecurityPolicy, securityHeaders } from "./security-headers";
+import {
+  API_SECURITY_HEADERS,
+  PROXY_MATCHER,
+  contentSecurityPolicy,
+  securityHeaders,
+} from "./security-headers";
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(
@@ -61,5 +66,25 @@ describe("parseImageOrigins", () => {
 
   it("is empty when unset", () => {
     expect(parseImageOrigins(undefined)).toEqual([]);
+  });
+});
+
+describe("which responses get which headers", () => {
+  it("runs the proxy on pages and Auth.js routes, and leaves the other API routes to next.config", async () => {
+    const { config } = await import("@/proxy");
+    expect(config.matcher).toEqual([PROXY_MATCHER]);
+    // Next compiles the matcher with path-to-regexp; the negative lookahead reads the same here.
+    const proxied = (path: string) => new RegExp(`^${PROXY_MATCHER.slice(1)}$`).test(path.slice(1));
+    for (const path of ["/", "/chat/abc", "/sign-in", "/api/auth/session", "/_next/static/x.js"])
+      expect(proxied(path), path).toBe(true);
+    for (const path of ["/api/chat", "/api/health", "/api/mcp"])
+      expect(proxied(path), path).toBe(false);
+  });
+
+  it("allows nothing in an API response's policy, and keeps the headers every response has", () => {
+    expect(API_SECURITY_HEADERS["Content-Security-Policy"]).toContain("default-src 'none'");
+    expect(API_SECURITY_HEADERS["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
+    const page = securityHeaders(production);
+    expect(Object.keys(API_SECURITY_HEADERS).sort()).toEqual(Object.keys(page).sort());
   });
 });
