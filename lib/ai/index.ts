@@ -44,3 +44,4 @@ export {
 } from "./resolve-model-config";
 export { providerMemoryTool } from "./memory-tool";
 export { getModelOverview, type ModelOverview, type ModelOverviewEntry } from "./model-overview";
+export { unclonedFetch } from "./uncloned-fetch";

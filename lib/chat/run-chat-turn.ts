@@ -7,6 +7,7 @@ import {
   providerErrorMessage,
   providerMemoryTool,
   type ModelNotReady,
+  unclonedFetch,
 } from "@/lib/ai";
 import { getDb } from "@/lib/db";
 import {
@@ -77,14 +78,14 @@ export type StartTurnResult =
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform" };
 
 /**
- * The fetch the turn's model calls go through: Node's own, not Next's patched one. Next wraps
- * `fetch` for its data cache, request dedupe and tracing spans; a model call is a POST from a
- * dynamic route, which it never caches or dedupes, so the wrapper only cost CPU (~2% of a turn,
- * bench/README.md). `undefined` (outside Next): the AI SDK's default.
+ * The fetch the turn's model calls go through: Node's own, not Next's patched one, and without
+ * undici's per-request copy (`unclonedFetch`, decision 0026). Next wraps `fetch` for its data
+ * cache, request dedupe and tracing spans; a model call is a POST from a dynamic route, which it
+ * never caches or dedupes, so the wrapper only cost CPU (~2% of a turn, bench/README.md).
  */
-function modelFetch(): typeof fetch | undefined {
-  return (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })
-    ._nextOriginalFetch;
+function modelFetch(): typeof fetch {
+  const patched = globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };
+  return unclonedFetch(patched._nextOriginalFetch ?? patched);
 }
 
 /** Why a member's `/refine --global` is refused. */
