@@ -53,6 +53,29 @@ describe("memory", () => {
     ]);
   });
 
+  it("shows a file's first non-blank line, or (empty)", async () => {
+    const backing = createInMemoryDirBacking({
+      files: {
+        "a.md": "  \n\t\n  Third line wins  \nnot this",
+        "b.md": " \n\n",
+        "c.md": "no newline at all",
+      },
+    });
+    const dir = memory({ ...backing, harnessDir: "/persistent/user" });
+    const turn = await openTurnCheckout({
+      dirs: [dir],
+      extraBody: {},
+      session: {},
+      commitLog: createInMemoryCommitLog(),
+    });
+    const lines = dir.listingForPrompt({ checkout: turn.checkout }).split("\n").slice(1).sort();
+    expect(lines).toEqual([
+      "- a.md (33 B): Third line wins",
+      "- b.md (3 B): (empty)",
+      "- c.md (17 B): no newline at all",
+    ]);
+  });
+
   it("bounds the listing and marks truncation", async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 30; index += 1)

@@ -82,7 +82,18 @@ export function memorySkill(options: {
 // First lines go into the prompt: keep them on one line and free of control characters.
 function firstLineOf(content: string | Uint8Array, maxChars: number): string {
   if (typeof content !== "string") return "(binary)";
-  const line = content.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
+  // Scanned line by line, not split: every file's first line is read on every turn.
+  let line = "";
+  for (let start = 0; start < content.length;) {
+    const end = content.indexOf("\n", start);
+    const candidate = content.slice(start, end === -1 ? content.length : end);
+    if (candidate.trim() !== "") {
+      line = candidate;
+      break;
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
   const clean = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
   if (clean === "") return "(empty)";
   return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
