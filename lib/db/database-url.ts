@@ -23,6 +23,20 @@ export function defaultDataDirectory(): string {
 export function resolveDatabaseTarget(
   url: string | undefined = process.env.DATABASE_URL,
 ): DatabaseTarget {
+  // Asked on every database access (getDb, getSql): the last answer is kept for the same inputs.
+  const dataDir = process.env.CAIRN_DATA_DIR;
+  const cwd = process.cwd();
+  if (last && last.url === url && last.dataDir === dataDir && last.cwd === cwd) return last.target;
+  const target = Object.freeze(resolveUncached(url));
+  last = { url, dataDir, cwd, target };
+  return target;
+}
+
+let last:
+  | { url: string | undefined; dataDir: string | undefined; cwd: string; target: DatabaseTarget }
+  | undefined;
+
+function resolveUncached(url: string | undefined): DatabaseTarget {
   const value = url?.trim();
   if (!value) {
     const filePath = path.join(defaultDataDirectory(), "cairn.db");
