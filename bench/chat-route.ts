@@ -21,6 +21,7 @@
 //
 // Env: BENCH_ROUTE_PORT (3190), BENCH_ROUTE_TURNS (20 sequential), BENCH_ROUTE_CHATS (50),
 // BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres),
+// BENCH_ROUTE_WARMUP (3), BENCH_ROUTE_NODE_FLAGS (extra node flags for the server),
 // BENCH_PG_DB_PREFIX (cairn_bench_route_), BENCH_ROUTE_INSTANCES (1; PostgreSQL: n servers on
 // ports PORT…PORT+n-1 share the database, the burst is spread over them).
 // Needs a build: `npx next build` first (this bench never builds).
@@ -61,7 +62,12 @@ const INSTANCES = Math.max(1, Number(process.env.BENCH_ROUTE_INSTANCES ?? 1));
 const urlOf = (instance: number) => `http://127.0.0.1:${PORT + instance}`;
 const TURNS = Number(process.env.BENCH_ROUTE_TURNS ?? 20);
 const CHATS = Number(process.env.BENCH_ROUTE_CHATS ?? 50);
-const WARMUP = 3;
+/**
+ * Warm-up turns before the measured ones (BENCH_ROUTE_WARMUP, default 3), by user 0 in chats of
+ * their own (ten turns each), so the measured chat starts empty whatever the warm-up: a long
+ * warm-up shows the steady state of a server whose code the JIT has optimized.
+ */
+const WARMUP = Number(process.env.BENCH_ROUTE_WARMUP ?? 3);
 const ENTRIES = 1_000;
 const FILES = 200;
 const ANSWER_WORDS = 10;
@@ -141,6 +147,8 @@ interface Setup {
   db: Db;
   env: NodeJS.ProcessEnv;
   users: Array<{ index: number; userId: string; chatId: string; cookie: string }>;
+  /** User 0's warm-up chats. */
+  warmChatIds: string[];
   cleanup: () => Promise<void>;
   seedMs: number;
 }
@@ -177,6 +185,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
   process.env.CAIRN_BCRYPT_COST = "4";
   const { createUserInWorkspace } = await import("@/lib/accounts");
   const users: Setup["users"] = [];
+  const warmChatIds: string[] = [];
   // User 0 runs the sequential turns; users 1..CHATS the concurrency run.
   for (let index = 0; index <= CHATS; index++) {
     const { user, workspace } = await createUserInWorkspace(db, {
@@ -190,6 +199,12 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
     });
     const actor: Actor = { userId: user.id, workspaceId: workspace.id, role: "admin" };
     if (index === 0) {
+      for (let warm = 0; warm < Math.ceil(WARMUP / 10); warm++) {
+        const chat = await db.chat.create({
+          data: { workspaceId: workspace.id, userId: user.id, title: `Warm-up ${warm}` },
+        });
+        warmChatIds.push(chat.id);
+      }
       // 1,000 entries, nine in ten global (so every user of the workspace sees them).
       await seedEntries({ db, target, actor, chatId: chat.id, count: ENTRIES });
     }
@@ -230,6 +245,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
     db,
     env,
     users,
+    warmChatIds,
     seedMs: performance.now() - started,
     cleanup: async () => {
       await db.$disconnect().catch(() => undefined);
@@ -249,6 +265,7 @@ function startServer(
   if (!existsSync(path.join(root, ".next", "BUILD_ID")))
     throw new Error("No production build in .next: run `npx next build` first.");
   const args = [
+    ...(process.env.BENCH_ROUTE_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
     ...(profile ? ["--cpu-prof", "--cpu-prof-dir", PROF_DIR] : []),
     path.join(root, "node_modules/next/dist/bin/next"),
     "start",
@@ -502,7 +519,7 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     const seq = users[0]!;
     let load = 10_000;
     for (let turn = 0; turn < WARMUP; turn++) {
-      const result = await runTurn(load++, seq.chatId, seq.cookie);
+      const result = await runTurn(load++, setup.warmChatIds[Math.floor(turn / 10)]!, seq.cookie);
       if (result.error) throw new Error(`warm-up turn failed: ${result.error}`);
     }
     await sleep(500);
