@@ -227,6 +227,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       needsPerson: 0,
       conflicts: 0,
       resolved: 0,
+      keptTheirs: 0,
       discarded: 0,
       canRetry: false,
     });
@@ -249,6 +250,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       needsPerson: 0,
       conflicts: 0,
       resolved: 1,
+      keptTheirs: 0,
       discarded: 0,
       canRetry: false,
     });

@@ -154,8 +154,10 @@ export interface TurnSaveStatus {
   needsPerson: number;
   /** Of `needsPerson`, the ones that clash with a newer change of the same file. */
   conflicts: number;
-  /** Change sets applied by a retry or a person (`ours`, `theirs` and an edited merge count too). */
+  /** Change sets applied by a retry or a person (keeping ours, or a merge edited by hand). */
   resolved: number;
+  /** Conflicts a person settled by keeping the newer version of the clashing files instead. */
+  keptTheirs: number;
   /** Change sets a person closed without applying them (Discard on the failures page). */
   discarded: number;
   /**
@@ -425,12 +427,14 @@ export function createPersistentDirsService(
       needsPerson: 0,
       conflicts: 0,
       resolved: 0,
+      keptTheirs: 0,
       discarded: 0,
       canRetry: true,
     };
     for (const record of commits) {
       if (record.status === "resolved") {
         if (record.resolution === "discarded") status.discarded += 1;
+        else if (record.resolution === "theirs") status.keptTheirs += 1;
         else status.resolved += 1;
       } else if (!needsPerson(record)) status.pending += 1;
       else {

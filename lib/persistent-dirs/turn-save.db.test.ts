@@ -88,6 +88,7 @@ const WAITING = {
   needsPerson: 1,
   conflicts: 1,
   resolved: 0,
+  keptTheirs: 0,
   discarded: 0,
   canRetry: true,
 };
@@ -143,7 +144,7 @@ describe(`a turn's save status and inline retry on ${testDatabaseProvider()}`, (
     );
   });
 
-  it("follows a record settled on the failures page: discarded there reads as discarded here, and a retry applies nothing", async () => {
+  it("follows a record settled on the failures page: discarded or kept theirs there reads so here, and a retry applies nothing", async () => {
     await edit(member, USER, "tide.md", "High at 6\n");
     const [failed] = await clashingTurn(member, "t-discard", [
       { harnessDir: USER, path: "tide.md", ours: "High at 7\n", theirs: "High at 8\n" },
@@ -162,6 +163,16 @@ describe(`a turn's save status and inline retry on ${testDatabaseProvider()}`, (
       saveStatus: discarded,
     });
     expect(await read(member, USER, "tide.md")).toBe("High at 8\n");
+
+    // Keep theirs there: settled, but not with this turn's version.
+    const [clash] = await clashingTurn(member, "t-theirs", [
+      { harnessDir: USER, path: "tide.md", ours: "High at 9\n", theirs: "High at 10\n" },
+    ]);
+    await service.resolveFailure({ actor: member, id: clash!.commitId!, resolution: "theirs" });
+    expect(await service.turnSaveStatus({ actor: member, turnId: "t-theirs", spooled: 0 })).toEqual(
+      { ...discarded, discarded: 0, keptTheirs: 1 },
+    );
+    expect(await read(member, USER, "tide.md")).toBe("High at 10\n");
   });
 
   it("keeps the failures page's role rules: company knowledge needs an editor, and a refusal retries nothing", async () => {
