@@ -24,11 +24,19 @@ function plural(count: number, word: string): string {
 
 /** The line once nothing waits any more: what really became of the turn's changes. */
 function SettledSave({ status }: { status: TurnSaveStatus }) {
-  if (status.discarded > 0 && status.resolved > 0)
+  const applied = status.resolved;
+  const notApplied = status.discarded + status.keptTheirs;
+  if (applied > 0 && notApplied > 0)
     return (
-      <span data-testid="save-recovered">
-        Memory partly saved after a retry: {plural(status.resolved, "change set")} applied,{" "}
-        {status.discarded} discarded.
+      <span data-testid="save-partly">
+        Memory partly saved after a retry: {plural(applied, "change set")} applied, {notApplied}{" "}
+        settled without this turn&apos;s version on {failuresLink}.
+      </span>
+    );
+  if (status.keptTheirs > 0)
+    return (
+      <span data-testid="save-kept-theirs">
+        Not saved: the newer version of the clashing file was kept instead on {failuresLink}.
       </span>
     );
   if (status.discarded > 0)
@@ -86,7 +94,7 @@ export function TurnSaveStatusLine({
     };
   }, [turnId, pending, waiting, interval]);
 
-  if (status && waiting === 0 && status.resolved + status.discarded > 0)
+  if (status && waiting === 0 && status.resolved + status.discarded + status.keptTheirs > 0)
     return <SettledSave status={status} />;
   if (status && status.needsPerson === 0 && status.pending > 0)
     return (
@@ -127,7 +135,13 @@ export function TurnSaveStatusLine({
           changes are kept on
         </>
       )}{" "}
-      {outcome ? <>See {failuresLink}.</> : failuresLink}
+      {outcome ? (
+        <Link className="underline" href="/files/failures">
+          Open Commit failures
+        </Link>
+      ) : (
+        failuresLink
+      )}
       {retry.error ? (
         <span className="ml-1" role="alert" data-testid="save-retry-error">
           {retry.error}
