@@ -3,7 +3,7 @@ import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat } from "./support/pages";
+import { AuthPages, callServerAction, createChat, type Person } from "./support/pages";
 import { createUser } from "./support/users";
 
 // The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
@@ -17,14 +17,19 @@ const person = {
   workspace: "Durable Co",
   name: "Dora",
 };
+/** An admin of the same workspace: still not the owner of Dora's chats. */
+const neighbour = { ...person, email: "nell@example.com", role: "admin" as const, name: "Nell" };
 const databaseFile = path.join(process.cwd(), "data", "e2e", "cairn.db");
 
 test.describe.configure({ mode: "serial" });
-test.beforeAll(() => createUser(person));
+test.beforeAll(() => {
+  createUser(person);
+  createUser(neighbour);
+});
 
-async function signedIn(browser: Browser): Promise<Page> {
+async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
+  await new AuthPages(page).signIn(who);
   await expect(page).toHaveURL(/\/chat$/);
   return page;
 }
@@ -249,6 +254,26 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
     "href",
     "/files/failures",
   );
+
+  // The server's own check: someone else's turn reads as missing, and nothing is applied.
+  const turnId = (await line.getByTestId("trace-link").getAttribute("href"))!.split("/").pop()!;
+  const other = await signedIn(browser, neighbour);
+  for (const [name, args] of [
+    ["retryTurnSaveAction", { turnId }],
+    ["turnSaveStatusAction", { turnId, expected: 0 }],
+  ] as const) {
+    const response = await callServerAction(other.context().request, {
+      pagePath: "/chat",
+      file: "app/(app)/chat/turn-status-actions.ts",
+      name,
+      args: [args],
+    });
+    expect(await response.text()).toContain('"code":"not_found:turn"');
+  }
+  await other.context().close();
+  await files.goto("/files?dir=user&path=plans.md");
+  await expect(files.getByTestId("file-content-input")).toHaveValue("Trip: Friday\n");
+
   const shots = "test-results/screenshots";
   for (const [width, height] of [
     [1280, 800],
