@@ -1,6 +1,6 @@
 // Over 500 lines, knowingly: the Files page's service (list, read, save, history, failures, retry,
-// resolve) is mostly views over the core's results; saving uses the core's commitChangeSet,
-// retries the core's retryCommit.
+// resolve, and a chat turn's save status and inline retry) is mostly views over the core's
+// results; saving uses the core's commitChangeSet, retries the core's retryCommit.
 import {
   describeError,
   HarnessConflictError,
