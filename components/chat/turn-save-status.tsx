@@ -96,13 +96,7 @@ export function TurnSaveStatusLine({
 
   if (status && waiting === 0 && status.resolved + status.discarded + status.keptTheirs > 0)
     return <SettledSave status={status} />;
-  if (status && status.needsPerson === 0 && status.pending > 0)
-    return (
-      <span className="text-amber-700 dark:text-amber-400" data-testid="save-pending">
-        Memory not saved yet — kept on the server, retrying…
-      </span>
-    );
-  if (!status && failed === 0)
+  if (status ? status.needsPerson === 0 && status.pending > 0 : failed === 0)
     return (
       <span className="text-amber-700 dark:text-amber-400" data-testid="save-pending">
         Memory not saved yet — kept on the server, retrying…
@@ -111,7 +105,17 @@ export function TurnSaveStatusLine({
 
   const onRetry = () => {
     setOutcome(null);
-    retry.run(() => retryTurnSaveAction({ turnId }), {
+    // A refusal (403: the role changed since the line was drawn) or a lost connection throws; the
+    // line says so instead of replacing the chat with the error page.
+    const call = () =>
+      retryTurnSaveAction({ turnId }).catch(() => ({
+        ok: false as const,
+        error: {
+          code: "internal",
+          message: "The retry could not run (no permission, or no connection). Nothing is lost.",
+        },
+      }));
+    retry.run(call, {
       refresh: false,
       onSuccess: (result) => {
         setStatus(result.saveStatus);
