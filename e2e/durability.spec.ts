@@ -169,6 +169,8 @@ test("an interrupted turn is shown in the chat and its changes can be applied or
 test("a save that clashed says so, retries inline from the chat, and follows what the failures page did", async ({
   browser,
 }) => {
+  // Three turns with a slow model, two people, the Files and failures pages: more than a minute.
+  test.setTimeout(150_000);
   // The turn reads plans.md, the model takes its time, and meanwhile the same line is changed on
   // the Files page: the turn's commit clashes and waits for a person (no automatic retry).
   const slow = 1_000;
