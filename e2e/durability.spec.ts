@@ -3,7 +3,7 @@ import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat } from "./support/pages";
+import { AuthPages, callServerAction, createChat, type Person } from "./support/pages";
 import { createUser } from "./support/users";
 
 // The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
@@ -17,14 +17,19 @@ const person = {
   workspace: "Durable Co",
   name: "Dora",
 };
+/** An admin of the same workspace: still not the owner of Dora's chats. */
+const neighbour = { ...person, email: "nell@example.com", role: "admin" as const, name: "Nell" };
 const databaseFile = path.join(process.cwd(), "data", "e2e", "cairn.db");
 
 test.describe.configure({ mode: "serial" });
-test.beforeAll(() => createUser(person));
+test.beforeAll(() => {
+  createUser(person);
+  createUser(neighbour);
+});
 
-async function signedIn(browser: Browser): Promise<Page> {
+async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
+  await new AuthPages(page).signIn(who);
   await expect(page).toHaveURL(/\/chat$/);
   return page;
 }
@@ -159,4 +164,170 @@ test("an interrupted turn is shown in the chat and its changes can be applied or
   await expect(page.getByTestId("file-content-input")).toHaveValue("keep the tide table\n");
   await page.goto("/files?dir=user");
   await expect(page.getByText("draft.md")).toHaveCount(0);
+});
+
+test("a save that clashed says so, retries inline from the chat, and follows what the failures page did", async ({
+  browser,
+}) => {
+  // Three turns with a slow model, two people, the Files and failures pages: more than a minute.
+  test.setTimeout(150_000);
+  // The turn reads plans.md, the model takes its time, and meanwhile the same line is changed on
+  // the Files page: the turn's commit clashes and waits for a person (no automatic retry).
+  const slow = 1_000;
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "write the plan",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "create",
+              path: "/persistent/user/plans.md",
+              file_text: "Trip: Monday\n",
+            },
+          },
+        ],
+      },
+    },
+    ...(
+      [
+        ["move the trip", "Monday", "Tuesday"],
+        ["push the trip", "Tuesday", "Wednesday"],
+      ] as const
+    ).map(([ask, from, to]) => ({
+      whenLastUserIncludes: ask,
+      reply: {
+        text: "Let me change that.",
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "str_replace",
+              path: "/persistent/user/plans.md",
+              old_str: from,
+              new_str: to,
+            },
+          },
+        ],
+        delayMs: slow,
+      },
+    })),
+    { whenLastIsToolResult: true, reply: { text: "The plan is updated now.", delayMs: slow } },
+  ]);
+  const page = await signedIn(browser);
+  await newChat(page, "Plans");
+  const send = async (text: string) => {
+    await page.getByTestId("chat-input").fill(text);
+    await page.getByTestId("send").click();
+  };
+  await send("write the plan");
+  await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+
+  const files = await page.context().newPage();
+  /** Saves plans.md on the Files page, as the person would in another tab. */
+  const savePlans = async (text: string) => {
+    await files.goto("/files?dir=user&path=plans.md");
+    await files.getByTestId("file-content-input").fill(text);
+    await files.getByTestId("save-file").click();
+    await expect(files.getByTestId("save-status")).toHaveText("Saved.");
+  };
+  /** Sends `ask` and changes the same line once the turn has read the file (its model call began). */
+  const clash = async (ask: string, theirs: string) => {
+    await send(ask);
+    await expect
+      .poll(async () =>
+        (await model.requests()).some((request) => JSON.stringify(request).includes(ask)),
+      )
+      .toBe(true);
+    await savePlans(theirs);
+  };
+
+  await clash("move the trip", "Trip: Friday\n");
+  const line = page.getByTestId("turn-status").last();
+  await expect(line.getByTestId("save-failed")).toContainText(
+    "Saving memory failed — the same file was changed meanwhile. Nothing is lost: its changes are kept on Commit failures",
+    { timeout: 30_000 },
+  );
+  await expect(line.getByTestId("save-retry")).toHaveText("Retry");
+  await expect(line.getByRole("link", { name: "Commit failures" })).toHaveAttribute(
+    "href",
+    "/files/failures",
+  );
+
+  // The server's own check: someone else's turn reads as missing, and nothing is applied.
+  const turnId = (await line.getByTestId("trace-link").getAttribute("href"))!.split("/").pop()!;
+  const other = await signedIn(browser, neighbour);
+  for (const [name, args] of [
+    ["retryTurnSaveAction", { turnId }],
+    ["turnSaveStatusAction", { turnId, expected: 0 }],
+  ] as const) {
+    const response = await callServerAction(other.context().request, {
+      pagePath: "/chat",
+      file: "app/(app)/chat/turn-status-actions.ts",
+      name,
+      args: [args],
+    });
+    expect(await response.text()).toContain('"code":"not_found:turn"');
+  }
+  await other.context().close();
+  await files.goto("/files?dir=user&path=plans.md");
+  await expect(files.getByTestId("file-content-input")).toHaveValue("Trip: Friday\n");
+
+  const shots = "test-results/screenshots";
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await line.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${shots}/save-failed-${width}-${scheme}.png` });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // Still the same line: the retry says so in words, and the link to settle it stays.
+  await line.getByTestId("save-retry").click();
+  await expect(line.getByTestId("save-conflict")).toHaveText(
+    "Not saved: plans.md (My memory) changed since this turn read it, in the same place. Nothing is lost — compare both versions and keep one on Commit failures.",
+  );
+  await expect(line.getByRole("link", { name: "Open Commit failures" })).toHaveAttribute(
+    "href",
+    "/files/failures",
+  );
+  await page.screenshot({ path: `${shots}/save-conflict-1280-light.png` });
+
+  // With the other change undone, the inline retry saves the turn's change.
+  await savePlans("Trip: Monday\n");
+  await line.getByTestId("save-retry").click();
+  await expect(line.getByTestId("save-recovered")).toHaveText("Memory saved (after a retry).");
+  await expect(line.getByTestId("save-retry")).toHaveCount(0);
+  await files.goto("/files?dir=user&path=plans.md");
+  await expect(files.getByTestId("file-content-input")).toHaveValue("Trip: Tuesday\n");
+
+  // A clash settled on the failures page (Keep theirs) shows in the open chat without a reload.
+  await clash("push the trip", "Trip: Sunday\n");
+  await expect(line.getByTestId("save-retry")).toBeVisible({ timeout: 30_000 });
+  await files.goto("/files/failures");
+  await files
+    .getByTestId("failure-row")
+    .filter({ hasText: "plans.md" })
+    .getByTestId("resolve-theirs")
+    .click();
+  await expect(files.getByTestId("form-info")).toContainText("Committed");
+  await expect(line.getByTestId("save-kept-theirs")).toHaveText(
+    "Not saved: the newer version of the clashing file was kept instead on Commit failures.",
+  );
+
+  // On load, each line says what became of its turn, not what the turn saw at its end.
+  await page.reload();
+  const lines = page.getByTestId("turn-status");
+  await expect(lines.nth(1).getByTestId("save-recovered")).toBeVisible();
+  await expect(lines.nth(2).getByTestId("save-kept-theirs")).toBeVisible();
+  await expect(page.getByTestId("save-retry")).toHaveCount(0);
 });

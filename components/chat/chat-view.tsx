@@ -18,7 +18,7 @@ import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
-import { InterruptedTurnNotice, PendingSaveStatus } from "./turn-save-status";
+import { InterruptedTurnNotice, TurnSaveStatusLine } from "./turn-save-status";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
@@ -119,8 +119,8 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
       </span>
     );
   else if (data.status === "aborted") text = "Stopped. Nothing was saved.";
-  // The durable-commit work owns what a failed save means; this line only links to its page.
-  else if (persistence.failedCommits > 0)
+  // Turns recorded before turn ids were kept can only point at the failures page.
+  else if (persistence.failedCommits > 0 && !data.turnId)
     text = (
       <span className="text-destructive" data-testid="save-failed">
         Saving memory failed — its changes are kept on{" "}
@@ -129,8 +129,14 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
         </Link>
       </span>
     );
-  else if ((persistence.pendingCommits ?? 0) > 0 && data.turnId)
-    text = <PendingSaveStatus turnId={data.turnId} pending={persistence.pendingCommits ?? 0} />;
+  else if ((persistence.failedCommits > 0 || (persistence.pendingCommits ?? 0) > 0) && data.turnId)
+    text = (
+      <TurnSaveStatusLine
+        turnId={data.turnId}
+        pending={persistence.pendingCommits ?? 0}
+        failed={persistence.failedCommits}
+      />
+    );
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
   else text = "No memory changes";

@@ -225,7 +225,11 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 1,
       needsPerson: 0,
+      conflicts: 0,
       resolved: 0,
+      keptTheirs: 0,
+      discarded: 0,
+      canRetry: false,
     });
     expect((await service.listFailures({ actor })).failures.map((f) => f.id)).not.toContain(id);
     expect(await service.countRetrying({ actor })).toBe(1);
@@ -244,7 +248,11 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 0,
       needsPerson: 0,
+      conflicts: 0,
       resolved: 1,
+      keptTheirs: 0,
+      discarded: 0,
+      canRetry: false,
     });
     const file = await service.readFile({ actor, harnessDir: USER, path: "retry.md" });
     expect(file?.text).toBe("retry me");

@@ -35,6 +35,7 @@ export {
   type RestoreResult,
   type RetryResult,
   type SaveFileResult,
+  type TurnRetryResult,
   type TurnSaveStatus,
   type VisibleDir,
 } from "./service";

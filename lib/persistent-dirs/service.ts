@@ -1,8 +1,9 @@
 // Over 500 lines, knowingly: the Files page's service (list, read, save, history, failures, retry,
-// resolve) is mostly views over the core's results; saving uses the core's commitChangeSet,
-// retries the core's retryCommit.
+// resolve, and a chat turn's save status and inline retry) is mostly views over the core's
+// results; saving uses the core's commitChangeSet, retries the core's retryCommit.
 import {
   describeError,
+  HarnessConflictError,
   HarnessForbiddenError,
   HarnessNotFoundError,
   canWriteGlobal,
@@ -151,9 +152,29 @@ export interface TurnSaveStatus {
   pending: number;
   /** Change sets waiting for a person: conflicts, exhausted retries, interrupted turns. */
   needsPerson: number;
-  /** Change sets applied by a retry or a person. */
+  /** Of `needsPerson`, the ones that clash with a newer change of the same file. */
+  conflicts: number;
+  /** Change sets applied by a retry or a person (keeping ours, or a merge edited by hand). */
   resolved: number;
+  /** Conflicts a person settled by keeping the newer version of the clashing files instead. */
+  keptTheirs: number;
+  /** Change sets a person closed without applying them (Discard on the failures page). */
+  discarded: number;
+  /**
+   * Whether this actor may retry the ones waiting for a person: the failures page's role rules
+   * (their own memory; company knowledge only for editors and admins).
+   */
+  canRetry: boolean;
 }
+
+/**
+ * What retrying a turn's failed saves from the chat came to, with the turn's status after it:
+ * `settled` when nothing waits for a person any more (`saveStatus` says whether its changes were
+ * applied or discarded), `conflict` when a file clashes again, `failed` when a store failed again.
+ */
+export type TurnRetryResult =
+  | { status: "settled"; saveStatus: TurnSaveStatus }
+  | { status: "conflict" | "failed"; message: string; saveStatus: TurnSaveStatus };
 
 /** A person's settlement of a conflict: a side, or final text per conflicted path (`null` deletes). */
 export type FailureResolution = "ours" | "theirs" | Record<string, string | null>;
@@ -294,6 +315,14 @@ export interface PersistentDirsService {
     turnId: string;
     spooled: number;
   }): Promise<TurnSaveStatus>;
+  /**
+   * Retries, as `retryFailure` does, every change set of one of the actor's turns that waits for a
+   * person (the chat's inline Retry). Someone else's turn reads as missing (`not_found:turn`); a
+   * record the actor may not act on refuses the whole retry before anything is applied
+   * (`forbidden:commit`). A record settled elsewhere meanwhile is skipped. A clash keeps the
+   * record open as a conflict — nothing is lost — and says which files in plain words.
+   */
+  retryTurnSave(options: { actor: Actor; turnId: string }): Promise<TurnRetryResult>;
 }
 
 /**
@@ -349,8 +378,8 @@ export function createPersistentDirsService(
     session: (record.session ?? null) as AppSession,
   });
 
-  const visibleRecord = async (actor: Actor, id: string): Promise<CommitRecord> => {
-    const record = await commitLog.getCommit({ id });
+  /** Throws unless `actor` sees `record` and may retry or resolve it. */
+  const assertMayAct = (actor: Actor, id: string, record: CommitRecord | null): CommitRecord => {
     // Someone else's record reads as missing: its existence is not the caller's business.
     if (!record || !isVisible(actor, record)) {
       throw new HarnessNotFoundError({
@@ -367,6 +396,57 @@ export function createPersistentDirsService(
       });
     }
     return record;
+  };
+
+  const visibleRecord = async (actor: Actor, id: string): Promise<CommitRecord> =>
+    assertMayAct(actor, id, await commitLog.getCommit({ id }));
+
+  /** Throws `not_found:turn` unless the turn is in one of the actor's chats. */
+  const assertOwnTurn = async (actor: Actor, turnId: string): Promise<void> => {
+    const turn = await db.turn.findFirst({
+      where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
+      select: { id: true },
+    });
+    if (!turn) {
+      throw new HarnessNotFoundError({
+        surface: "turn",
+        message: "That turn does not exist or is not yours.",
+        details: { turnId },
+      });
+    }
+  };
+
+  /** A record waiting for a person: open, and not scheduled for an automatic retry. */
+  const needsPerson = (record: CommitRecord): boolean =>
+    record.status !== "resolved" && !(record.status === "failed" && record.nextAttemptAt !== null);
+
+  const saveStatusOf = async (actor: Actor, turnId: string, spooled: number) => {
+    const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
+    const status: TurnSaveStatus = {
+      pending: 0,
+      needsPerson: 0,
+      conflicts: 0,
+      resolved: 0,
+      keptTheirs: 0,
+      discarded: 0,
+      canRetry: true,
+    };
+    for (const record of commits) {
+      if (record.status === "resolved") {
+        if (record.resolution === "discarded") status.discarded += 1;
+        else if (record.resolution === "theirs") status.keptTheirs += 1;
+        else status.resolved += 1;
+      } else if (!needsPerson(record)) status.pending += 1;
+      else {
+        status.needsPerson += 1;
+        if (record.status === "conflict") status.conflicts += 1;
+        if (!mayAct(actor, record)) status.canRetry = false;
+      }
+    }
+    // Spooled change sets that have no record yet are still on this server's disk.
+    status.pending += Math.max(0, spooled - commits.length);
+    status.canRetry &&= status.needsPerson > 0;
+    return { status, commits };
   };
 
   const failureView = (actor: Actor, record: CommitRecord): FailureView => {
@@ -702,27 +782,51 @@ export function createPersistentDirsService(
     },
 
     async turnSaveStatus({ actor, turnId, spooled }) {
-      const turn = await db.turn.findFirst({
-        where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
-        select: { id: true },
-      });
-      if (!turn) {
-        throw new HarnessNotFoundError({
-          surface: "turn",
-          message: "That turn does not exist or is not yours.",
-          details: { turnId },
-        });
+      await assertOwnTurn(actor, turnId);
+      return (await saveStatusOf(actor, turnId, spooled)).status;
+    },
+
+    async retryTurnSave({ actor, turnId }) {
+      await assertOwnTurn(actor, turnId);
+      const { commits } = await saveStatusOf(actor, turnId, 0);
+      // Every record is checked before any is applied: a refusal changes nothing.
+      const waiting = commits
+        .filter(needsPerson)
+        .map((record) => assertMayAct(actor, record.id, record));
+      const clashed: string[] = [];
+      const failed: string[] = [];
+      for (const record of waiting) {
+        let result: RetryCommitResult;
+        try {
+          result = await retryCommit(commitRetry(record, actor, "retry"));
+        } catch (error) {
+          // Applied or discarded elsewhere (another tab, the failures page) since it was read.
+          if (HarnessConflictError.isInstance(error)) continue;
+          throw error;
+        }
+        const label =
+          appDirs.find((dir) => dir.harnessDir === record.harnessDir)?.label ?? record.harnessDir;
+        if (result.status === "conflict") {
+          const paths = result.record.conflicts.map((conflict) => conflict.path);
+          clashed.push(paths.length > 0 ? `${paths.join(", ")} (${label})` : label);
+        } else if (result.status === "failed") failed.push(`${label}: ${result.error.message}`);
       }
-      const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
-      const status: TurnSaveStatus = { pending: 0, needsPerson: 0, resolved: 0 };
-      for (const record of commits) {
-        if (record.status === "resolved") status.resolved += 1;
-        else if (record.status === "failed" && record.nextAttemptAt !== null) status.pending += 1;
-        else status.needsPerson += 1;
+      const { status: saveStatus } = await saveStatusOf(actor, turnId, 0);
+      if (clashed.length > 0) {
+        return {
+          status: "conflict",
+          saveStatus,
+          message: `Not saved: ${clashed.join("; ")} changed since this turn read it, in the same place. Nothing is lost — compare both versions and keep one on Commit failures.`,
+        };
       }
-      // Spooled change sets that have no record yet are still on this server's disk.
-      status.pending += Math.max(0, spooled - commits.length);
-      return status;
+      if (failed.length > 0) {
+        return {
+          status: "failed",
+          saveStatus,
+          message: `Saving failed again (${failed.join("; ")}). The changes are still kept; try again later or on Commit failures.`,
+        };
+      }
+      return { status: "settled", saveStatus };
     },
 
     async resolveFailure({ actor, id, resolution }) {
