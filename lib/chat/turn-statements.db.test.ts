@@ -149,22 +149,22 @@ async function countOneTurn(userId: string, chatId: string, text: string): Promi
  *  4. appendNewMessage: the user's message (INSERT … SELECT MAX(seq) + 1)
  *  5. loadTurnHistory: the chat's compaction state and its messages, in one statement
  *  6. insertRunningTurn: the Turn row, with its lease
- *  7–8. the user and company dirs' versions (the snapshot cache is validated by them)
- *  9. the harness counter (the snapshot cache is validated by it)
- * 10. listRecentRefinements (for the prompt)
- * 11. the turn journal's checkpoint of the tool's change (durable before the commit)
- * 12–16. the commit: BEGIN, the dir version's compare-and-swap, the file, the DirCommit row, COMMIT
- * 17. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
- * 18. the journal's discard
- * 19–24. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
+ *  7. the user and company dirs' versions, in one statement (they validate the dir snapshot cache)
+ *  8. the harness counter (the snapshot cache is validated by it)
+ *  9. listRecentRefinements (for the prompt)
+ * 10. the turn journal's checkpoint of the tool's change (durable before the commit)
+ * 11–15. the commit: BEGIN, the dir version's compare-and-swap, the file, the DirCommit row, COMMIT
+ * 16. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
+ * 17. the journal's discard
+ * 18–23. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
  *        the claim's release, COMMIT
- * 25. maybeAutoRefine (after the response): the last review and the turns since, in one statement
+ * 24. maybeAutoRefine (after the response): the last review and the turns since, in one statement
  *
  * Not per turn: the lease heartbeat (`refreshTurnLease`, one UPDATE every 20 s of a turn) and the
  * claim's renewal (one UPDATE every 30 s); a process's first turn also reads the snapshots afresh
  * and starts the durability loop. Before issue 12's cut the same turn ran 27 (bench/README.md).
  */
-const MAX_STATEMENTS_PER_TURN = 25;
+const MAX_STATEMENTS_PER_TURN = 24;
 const MAX_TRANSACTIONS_PER_TURN = 2;
 
 describe(`statements per chat turn (${testDatabaseProvider()})`, () => {
