@@ -59,23 +59,47 @@ export async function findChatForTurn(
   return { id: row.id, title: row.title, settings };
 }
 
-/** A chat's compaction state (read once the turn holds the chat, so no other turn changes it). */
-export async function chatCompaction(
-  sql: SqlExecutor,
-  chatId: string,
-): Promise<{ compactionSummary: string | null; compactedThroughId: string | null }> {
-  const row = await sql.get<{
-    compactionSummary: string | null;
-    compactedThroughId: string | null;
-  }>(`SELECT "compactionSummary", "compactedThroughId" FROM "Chat" WHERE "id" = ?`, [chatId]);
-  if (!row) throw new Error(`No chat ${chatId}.`);
-  return row;
-}
-
 export interface MessageRow {
   id: string;
   role: string;
   parts: string;
+}
+
+/** What a turn starts from: the chat's compaction state and its messages in order. */
+export interface TurnHistory {
+  compaction: { compactionSummary: string | null; compactedThroughId: string | null };
+  messages: MessageRow[];
+}
+
+/**
+ * A chat's compaction state and its messages, in one statement (read once the turn holds the
+ * chat, so no other turn changes either): the chat's row comes first, marked `kind = 'chat'`
+ * and carrying `compactedThroughId` as `id` and `compactionSummary` as `parts`, then the
+ * messages by position. One round trip instead of two on every turn (bench/README.md,
+ * "Statements per chat turn").
+ */
+export async function loadTurnHistory(sql: SqlExecutor, chatId: string): Promise<TurnHistory> {
+  const rows = await sql.all<{
+    kind: "chat" | "message";
+    id: string | null;
+    role: string | null;
+    parts: string | null;
+  }>(
+    `SELECT 'chat' AS "kind", "compactedThroughId" AS "id", NULL AS "role",
+       "compactionSummary" AS "parts", 0 AS "seq"
+     FROM "Chat" WHERE "id" = ?
+     UNION ALL
+     SELECT 'message' AS "kind", "id", "role", "parts", "seq"
+     FROM "ChatMessage" WHERE "chatId" = ?
+     ORDER BY "kind" ASC, "seq" ASC`,
+    [chatId, chatId],
+  );
+  const chat = rows[0];
+  if (chat?.kind !== "chat") throw new Error(`No chat ${chatId}.`);
+  return {
+    compaction: { compactionSummary: chat.parts, compactedThroughId: chat.id },
+    messages: rows.slice(1) as MessageRow[],
+  };
 }
 
 /** A chat's messages in order, as stored. */

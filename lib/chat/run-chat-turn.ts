@@ -36,17 +36,17 @@ import { BASE_PROMPT } from "./base-prompt";
 import {
   appendMessage,
   appendNewMessage,
-  loadChatMessages,
   messagesForModel,
+  toUIMessage,
   truncateChatAt,
   type TurnMode,
 } from "./messages";
 import {
-  chatCompaction,
   findChatForTurn,
   insertCommandTurn,
   insertRunningTurn,
   listRecentRefinements,
+  loadTurnHistory,
   recordFinishedTurn,
   refreshTurnLease,
   setTurnAssistantMessage,
@@ -284,10 +284,8 @@ async function runClaimedTurn(options: {
     await appendMessage(db, chatId, message);
   }
   // Read once the turn holds the chat (truncateChatAt may have dropped a compaction).
-  const [full, history] = await Promise.all([
-    chatCompaction(sql, chatId),
-    loadChatMessages(db, chatId),
-  ]);
+  const { compaction, messages } = await loadTurnHistory(sql, chatId);
+  const history = messages.map(toUIMessage);
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
   );
@@ -307,7 +305,7 @@ async function runClaimedTurn(options: {
 
   const turn = streamHarness({
     harness: appHarness(actor, options.chat, model, refine.tools),
-    messages: messagesForModel(history, full),
+    messages: messagesForModel(history, compaction),
     session: { chatId },
     extraBody: { actor },
     abortSignal: options.abortSignal,

@@ -409,18 +409,14 @@ export async function maybeAutoRefine(options: {
 }): Promise<void> {
   const settings =
     options.settings ?? (await getWorkspaceSettings(getDb(), options.actor.workspaceId));
-  const lastReviewAt = await refinementStore().getLastReviewAt({
+  // One statement: the last review and the completed turns since (the count is cheap, so it is
+  // read even when the cooldown then decides).
+  const { lastReviewAt, turnsSince: turns } = await refinementStore().getChatReviewProgress({
     workspaceId: options.actor.workspaceId,
     chatId: options.chatId,
   });
   const since = lastReviewAt ? new Date(lastReviewAt) : new Date(0);
   if (Date.now() - since.getTime() < settings.refineCooldownMinutes * 60_000) return;
-  const counted = await getSql().get<{ turns: number }>(
-    `SELECT COUNT(*) AS "turns" FROM "Turn"
-     WHERE "chatId" = ? AND "status" = 'completed' AND "startedAt" > ?`,
-    [options.chatId, since],
-  );
-  const turns = Number(counted?.turns ?? 0);
   const kind =
     options.compacted && settings.refineAfterCompaction
       ? "compaction"

@@ -11,6 +11,7 @@ import {
 import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
 import { commitContentsJson } from "./dir-commit-contents";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
+import { dirVersionReadsOf } from "./internal/dir-version-reads";
 import {
   decodeFileContent,
   encodeFileContent,
@@ -144,7 +145,8 @@ interface FileRow {
  * - Text is stored as UTF-8 with `isText = true` and loads back as the same string; bytes load
  *   back as a `Uint8Array`, so both round-trip exactly.
  * - Loads go through a process-local snapshot cache (see `snapshotCache`), validated by the
- *   version read from the database on every load: versions only grow and a commit changes the
+ *   version read from the database on every load (loads that start together, a turn's dirs,
+ *   read their versions in one statement): versions only grow and a commit changes the
  *   rows and the version in one transaction, so a snapshot cached at version V is exactly the
  *   database state at V, whichever instance committed. This relies on the same invariant as
  *   compare-and-swap: a dir's `PersistentDirState` row is never deleted or set back.
@@ -158,6 +160,8 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
   const sourceOf = (extraBody: TExtraBody): DirCommitSource =>
     typeof options.source === "function" ? options.source(extraBody) : (options.source ?? "turn");
   const perStatement = rowsPerStatement(sql);
+  // Loads of several dirs that start together read their versions in one statement.
+  const versions = dirVersionReadsOf(sql);
 
   return {
     async load({ extraBody, abortSignal }: LoadOptions<TExtraBody, TSession>) {
@@ -166,7 +170,7 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
       // Optimistic read without a long transaction: versions only grow and a commit's rows
       // become visible together, so equal versions before and after mean the files match it.
       for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
-        const before = await readVersion(sql, dirKey);
+        const before = await versions.read(dirKey);
         const cached = cache?.get(dirKey, before);
         if (cached) {
           abortSignal?.throwIfAborted();
@@ -182,7 +186,7 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
            WHERE "dirKey" = ? ORDER BY "path" ASC`,
           [dirKey],
         );
-        const after = await readVersion(sql, dirKey);
+        const after = await versions.read(dirKey);
         abortSignal?.throwIfAborted();
         if (before !== after) continue;
         const updatedAt: Record<string, string> = Object.create(null) as Record<string, string>;

@@ -372,4 +372,33 @@ export class SqlRefinementStore implements RefinementStore {
     );
     return row ? toDate(row.createdAt).toISOString() : null;
   }
+
+  /**
+   * What the automatic review of a chat needs after each turn, in one statement: when the
+   * chat's last automatic review was (`getLastReviewAt` with a `chatId`), and how many of the
+   * chat's turns completed after it (all of them when there was none). The app's extension,
+   * not part of the `RefinementStore` port: it reads the app's `Turn` rows.
+   */
+  async getChatReviewProgress(options: {
+    workspaceId: string;
+    chatId: string;
+    abortSignal?: AbortSignal;
+  }): Promise<{ lastReviewAt: string | null; turnsSince: number }> {
+    options.abortSignal?.throwIfAborted();
+    // Both times are written the same way (the SQL layer's and Prisma's format), so they
+    // compare as they are; MAX is the latest, as getLastReviewAt's ORDER BY … LIMIT 1.
+    const row = await this.sql.get<{ lastReviewAt: unknown; turns: number | bigint }>(
+      `SELECT r."createdAt" AS "lastReviewAt",
+         (SELECT COUNT(*) FROM "Turn" t WHERE t."chatId" = ? AND t."status" = 'completed'
+            AND (r."createdAt" IS NULL OR t."startedAt" > r."createdAt")) AS "turns"
+       FROM (SELECT MAX("createdAt") AS "createdAt" FROM "Refinement"
+             WHERE "workspaceId" = ? AND "trigger" IN (${placeholders(AUTOMATIC_TRIGGERS.length)})
+               AND "chatId" = ?) r`,
+      [options.chatId, options.workspaceId, ...AUTOMATIC_TRIGGERS, options.chatId],
+    );
+    return {
+      lastReviewAt: toDateOrNull(row?.lastReviewAt)?.toISOString() ?? null,
+      turnsSince: Number(row?.turns ?? 0),
+    };
+  }
 }

@@ -32,6 +32,9 @@
  *   On SQLite the connection is shared by the process, so other callers wait until it ends.
  * - `isUniqueViolation(error)` recognises a primary-key / unique conflict on either driver.
  *
+ * - `observeSql(listener)` tells a listener about every statement (BEGIN and COMMIT included);
+ *   tests count a chat turn's statements with it. Without a listener it costs one check.
+ *
  * One connection per database and process (`lib/db/connections.ts`), shared by every adapter
  * and, on PostgreSQL, by the Prisma client: statements are prepared once per connection
  * (better-sqlite3 statements cached by text; named statements on PostgreSQL).
@@ -75,6 +78,40 @@ export interface Sql extends SqlExecutor {
   readonly target: DatabaseTarget;
   /** `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Observers
+
+/** One statement as an observer sees it: before it runs. */
+export interface SqlStatementEvent {
+  dialect: SqlDialect;
+  /** The SQL text as written (`?` placeholders), or `BEGIN …` / `COMMIT` / `ROLLBACK`. */
+  text: string;
+  /** Whether it runs inside a `transaction(fn)` (its BEGIN and COMMIT included). */
+  inTransaction: boolean;
+}
+
+const globalForObservers = globalThis as unknown as {
+  cairnSqlObservers?: Array<(event: SqlStatementEvent) => void>;
+};
+const observers = (globalForObservers.cairnSqlObservers ??= []);
+
+/**
+ * Calls `listener` before every statement any SQL client of this process runs, until the
+ * returned function is called. For tests and diagnostics (counting a turn's statements); a
+ * listener must not throw or run statements itself.
+ */
+export function observeSql(listener: (event: SqlStatementEvent) => void): () => void {
+  observers.push(listener);
+  return () => {
+    const index = observers.indexOf(listener);
+    if (index !== -1) observers.splice(index, 1);
+  };
+}
+
+function notify(dialect: SqlDialect, text: string, inTransaction: boolean): void {
+  for (const listener of observers) listener({ dialect, text, inTransaction });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -157,6 +194,8 @@ class SqliteSql implements Sql {
   }
 
   private statement(text: string): Database.Statement {
+    if (observers.length)
+      notify("sqlite", text, this.database.inTransaction || text === "BEGIN IMMEDIATE");
     let statement = this.statements.get(text);
     if (!statement) {
       if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
@@ -273,6 +312,7 @@ class PgSql implements Sql {
     text: string,
     params: readonly SqlValue[] = [],
   ): Promise<pg.QueryResult> {
+    if (observers.length) notify("postgres", text, client !== this.pool);
     const { text: converted, name } = this.textOf(text);
     return client.query({ text: converted, name, values: params.map(pgValue) });
   }
@@ -310,6 +350,7 @@ class PgSql implements Sql {
     // A connection whose BEGIN, COMMIT or ROLLBACK failed is not handed out again.
     let broken: Error | undefined;
     const control = async (text: string) => {
+      if (observers.length) notify("postgres", text, true);
       try {
         await client.query(text);
       } catch (error) {

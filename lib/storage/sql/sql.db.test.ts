@@ -1,7 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { isUniqueViolation, sqlFor, toBool, toBytes, toDate, type Sql } from "./index";
+import {
+  isUniqueViolation,
+  observeSql,
+  sqlFor,
+  toBool,
+  toBytes,
+  toDate,
+  type Sql,
+  type SqlStatementEvent,
+} from "./index";
 
 const database = registerTestDatabase();
 let sql: Sql;
@@ -13,6 +22,25 @@ describe(`the SQL layer on ${testDatabaseProvider()}`, () => {
   it("is one client per database", () => {
     expect(sqlFor(database.target)).toBe(sql);
     expect(sql.dialect).toBe(testDatabaseProvider() === "sqlite" ? "sqlite" : "postgres");
+  });
+
+  it("tells observers every statement, BEGIN and COMMIT included, until they stop", async () => {
+    const seen: SqlStatementEvent[] = [];
+    const stop = observeSql((event) => seen.push(event));
+    await sql.get(`SELECT 1 AS "one"`);
+    await sql.transaction(async (tx) => {
+      await tx.run(`DELETE FROM "PersistentFile" WHERE "dirKey" = ?`, ["d:observed"]);
+    });
+    stop();
+    await sql.get(`SELECT 2 AS "two"`);
+    const begin = sql.dialect === "sqlite" ? "BEGIN IMMEDIATE" : "BEGIN";
+    expect(seen.map((event) => [event.text, event.inTransaction])).toEqual([
+      [`SELECT 1 AS "one"`, false],
+      [begin, true],
+      [`DELETE FROM "PersistentFile" WHERE "dirKey" = ?`, true],
+      ["COMMIT", true],
+    ]);
+    expect(seen.every((event) => event.dialect === sql.dialect)).toBe(true);
   });
 
   it("round-trips dates, booleans, bytes and integers in the format Prisma reads", async () => {

@@ -1,0 +1,214 @@
+// How many SQL statements and transactions one chat turn runs, end to end from the route
+// (issue 12): counted with the SQL layer's `observeSql`, on SQLite and on PostgreSQL. A change
+// that adds a statement to every turn fails here; lower MAX_STATEMENTS_PER_TURN when one goes.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { simulateReadableStream } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
+import type * as AiModule from "@/lib/ai";
+import type * as AuthModule from "@/lib/auth/auth";
+import { pgPool } from "@/lib/db/connections";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { observeSql, type SqlStatementEvent } from "@/lib/storage/sql";
+
+vi.hoisted(() => {
+  process.env.CAIRN_BCRYPT_COST = "4";
+});
+vi.mock("server-only", () => ({}));
+
+// The signed-in person: `getActor` reads the session from the cookie (mocked Auth.js decode)
+// and the membership from the database, as on every request.
+const session = vi.hoisted(() => ({
+  current: null as null | { userId: string; workspaceId: string },
+}));
+vi.mock("next/headers", () => ({
+  headers: async () => new Headers({ cookie: "authjs.session-token=statements-test" }),
+}));
+vi.mock("@/lib/auth/auth", async (importOriginal) => ({
+  ...(await importOriginal<typeof AuthModule>()),
+  auth: async () =>
+    session.current && {
+      user: { id: session.current.userId },
+      workspaceId: session.current.workspaceId,
+      sessionVersion: 0,
+      tokenExpiresAt: Date.now() + 3_600_000,
+      expires: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+}));
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+function reply(parts: object[], finish: "stop" | "tool-calls"): LanguageModelV4StreamPart[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    ...parts,
+    { type: "finish", usage, finishReason: { unified: finish, raw: finish } },
+  ] as LanguageModelV4StreamPart[];
+}
+
+// The bench's medium turn (bench/chat-route.ts): the model creates one memory file, then answers.
+let turnNumber = 0;
+const model = new MockLanguageModelV4({
+  doStream: async ({ prompt }) => {
+    const last = prompt.at(-1);
+    const chunks =
+      last?.role === "tool"
+        ? reply(
+            [
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: `Noted ${turnNumber}.` },
+              { type: "text-end", id: "t" },
+            ],
+            "stop",
+          )
+        : reply(
+            [
+              {
+                type: "tool-call",
+                toolCallId: `call-${turnNumber}`,
+                toolName: "memory",
+                input: JSON.stringify({
+                  command: "create",
+                  path: `/persistent/user/note-${turnNumber}.md`,
+                  file_text: `Note ${turnNumber}\n`,
+                }),
+              },
+            ],
+            "tool-calls",
+          );
+    return {
+      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+    };
+  },
+});
+
+vi.mock("@/lib/ai", async (importOriginal) => {
+  const original = await importOriginal<typeof AiModule>();
+  const { readyModel } = await import("@/lib/ai/testing");
+  const notReady = { status: "unavailable", message: "No refine model in this test.", help: [] };
+  return {
+    ...original,
+    getChatModel: () => readyModel(model),
+    getRefineModel: () => Promise.resolve(notReady),
+  };
+});
+
+interface Counted {
+  statements: SqlStatementEvent[];
+  transactions: number;
+}
+
+/** Sends one chat message through `POST /api/chat` and waits until the turn is recorded. */
+async function countOneTurn(userId: string, chatId: string, text: string): Promise<Counted> {
+  const { POST } = await import("@/app/api/chat/route");
+  const { userTurnSlots } = await import("./turn-slots");
+  const statements: SqlStatementEvent[] = [];
+  const stop = observeSql((event) => statements.push(event));
+  try {
+    turnNumber += 1;
+    const response = await POST(
+      new Request("http://localhost/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          chatId,
+          message: { id: `m-${turnNumber}`, role: "user", parts: [{ type: "text", text }] },
+        }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(`Noted ${turnNumber}.`);
+    // The slot is held until the turn is recorded and its after-response work has run.
+    await vi.waitFor(() => expect(userTurnSlots().running(userId)).toBe(0), {
+      timeout: 20_000,
+      interval: 5,
+    });
+  } finally {
+    stop();
+  }
+  return {
+    statements,
+    transactions: statements.filter((event) => /^BEGIN/.test(event.text)).length,
+  };
+}
+
+/**
+ * The most statements one ordinary turn may run, once the process is warm (the medium turn of
+ * bench/chat-route.ts: the model creates one memory file, then answers). Per turn, in order:
+ *
+ *  1. getActor: the membership and session version (read on every request, on purpose)
+ *  2. findChatForTurn: the chat (ownership) and its workspace's settings
+ *  3. claimChat: the conditional UPSERT of the chat's ChatTurnClaim
+ *  4. appendNewMessage: the user's message (INSERT … SELECT MAX(seq) + 1)
+ *  5. loadTurnHistory: the chat's compaction state and its messages, in one statement
+ *  6. insertRunningTurn: the Turn row, with its lease
+ *  7. the user and company dirs' versions, in one statement (they validate the dir snapshot cache)
+ *  8. the harness counter (the snapshot cache is validated by it)
+ *  9. listRecentRefinements (for the prompt)
+ * 10. the turn journal's checkpoint of the tool's change (durable before the commit)
+ * 11–15. the commit: BEGIN, the dir version's compare-and-swap, the file, the DirCommit row, COMMIT
+ * 16. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
+ * 17. the journal's discard
+ * 18–23. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
+ *        the claim's release, COMMIT
+ * 24. maybeAutoRefine (after the response): the last review and the turns since, in one statement
+ *
+ * Not per turn: the lease heartbeat (`refreshTurnLease`, one UPDATE every 20 s of a turn) and the
+ * claim's renewal (one UPDATE every 30 s); a process's first turn also reads the snapshots afresh
+ * and starts the durability loop. Before issue 12's cut the same turn ran 27 (bench/README.md).
+ */
+const MAX_STATEMENTS_PER_TURN = 24;
+const MAX_TRANSACTIONS_PER_TURN = 2;
+
+describe(`statements per chat turn (${testDatabaseProvider()})`, () => {
+  const world = registerAppTestWorld({ role: "member" });
+  const dataDir = mkdtempSync(path.join(tmpdir(), "cairn-statements-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it(`runs at most ${MAX_STATEMENTS_PER_TURN} statements in ${MAX_TRANSACTIONS_PER_TURN} transactions per turn, all on the SQL layer`, async () => {
+    process.env.CAIRN_DATA_DIR = dataDir; // the turn's spool
+    session.current = { userId: world.actor.userId, workspaceId: world.actor.workspaceId };
+    // On PostgreSQL every query of the process goes through the pool (Prisma's too): count there
+    // as well, so a statement that bypasses the SQL layer is counted.
+    const driver = { queries: 0 };
+    if (world.database.target.provider === "postgresql") {
+      const patched = new WeakSet<object>();
+      pgPool(world.database.target.url).on("acquire", (client) => {
+        if (patched.has(client)) return;
+        patched.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as { query: unknown }).query = (...args: unknown[]) => {
+          driver.queries += 1;
+          return query(...args);
+        };
+      });
+    }
+    // The first turn warms the process (snapshots, the durability loop); later ones are the steady state.
+    await countOneTurn(world.actor.userId, world.chatId, "Remember the first thing.");
+    for (const text of ["Remember the second thing.", "Remember the third thing."]) {
+      const before = driver.queries;
+      const turn = await countOneTurn(world.actor.userId, world.chatId, text);
+      const listing = turn.statements
+        .map((event, index) => `${index + 1}. ${event.text.replace(/\s+/g, " ").slice(0, 120)}`)
+        .join("\n");
+      expect(turn.statements.length, listing).toBeLessThanOrEqual(MAX_STATEMENTS_PER_TURN);
+      expect(turn.transactions, listing).toBeLessThanOrEqual(MAX_TRANSACTIONS_PER_TURN);
+      if (world.database.target.provider === "postgresql") {
+        expect(driver.queries - before, listing).toBe(turn.statements.length);
+      }
+    }
+    // The turns did what they were asked: each file landed in the user's dir.
+    const files = await world.database.db.persistentFile.findMany({
+      where: { dirKey: `user:${world.actor.userId}` },
+      select: { path: true },
+    });
+    expect(files.map((file) => file.path).sort()).toEqual(["note-1.md", "note-2.md", "note-3.md"]);
+  });
+});
