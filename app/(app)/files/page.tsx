@@ -51,7 +51,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
 
   return (
     <div className="space-y-6">
-      <div className="flex items-start justify-between gap-4">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between sm:gap-4">
         <div>
           <h1 className="text-2xl font-semibold">Files</h1>
           <p className="text-muted-foreground text-sm">
@@ -63,7 +63,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
         <Link
           href="/files/failures"
           data-testid="failures-link"
-          className="hover:bg-muted rounded-md border px-3 py-1.5 text-sm"
+          className="hover:bg-muted shrink-0 self-start rounded-md border px-3 py-1.5 text-sm whitespace-nowrap"
         >
           Commit failures
           {failureCount > 0 ? ` (${failureCount}${openFailures.nextCursor ? "+" : ""})` : ""}
