@@ -7,8 +7,10 @@ export type TimelineItem =
 
 /**
  * Messages in their order, each refinement card placed where it happened: before the first
- * message written after it. `timeOf` gives a message's time (ISO 8601); refinements newer than
- * every message come last.
+ * message written after it — but never between a message and the answer to it: a refinement
+ * requested during a turn (`/refine`, the agent's refine tool) is stored before the turn's answer
+ * and runs after it, so its card follows the answer. `timeOf` gives a message's time (ISO 8601);
+ * refinements newer than every message come last.
  */
 export function buildTimeline(options: {
   messages: UIMessage[];
@@ -18,11 +20,19 @@ export function buildTimeline(options: {
   const cards = [...options.refinements].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const items: TimelineItem[] = [];
   let next = 0;
-  for (const message of options.messages) {
-    const time = options.timeOf(message);
+  const flushBefore = (time: string) => {
     while (next < cards.length && cards[next]!.createdAt < time)
       items.push({ kind: "refinement", refinement: cards[next++]! });
-    items.push({ kind: "message", message });
+  };
+  for (const message of options.messages) {
+    const time = options.timeOf(message);
+    if (message.role === "assistant") {
+      items.push({ kind: "message", message });
+      flushBefore(time);
+    } else {
+      flushBefore(time);
+      items.push({ kind: "message", message });
+    }
   }
   while (next < cards.length) items.push({ kind: "refinement", refinement: cards[next++]! });
   return items;
