@@ -104,12 +104,13 @@ describe(`a turn's save status and inline retry on ${testDatabaseProvider()}`, (
     );
 
     // Someone else's turn reads as missing, whatever their role; nothing is applied.
+    // One at a time: a call made before the previous one is awaited would reject unhandled.
     for (const call of [
-      service.turnSaveStatus({ actor: neighbour, turnId: "t-clash", spooled: 0 }),
-      service.retryTurnSave({ actor: neighbour, turnId: "t-clash" }),
-      service.retryTurnSave({ actor: member, turnId: "t-nowhere" }),
+      () => service.turnSaveStatus({ actor: neighbour, turnId: "t-clash", spooled: 0 }),
+      () => service.retryTurnSave({ actor: neighbour, turnId: "t-clash" }),
+      () => service.retryTurnSave({ actor: member, turnId: "t-nowhere" }),
     ]) {
-      await expect(call).rejects.toMatchObject({ code: "not_found:turn" });
+      await expect(call()).rejects.toMatchObject({ code: "not_found:turn" });
     }
     expect(await read(member, USER, "plans.md")).toBe("Trip: Friday\n");
 
