@@ -16,3 +16,17 @@ export function readyModel(model: LanguageModel): Promise<ModelReady> {
     contextWindowSource: "configured",
   } as unknown as ModelReady);
 }
+
+/**
+ * A mock `@/lib/ai` whose chat model is `model` and which has no refinement model: for chat-turn
+ * tests, `vi.mock("@/lib/ai", async (importOriginal) => chatModelOnly(await importOriginal(), model))`
+ * (after `const { chatModelOnly } = await import("@/lib/ai/testing")` inside the factory).
+ */
+export function chatModelOnly<T extends object>(original: T, model: LanguageModel): T {
+  const notReady = { status: "unavailable", message: "No refine model in this test.", help: [] };
+  return {
+    ...original,
+    getChatModel: () => readyModel(model),
+    getRefineModel: () => Promise.resolve(notReady),
+  };
+}

@@ -90,14 +90,8 @@ const model = new MockLanguageModelV4({
 });
 
 vi.mock("@/lib/ai", async (importOriginal) => {
-  const original = await importOriginal<typeof AiModule>();
-  const { readyModel } = await import("@/lib/ai/testing");
-  const notReady = { status: "unavailable", message: "No refine model in this test.", help: [] };
-  return {
-    ...original,
-    getChatModel: () => readyModel(model),
-    getRefineModel: () => Promise.resolve(notReady),
-  };
+  const { chatModelOnly } = await import("@/lib/ai/testing");
+  return chatModelOnly(await importOriginal<typeof AiModule>(), model);
 });
 
 interface Counted {
