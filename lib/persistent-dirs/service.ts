@@ -339,6 +339,10 @@ export function createPersistentDirsService(
   const dirs = appDirs.map((dir) => dir.definition);
   const commitLog = options.commitLog ?? createCommitLog({ sql });
 
+  /** A dir's name for people ("My memory"), or its path when it is not one of the app's. */
+  const dirLabelOf = (harnessDir: string): string =>
+    appDirs.find((candidate) => candidate.harnessDir === harnessDir)?.label ?? harnessDir;
+
   const findDir = (harnessDir: string): AppDir => {
     const dir = appDirs.find((candidate) => candidate.harnessDir === harnessDir);
     if (!dir) {
@@ -450,11 +454,10 @@ export function createPersistentDirsService(
   };
 
   const failureView = (actor: Actor, record: CommitRecord): FailureView => {
-    const dir = appDirs.find((candidate) => candidate.harnessDir === record.harnessDir);
     return {
       id: record.id,
       harnessDir: record.harnessDir,
-      dirLabel: dir?.label ?? record.harnessDir,
+      dirLabel: dirLabelOf(record.harnessDir),
       status: record.status,
       resolution: record.resolution,
       error: record.error,
@@ -788,7 +791,7 @@ export function createPersistentDirsService(
 
     async retryTurnSave({ actor, turnId }) {
       await assertOwnTurn(actor, turnId);
-      const { commits } = await saveStatusOf(actor, turnId, 0);
+      const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
       // Every record is checked before any is applied: a refusal changes nothing.
       const waiting = commits
         .filter(needsPerson)
@@ -804,8 +807,7 @@ export function createPersistentDirsService(
           if (HarnessConflictError.isInstance(error)) continue;
           throw error;
         }
-        const label =
-          appDirs.find((dir) => dir.harnessDir === record.harnessDir)?.label ?? record.harnessDir;
+        const label = dirLabelOf(record.harnessDir);
         if (result.status === "conflict") {
           const paths = result.record.conflicts.map((conflict) => conflict.path);
           clashed.push(paths.length > 0 ? `${paths.join(", ")} (${label})` : label);
