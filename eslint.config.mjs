@@ -51,9 +51,9 @@ export default tseslint.config(
   {
     ignores: [
       "node_modules/**",
-      ".next/**",
+      "**/.next/**",
       "lib/db/generated/**",
-      "next-env.d.ts",
+      "**/next-env.d.ts",
       "data/**",
       "test-results/**",
       "playwright-report/**",

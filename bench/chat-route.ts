@@ -90,7 +90,7 @@ const password = (index: number) => `route-pass-${index}`;
 // ---------------------------------------------------------------- /proc readings
 
 /** The pid and every descendant's pid (next start may fork workers). */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -110,7 +110,7 @@ function processTree(pid: number): number[] {
 }
 
 /** utime + stime of the process tree, in ms (10 ms resolution). */
-function treeCpuMs(pid: number): number {
+export function treeCpuMs(pid: number): number {
   let ticks = 0;
   for (const member of processTree(pid)) {
     try {
@@ -126,7 +126,7 @@ function treeCpuMs(pid: number): number {
 }
 
 /** Run time of every live thread of the process tree, in ms (nanosecond resolution). */
-function treeRuntimeMs(pid: number): number {
+export function treeRuntimeMs(pid: number): number {
   let ns = 0;
   for (const member of processTree(pid)) {
     try {

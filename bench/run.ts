@@ -1,5 +1,5 @@
 // Runs the benchmarks and prints their figures: `npm run bench` (all) or
-// `npm run bench -- prompt-view harness-store` (some). `chat-route` and `peers` run only when
+// `npm run bench -- prompt-view harness-store` (some). `chat-route`, `stack-floor` and `peers` run only when
 // named (`npm run bench -- peers`): they start servers and child processes and take minutes.
 import { benchChatRoute } from "./chat-route";
 import { benchDiff } from "./diff";
@@ -11,6 +11,7 @@ import { benchRefinement } from "./refinement";
 import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
 import { benchSqlLayer } from "./sql-layer";
+import { benchStackFloor } from "./stack-floor";
 import { benchTurnOverhead } from "./turn-overhead";
 
 const benches: Record<string, () => Promise<string>> = {
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<string>> = {
 const namedOnly: Record<string, () => Promise<string>> = {
   "chat-route": benchChatRoute,
   peers: benchPeers,
+  "stack-floor": benchStackFloor,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
