@@ -230,7 +230,13 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
   /** Saves plans.md on the Files page, as the person would in another tab. */
   const savePlans = async (text: string) => {
     await files.goto("/files?dir=user&path=plans.md");
-    await files.getByTestId("file-content-input").fill(text);
+    // Typed once the editor is hydrated: text filled into the server-rendered textarea while
+    // React takes it over came out joined with the file's text ("Trip: Friday\nTrip: Monday\n",
+    // seen once in CI), and that is what got saved.
+    await files.waitForLoadState("networkidle");
+    const input = files.getByTestId("file-content-input");
+    await input.fill(text);
+    await expect(input).toHaveValue(text);
     await files.getByTestId("save-file").click();
     await expect(files.getByTestId("save-status")).toHaveText("Saved.");
   };
