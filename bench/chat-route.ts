@@ -455,10 +455,15 @@ interface DbResult {
   windows: { sequential: Window; burst: Window };
 }
 
-async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Promise<DbResult> {
-  const spans: ModelSpan[] = [];
-  const scripted = await startScriptedModelServer({ port: 0 });
-  const answer = Array.from({ length: ANSWER_WORDS }, (_, word) => `word${word + 1}`).join(" ");
+/**
+ * The medium turn's script: a user message "load N" gets a `memory` tool call creating
+ * `/persistent/user/load-N.md`, and the tool's result gets `answer` a word at a time (also used
+ * by `stack-floor.ts`, so both benches time the same turn).
+ */
+export function scriptMemoryTurn(
+  scripted: Awaited<ReturnType<typeof startScriptedModelServer>>,
+  options: { answer: string; wordDelayMs: number },
+): void {
   scripted.setScript([
     {
       whenLastIsToolResult: false,
@@ -482,9 +487,16 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
     {
       whenLastIsToolResult: true,
       match: (request) => lastIsToolResult(request),
-      reply: { text: answer, delayMs: WORD_DELAY_MS },
+      reply: { text: options.answer, delayMs: options.wordDelayMs },
     },
   ]);
+}
+
+async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Promise<DbResult> {
+  const spans: ModelSpan[] = [];
+  const scripted = await startScriptedModelServer({ port: 0 });
+  const answer = Array.from({ length: ANSWER_WORDS }, (_, word) => `word${word + 1}`).join(" ");
+  scriptMemoryTurn(scripted, { answer, wordDelayMs: WORD_DELAY_MS });
   const proxy: Server = await startTimingProxy(scripted.url, spans);
   const modelURL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
   const log: string[] = [];

@@ -17,9 +17,9 @@ import { existsSync } from "node:fs";
 import type { AddressInfo, Server } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { lastIsToolResult, startScriptedModelServer } from "../e2e/support/scripted-model-server";
+import { startScriptedModelServer } from "../e2e/support/scripted-model-server";
 import { startTimingProxy, type ModelSpan } from "./chat-load";
-import { treeCpuMs, treeRuntimeMs } from "./chat-route";
+import { scriptMemoryTurn, treeCpuMs, treeRuntimeMs } from "./chat-route";
 import { loadLine, percentile, table } from "./stats";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -107,32 +107,7 @@ async function benchRoute(
 ): Promise<{ rows: Record<string, string | number>[]; noopCpu: number; errors: string[] }> {
   const scripted = await startScriptedModelServer({ port: 0 });
   const answer = Array.from({ length: ANSWER_WORDS }, (_, word) => `word${word + 1}`).join(" ");
-  scripted.setScript([
-    {
-      whenLastIsToolResult: false,
-      match: (request) => /\bload (\d+)\b/.test(JSON.stringify(request.messages.at(-1))),
-      reply: (request) => {
-        const load = /\bload (\d+)\b/.exec(JSON.stringify(request.messages.at(-1)))![1];
-        return {
-          toolCalls: [
-            {
-              name: "memory",
-              arguments: {
-                command: "create",
-                path: `/persistent/user/load-${load}.md`,
-                file_text: `Route note ${load}\n`,
-              },
-            },
-          ],
-        };
-      },
-    },
-    {
-      whenLastIsToolResult: true,
-      match: (request) => lastIsToolResult(request),
-      reply: { text: answer, delayMs: WORD_DELAY_MS },
-    },
-  ]);
+  scriptMemoryTurn(scripted, { answer, wordDelayMs: WORD_DELAY_MS });
   const spans: ModelSpan[] = [];
   const proxy: Server = await startTimingProxy(scripted.url, spans);
   const log: string[] = [];

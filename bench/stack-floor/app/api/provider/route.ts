@@ -1,35 +1,15 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { UIMessage, UIMessageChunk } from "ai";
-import { unclonedFetch } from "../../../../../lib/ai/uncloned-fetch";
-import { drainTurnStream } from "../../../../../lib/harness/turn/turn-stream";
+import { floorModel, MEMORY_TOOL_PARAMETERS, nodeFetch, sseResponse, SYSTEM } from "../../floor";
 
 export const dynamic = "force-dynamic";
 
-const nodeFetch = unclonedFetch(
-  (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })._nextOriginalFetch ??
-    fetch,
-);
-const model = createOpenAICompatible({
-  name: "floor",
-  baseURL: process.env.FLOOR_MODEL_URL ?? "http://127.0.0.1:1/v1",
-  apiKey: "x",
-  fetch: nodeFetch,
-}).chatModel("scripted-model");
-
+const model = floorModel({ fetch: nodeFetch });
 const MEMORY_TOOL = {
   type: "function" as const,
   name: "memory",
   description: "Create a memory file.",
-  inputSchema: {
-    type: "object" as const,
-    properties: {
-      command: { type: "string" as const },
-      path: { type: "string" as const },
-      file_text: { type: "string" as const },
-    },
-    required: ["command", "path", "file_text"],
-  },
+  inputSchema: MEMORY_TOOL_PARAMETERS,
 };
 
 /**
@@ -40,7 +20,7 @@ const MEMORY_TOOL = {
 export async function POST(request: Request) {
   const body = (await request.json()) as { messages: UIMessage[] };
   const prompt: LanguageModelV4Prompt = [
-    { role: "system", content: "You are the floor of a chat turn." },
+    { role: "system", content: SYSTEM },
     ...body.messages.map((message) => ({
       role: "user" as const,
       content: message.parts.flatMap((part) =>
@@ -116,7 +96,5 @@ export async function POST(request: Request) {
     controller.enqueue({ type: "error", errorText: String(error) });
     controller.close();
   });
-  return drainTurnStream(chunks).toUIMessageStreamResponse({
-    headers: { "cache-control": "no-cache, no-transform" },
-  });
+  return sseResponse(chunks);
 }

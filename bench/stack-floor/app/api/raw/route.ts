@@ -1,13 +1,7 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { unclonedFetch } from "../../../../../lib/ai/uncloned-fetch";
-import { drainTurnStream } from "../../../../../lib/harness/turn/turn-stream";
+import { MEMORY_TOOL_PARAMETERS, MODEL_URL, nodeFetch, sseResponse, SYSTEM } from "../../floor";
 
 export const dynamic = "force-dynamic";
-
-const nodeFetch = unclonedFetch(
-  (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })._nextOriginalFetch ??
-    fetch,
-);
 
 type ChatMessage = Record<string, unknown>;
 interface Delta {
@@ -21,15 +15,7 @@ const TOOLS = [
     function: {
       name: "memory",
       description: "Create a memory file.",
-      parameters: {
-        type: "object",
-        properties: {
-          command: { type: "string" },
-          path: { type: "string" },
-          file_text: { type: "string" },
-        },
-        required: ["command", "path", "file_text"],
-      },
+      parameters: MEMORY_TOOL_PARAMETERS,
     },
   },
 ];
@@ -38,7 +24,7 @@ const TOOLS = [
 async function* complete(
   messages: ChatMessage[],
 ): AsyncGenerator<{ delta: Delta; finish: string | null }> {
-  const response = await nodeFetch(`${process.env.FLOOR_MODEL_URL}/chat/completions`, {
+  const response = await nodeFetch(`${MODEL_URL}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer x" },
     body: JSON.stringify({ model: "scripted-model", messages, tools: TOOLS, stream: true }),
@@ -73,7 +59,7 @@ async function* complete(
 export async function POST(request: Request) {
   const body = (await request.json()) as { messages: UIMessage[] };
   const messages: ChatMessage[] = [
-    { role: "system", content: "You are the floor of a chat turn." },
+    { role: "system", content: SYSTEM },
     ...body.messages.map((message) => ({
       role: message.role,
       content: message.parts.map((part) => (part.type === "text" ? part.text : "")).join(""),
@@ -140,7 +126,5 @@ export async function POST(request: Request) {
     controller.enqueue({ type: "error", errorText: String(error) });
     controller.close();
   });
-  return drainTurnStream(chunks).toUIMessageStreamResponse({
-    headers: { "cache-control": "no-cache, no-transform" },
-  });
+  return sseResponse(chunks);
 }

@@ -1,41 +1,22 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import {
   convertToModelMessages,
   experimental_streamTextLowMemory as streamTextOnce,
   stepCountIs,
-  tool,
   type UIMessage,
+  type UIMessageChunk,
 } from "ai";
-import { z } from "zod";
-import type { UIMessageChunk } from "ai";
-import { unclonedFetch } from "../../../../../lib/ai/uncloned-fetch";
-import { drainTurnStream } from "../../../../../lib/harness/turn/turn-stream";
+import { floorModel, memoryTools, nodeFetch, sseResponse, SYSTEM } from "../../floor";
 
 export const dynamic = "force-dynamic";
-
-const nodeFetch = (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })
-  ._nextOriginalFetch;
 
 /** `lean` without the SDK's UI stream: `fullStream` read here and mapped to UI chunks by hand. */
 export async function POST(request: Request) {
   const body = (await request.json()) as { messages: UIMessage[] };
-  const provider = createOpenAICompatible({
-    name: "floor",
-    baseURL: process.env.FLOOR_MODEL_URL ?? "http://127.0.0.1:1/v1",
-    apiKey: "x",
-    fetch: unclonedFetch(nodeFetch ?? fetch),
-  });
   const result = streamTextOnce({
-    model: provider.chatModel("scripted-model"),
-    system: "You are the floor of a chat turn.",
+    model: floorModel({ fetch: nodeFetch }),
+    system: SYSTEM,
     messages: await convertToModelMessages(body.messages),
-    tools: {
-      memory: tool({
-        description: "Create a memory file.",
-        inputSchema: z.object({ command: z.string(), path: z.string(), file_text: z.string() }),
-        execute: async ({ path }) => `Created ${path}.`,
-      }),
-    },
+    tools: memoryTools,
     stopWhen: stepCountIs(5),
   });
   let controller!: ReadableStreamDefaultController<UIMessageChunk>;
@@ -69,7 +50,5 @@ export async function POST(request: Request) {
     controller.enqueue({ type: "finish" });
     controller.close();
   })();
-  return drainTurnStream(chunks).toUIMessageStreamResponse({
-    headers: { "cache-control": "no-cache, no-transform" },
-  });
+  return sseResponse(chunks);
 }
