@@ -1,5 +1,10 @@
-import { NextResponse } from "next/server";
-import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
+import { NextResponse, type NextRequest } from "next/server";
+import {
+  hasMalformedEscape,
+  imageOriginsFromEnv,
+  malformedPathResponse,
+  securityHeaders,
+} from "@/lib/security";
 
 /**
  * Security headers on every page and static file: the CSP, X-Frame-Options, nosniff,
@@ -7,9 +12,15 @@ import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
  * build time and `CAIRN_IMAGE_ORIGINS` is read at run time. The API routes (except Auth.js's)
  * are not matched: their fixed headers come from next.config.ts, which costs a request nothing
  * (decision 0026). See docs/security.md and decision 0009.
+ *
+ * A path with a malformed `%` escape answers 400 here, before Next decodes its dynamic segments
+ * (which throws, and the page would answer 500); `request.nextUrl.pathname` is the path as sent.
  */
-export function proxy() {
-  const response = NextResponse.next();
+export function proxy(request: NextRequest) {
+  const pathname = request.nextUrl.pathname;
+  const response = hasMalformedEscape(pathname)
+    ? malformedPathResponse(pathname)
+    : NextResponse.next();
   const headers = securityHeaders({
     imageOrigins: imageOriginsFromEnv(),
     development: process.env.NODE_ENV === "development",

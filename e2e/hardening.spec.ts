@@ -128,6 +128,32 @@ test("bad query strings on /harness answer with a message or are ignored, never 
   }
 });
 
+// Issue 31, finding 10: a bad % escape in a dynamic route answered 500, signed in or not.
+test("a path with a malformed % escape answers 400, signed in or not", async ({ request }) => {
+  const pages = [
+    "/chat/%E0%A4%A",
+    "/chat/abc/turns/%zz",
+    "/harness/memory/%",
+    "/refinements/%C0%80",
+    "/files/%zz",
+  ];
+  const signedInRequest = editorPage.context().request;
+  for (const client of [request, signedInRequest]) {
+    for (const path of pages) {
+      const response = await client.get(path, { maxRedirects: 0 });
+      expect(response.status(), path).toBe(400);
+      expect(await response.text(), path).toMatch(/^Bad request/);
+      expect(response.headers()["x-frame-options"], path).toBe("DENY");
+    }
+    const api = await client.get("/api/auth/%zz", { maxRedirects: 0 });
+    expect(api.status()).toBe(400);
+    expect(((await api.json()) as { error: string }).error).toMatch(/malformed % escape/);
+  }
+  // A valid escape still reaches the page (a chat that does not exist: not found, not 400).
+  const valid = await signedInRequest.get("/chat/caf%C3%A9");
+  expect(valid.status()).toBe(404);
+});
+
 // Finding 12.
 test("the files editor refuses a file over 1 MiB in place and saves one near the limit", async () => {
   await editorPage.goto("/files?dir=user");

@@ -3,8 +3,13 @@
 import { MessageSquarePlus, Pencil, Search, SendHorizontal, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useState } from "react";
-import { createChatAction, deleteChatAction, renameChatAction } from "@/app/(app)/chat/actions";
+import { useEffect, useState } from "react";
+import {
+  createChatAction,
+  deleteChatAction,
+  listChatsAction,
+  renameChatAction,
+} from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
@@ -197,14 +202,132 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
   );
 }
 
-/** The person's chats, newest first, with search, rename and delete. */
-export function ChatSidebar({ chats, className }: { chats: ChatSummary[]; className?: string }) {
+/** A page of chats as the server hands it out; `nextCursor` null: no more. */
+export interface ChatListPage {
+  items: ChatSummary[];
+  nextCursor: string | null;
+}
+
+/** `a` then the chats of `b` not in `a` (a chat updated meanwhile moves up into `a`). */
+function joined(a: ChatSummary[], b: ChatSummary[]): ChatSummary[] {
+  const seen = new Set(a.map((chat) => chat.id));
+  return [...a, ...b.filter((chat) => !seen.has(chat.id))];
+}
+
+/** How long typing must pause before the search asks the server. */
+const SEARCH_DELAY_MS = 250;
+
+/**
+ * The loading half of the sidebar: the first page comes from the server layout; "Show more"
+ * appends the next page (newest first, by cursor); a search filters what is loaded at once and,
+ * while older chats are not loaded yet, asks the server for every title that matches. When the
+ * layout's first page changes (a chat created, renamed, deleted or answered), the pages loaded
+ * beyond it are loaded again in one call, so they show the change too.
+ */
+function useChatPages(initial: ChatListPage, query: string) {
+  const [more, setMore] = useState<ChatListPage | null>(null);
+  const [found, setFound] = useState<{ query: string; page: ChatListPage } | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [seenInitial, setSeenInitial] = useState(initial);
+  const [reload, setReload] = useState<{ cursor: string; count: number } | null>(null);
+
+  // The layout sent a new first page: the pages loaded after it are reloaded (once) below.
+  if (seenInitial !== initial) {
+    setSeenInitial(initial);
+    setReload(
+      more && more.items.length > 0 && initial.nextCursor
+        ? { cursor: initial.nextCursor, count: more.items.length }
+        : null,
+    );
+    if (!initial.nextCursor || !more?.items.length) setMore(null);
+  }
+  useEffect(() => {
+    if (!reload) return;
+    let current = true;
+    listChatsAction({ cursor: reload.cursor, limit: Math.min(reload.count, 200) })
+      .then((result) => {
+        if (current && result.ok) setMore(result.data);
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [reload]);
+
+  const loaded = more ? joined(initial.items, more.items) : initial.items;
+  const nextCursor = more ? more.nextCursor : initial.nextCursor;
+  const complete = nextCursor === null;
+  const needle = query.trim();
+
+  useEffect(() => {
+    if (!needle || complete) return;
+    let current = true;
+    const timer = setTimeout(() => {
+      listChatsAction({ query: needle })
+        .then((result) => {
+          if (!current) return;
+          if (result.ok) setFound({ query: needle, page: result.data });
+          else setFailure(result.error.message);
+        })
+        .catch(() => current && setFailure("The search failed. Try again."));
+    }, SEARCH_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [needle, complete, initial]);
+
+  const lowered = needle.toLowerCase();
+  const filtered = loaded.filter((chat) => chat.title.toLowerCase().includes(lowered));
+  const searched = !needle || complete ? null : found?.query === needle ? found.page : undefined;
+
+  const showMore = (): void => {
+    const cursor = searched ? searched.nextCursor : nextCursor;
+    if (!cursor || loading) return;
+    setLoading(true);
+    setFailure(null);
+    listChatsAction(searched ? { cursor, query: needle } : { cursor })
+      .then((result) => {
+        if (!result.ok) return setFailure(result.error.message);
+        const page = result.data;
+        if (searched) {
+          setFound({
+            query: needle,
+            page: { items: joined(searched.items, page.items), nextCursor: page.nextCursor },
+          });
+        } else {
+          setMore({ items: joined(more?.items ?? [], page.items), nextCursor: page.nextCursor });
+        }
+      })
+      .catch(() => setFailure("Loading more chats failed. Try again."))
+      .finally(() => setLoading(false));
+  };
+
+  return {
+    /** The chats to list now. */
+    shown: !needle ? loaded : searched ? searched.items : filtered,
+    /** Whether a "Show more" button is due. */
+    hasMore: searched === undefined ? false : searched ? searched.nextCursor !== null : !complete,
+    /** A search that waits for the server's answer (older chats not loaded yet). */
+    searching: searched === undefined,
+    loading,
+    failure,
+    showMore,
+  };
+}
+
+/**
+ * The person's chats, newest first, with search, rename and delete. The layout hands the first
+ * page; older chats come a page at a time with "Show more".
+ */
+export function ChatSidebar({ initial, className }: { initial: ChatListPage; className?: string }) {
   const pathname = usePathname();
   const [query, setQuery] = useState("");
   // Relative times are computed once per render of the list; they need not tick.
   const [now] = useState(() => Date.now());
-  const needle = query.trim().toLowerCase();
-  const shown = needle ? chats.filter((chat) => chat.title.toLowerCase().includes(needle)) : chats;
+  const { shown, hasMore, searching, loading, failure, showMore } = useChatPages(initial, query);
+  const hasChats = initial.items.length > 0;
   return (
     <nav className={cn("space-y-3", className)} aria-label="Chats" data-testid="chat-sidebar">
       <Button asChild variant="outline" className="w-full justify-start">
@@ -212,7 +335,7 @@ export function ChatSidebar({ chats, className }: { chats: ChatSummary[]; classN
           <MessageSquarePlus className="size-4" /> New chat
         </Link>
       </Button>
-      {chats.length > 0 ? (
+      {hasChats ? (
         <label className="relative block">
           <span className="sr-only">Search chats</span>
           <Search className="text-muted-foreground absolute top-2.5 left-2.5 size-4" />
@@ -225,11 +348,11 @@ export function ChatSidebar({ chats, className }: { chats: ChatSummary[]; classN
           />
         </label>
       ) : null}
-      {chats.length === 0 ? (
+      {!hasChats ? (
         <p className="text-muted-foreground px-2 text-sm">Your chats appear here.</p>
       ) : shown.length === 0 ? (
         <p className="text-muted-foreground px-2 text-sm" data-testid="chat-search-empty">
-          No chat title matches “{query.trim()}”.
+          {searching ? "Searching…" : `No chat title matches “${query.trim()}”.`}
         </p>
       ) : (
         <ul className="space-y-0.5" data-testid="chat-list">
@@ -243,6 +366,19 @@ export function ChatSidebar({ chats, className }: { chats: ChatSummary[]; classN
           ))}
         </ul>
       )}
+      {hasMore ? (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="w-full"
+          disabled={loading}
+          data-testid="chat-list-more"
+          onClick={showMore}
+        >
+          {loading ? "Loading…" : "Show more"}
+        </Button>
+      ) : null}
+      <FormMessage message={failure} />
     </nav>
   );
 }

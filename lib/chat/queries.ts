@@ -1,7 +1,16 @@
 import type { UIMessage } from "ai";
 import { databaseTargetOf, getDb, type Db } from "@/lib/db";
 import type { Actor } from "@/lib/harness";
-import { getSql, sqlFor, toBool, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import {
+  getSql,
+  placeholders,
+  sqlFor,
+  toBool,
+  toDate,
+  type Sql,
+  type SqlExecutor,
+  type SqlValue,
+} from "@/lib/storage/sql";
 import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import { listMessageTimes, loadChatMessages } from "./messages";
 
@@ -298,13 +307,117 @@ export async function listRecentRefinements(
 // renaming and deleting one, a chat page's messages). Every query takes the Actor where it
 // matters: a chat belongs to one person in one workspace, and someone else's reads as missing.
 
-/** The chats of the actor in their workspace, most recently updated first. */
-export function listChats(actor: Actor) {
-  return getDb().chat.findMany({
-    where: { workspaceId: actor.workspaceId, userId: actor.userId },
-    orderBy: { updatedAt: "desc" },
-    select: { id: true, title: true, updatedAt: true },
-  });
+/** One chat in a list of chats. */
+export interface ChatListItem {
+  id: string;
+  title: string;
+  updatedAt: Date;
+}
+
+/** A page of chats and the cursor of the next one (null: this is the last). */
+export interface ChatPage {
+  items: ChatListItem[];
+  nextCursor: string | null;
+}
+
+/** A page of the chat list holds this many chats unless asked for fewer or more. */
+export const CHAT_PAGE_SIZE = 50;
+/** No page holds more: one request's work stays bounded however many chats a person has. */
+export const MAX_CHAT_PAGE_SIZE = 200;
+
+/** `[updatedAt as ISO 8601, id]` of the last chat of a page, as `listChats` hands it out. */
+function encodeChatCursor(chat: { updatedAt: Date; id: string }): string {
+  return Buffer.from(JSON.stringify([chat.updatedAt.toISOString(), chat.id])).toString("base64url");
+}
+
+/** The position a cursor names, or null when it is not one `listChats` handed out. */
+export function decodeChatCursor(cursor: string): { updatedAt: Date; id: string } | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (!Array.isArray(value) || value.length !== 2) return null;
+    const [at, id] = value as unknown[];
+    if (typeof at !== "string" || typeof id !== "string" || id.length > 100) return null;
+    const updatedAt = new Date(at);
+    return Number.isNaN(updatedAt.getTime()) ? null : { updatedAt, id };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The chats of the actor in their workspace, most recently updated first, one page at a time
+ * (`limit`, default {@link CHAT_PAGE_SIZE}, at most {@link MAX_CHAT_PAGE_SIZE}). Pages are keyed
+ * on `(updatedAt, id)`, so a chat is neither missed nor repeated across pages unless it is
+ * updated meanwhile (it then moves to the top). `query` keeps the chats whose title contains it,
+ * ignoring case (on SQLite only ASCII letters fold; PostgreSQL folds all). A cursor that
+ * `listChats` did not hand out gives the first page. One statement, bound parameters fixed in
+ * number whatever the chat count.
+ */
+export async function listChats(
+  actor: Actor,
+  options: { cursor?: string | null; limit?: number; query?: string; db?: Db } = {},
+): Promise<ChatPage> {
+  const sql = sqlOf(options.db);
+  const limit = Math.min(
+    Math.max(Math.trunc(options.limit ?? CHAT_PAGE_SIZE), 1),
+    MAX_CHAT_PAGE_SIZE,
+  );
+  const after = options.cursor ? decodeChatCursor(options.cursor) : null;
+  const where = [`"workspaceId" = ?`, `"userId" = ?`];
+  const parameters: SqlValue[] = [actor.workspaceId, actor.userId];
+  const query = options.query?.trim().toLowerCase();
+  if (query) {
+    // instr / strpos, not LIKE: a % or _ in the search matches literally.
+    where.push(`${sql.dialect === "sqlite" ? "instr" : "strpos"}(lower("title"), ?) > 0`);
+    parameters.push(query);
+  }
+  if (after) {
+    where.push(`("updatedAt" < ? OR ("updatedAt" = ? AND "id" < ?))`);
+    parameters.push(after.updatedAt, after.updatedAt, after.id);
+  }
+  const rows = await sql.all<{ id: string; title: string; updatedAt: unknown }>(
+    `SELECT "id", "title", "updatedAt" FROM "Chat" WHERE ${where.join(" AND ")}
+     ORDER BY "updatedAt" DESC, "id" DESC LIMIT ?`,
+    [...parameters, limit + 1],
+  );
+  const items = rows
+    .slice(0, limit)
+    .map((row) => ({ id: row.id, title: row.title, updatedAt: toDate(row.updatedAt) }));
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeChatCursor(last) : null };
+}
+
+/**
+ * Titles of the actor's own chats among `chatIds` (others' chats are simply absent). For the ids
+ * one page shows: at most {@link MAX_CHAT_PAGE_SIZE} ids are looked up per statement.
+ */
+export async function ownChatTitles(
+  actor: Actor,
+  chatIds: readonly string[],
+  db?: Db,
+): Promise<Map<string, string>> {
+  const ids = [...new Set(chatIds)];
+  const titles = new Map<string, string>();
+  const sql = sqlOf(db);
+  for (let start = 0; start < ids.length; start += MAX_CHAT_PAGE_SIZE) {
+    const batch = ids.slice(start, start + MAX_CHAT_PAGE_SIZE);
+    const rows = await sql.all<{ id: string; title: string }>(
+      `SELECT "id", "title" FROM "Chat"
+       WHERE "workspaceId" = ? AND "userId" = ? AND "id" IN (${placeholders(batch.length)})`,
+      [actor.workspaceId, actor.userId, ...batch],
+    );
+    for (const row of rows) titles.set(row.id, row.title);
+  }
+  return titles;
+}
+
+/** Whether the actor has any chat in their workspace. */
+export async function hasChats(actor: Actor, db?: Db): Promise<boolean> {
+  const row = await sqlOf(db).get(
+    `SELECT 1 AS "one" FROM "Chat" WHERE "workspaceId" = ? AND "userId" = ? LIMIT 1`,
+    [actor.workspaceId, actor.userId],
+  );
+  return row !== undefined;
 }
 
 /** The chat if it belongs to the actor (same user, same workspace), else null. */

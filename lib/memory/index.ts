@@ -1,10 +1,12 @@
 import "server-only";
 import { canWriteGlobal, type Actor, type Entry, type Revision } from "@/lib/harness";
-import { harnessFor, listChats } from "@/lib/harness-service";
+import { hasChats } from "@/lib/chat/queries";
+import { harnessFor } from "@/lib/harness-service";
 import { getPersistentDirs, USER_DIR, type HistoryEntry } from "@/lib/persistent-dirs";
 import {
   memberNames,
   ownChatTitles,
+  ownLocalMemoryKeys,
   ownTurnAt,
   refinementsByHarnessVersion,
   type RefinementRef,
@@ -78,8 +80,13 @@ export interface Memories {
   hasChats: boolean;
 }
 
-/** Upper bounds that keep the page fast; the Files and Harness pages show everything. */
-const MAX_ENTRIES_PER_SCOPE = 200;
+/**
+ * Upper bounds that keep the page fast whatever the number of chats: the workspace's latest
+ * global memories, the latest local memories across all of the person's chats, files. The Files
+ * and Harness pages show everything.
+ */
+const MAX_GLOBAL_ENTRIES = 200;
+const MAX_LOCAL_ENTRIES = 200;
 const MAX_FILES = 100;
 const HISTORY_COMMITS = 100;
 
@@ -90,17 +97,17 @@ function viaInWords(via: string | null | undefined): string | null {
 
 /** Everything the Memory page lists for `actor`. */
 export async function listMemories(actor: Actor): Promise<Memories> {
-  const [files, entries, chats] = await Promise.all([
+  const [files, entries, anyChat] = await Promise.all([
     listMemoryFiles(actor),
     listMemoryEntries(actor),
-    listChats(actor),
+    hasChats(actor),
   ]);
   return {
     harnessDir: USER_DIR,
     files,
     entries,
     canWriteGlobal: canWriteGlobal(actor),
-    hasChats: chats.length > 0,
+    hasChats: anyChat,
   };
 }
 
@@ -170,33 +177,48 @@ async function commitOrigin(actor: Actor, commit: HistoryEntry): Promise<MemoryO
   }
 }
 
+/**
+ * The workspace's latest global memories and the latest local memories of the person's own
+ * chats. The local ones are found in one query joined on the chat's owner (not one query per
+ * chat, nor an `IN` list of every chat id: issue 31), then read through the harness of their
+ * chat, like every other read.
+ */
 async function listMemoryEntries(actor: Actor): Promise<MemoryEntryItem[]> {
-  const chats = await listChats(actor);
-  const globalHarness = await harnessFor(actor, null);
-  const scopes = [
-    { harness: globalHarness, scope: "global" as const },
-    ...(await Promise.all(
-      chats.map(async (chat) => ({
-        harness: await harnessFor(actor, chat.id),
-        scope: "local" as const,
-      })),
-    )),
-  ];
-  const listed = await Promise.all(
-    scopes.map(async ({ harness, scope }) => {
-      const page = await harness.listEntries({
-        kind: "memory",
-        scope,
-        limit: MAX_ENTRIES_PER_SCOPE,
-      });
-      return Promise.all(
+  const [globalHarness, localKeys] = await Promise.all([
+    harnessFor(actor, null),
+    ownLocalMemoryKeys(actor, MAX_LOCAL_ENTRIES),
+  ]);
+  const idsByChat = new Map<string, string[]>();
+  for (const key of localKeys)
+    idsByChat.set(key.chatId, [...(idsByChat.get(key.chatId) ?? []), key.id]);
+  const globalListed = globalHarness
+    .listEntries({ kind: "memory", scope: "global", limit: MAX_GLOBAL_ENTRIES })
+    .then((page) =>
+      Promise.all(
         page.items.map(async (entry) => ({
           entry,
-          history: await harness.history({ entryId: entry.id, kind: "memory", scope }),
+          history: await globalHarness.history({
+            entryId: entry.id,
+            kind: "memory",
+            scope: "global",
+          }),
         })),
-      );
-    }),
-  );
+      ),
+    );
+  const localListed = [...idsByChat].map(async ([chatId, ids]) => {
+    const harness = await harnessFor(actor, chatId);
+    const read = await Promise.all(
+      ids.map(async (id) => {
+        const [entry, history] = await Promise.all([
+          harness.getEntry({ kind: "memory", id, scope: "local" }),
+          harness.history({ entryId: id, kind: "memory", scope: "local" }),
+        ]);
+        return entry ? [{ entry, history }] : [];
+      }),
+    );
+    return read.flat();
+  });
+  const listed = await Promise.all([globalListed, ...localListed]);
   const items = listed.flat();
 
   // One round of lookups for every revision named below.
@@ -207,7 +229,7 @@ async function listMemoryEntries(actor: Actor): Promise<MemoryEntryItem[]> {
   }
   const [chatTitles, refinements, names] = await Promise.all([
     ownChatTitles(actor, [
-      ...chats.map((chat) => chat.id),
+      ...idsByChat.keys(),
       ...named.flatMap((revision) => (revision.chatId ? [revision.chatId] : [])),
     ]),
     refinementsByHarnessVersion(

@@ -1,5 +1,6 @@
 import "server-only";
 import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/storage/sql";
 import type { Actor } from "@/lib/harness";
 
 /**
@@ -7,21 +8,25 @@ import type { Actor } from "@/lib/harness";
  * to the actor: their own chats and turns, their workspace's refinements and members.
  */
 
-/** Titles of the actor's own chats among `chatIds` (others' chats are simply absent). */
-export async function ownChatTitles(
+/** Titles of the actor's own chats among `chatIds` (batched; others' chats are absent). */
+export { ownChatTitles } from "@/lib/chat/queries";
+
+/**
+ * The newest `limit` local memory entries of the actor's own chats (chat id and entry id),
+ * newest first: one statement joined on the chat's owner, so its bound parameters are fixed in
+ * number however many chats the person has.
+ */
+export function ownLocalMemoryKeys(
   actor: Actor,
-  chatIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (chatIds.length === 0) return new Map();
-  const rows = await getDb().chat.findMany({
-    where: {
-      id: { in: [...new Set(chatIds)] },
-      workspaceId: actor.workspaceId,
-      userId: actor.userId,
-    },
-    select: { id: true, title: true },
-  });
-  return new Map(rows.map((row) => [row.id, row.title]));
+  limit: number,
+): Promise<Array<{ chatId: string; id: string }>> {
+  return getSql().all<{ chatId: string; id: string }>(
+    `SELECT e."chatId", e."id" FROM "HarnessEntry" AS e
+     JOIN "Chat" AS c ON c."id" = e."chatId" AND c."workspaceId" = e."workspaceId"
+     WHERE e."workspaceId" = ? AND e."kind" = 'memory' AND e."scope" = 'local' AND c."userId" = ?
+     ORDER BY e."updatedAt" DESC, e."entryKey" ASC LIMIT ?`,
+    [actor.workspaceId, actor.userId, limit],
+  );
 }
 
 /** A refinement as a provenance line names it. */

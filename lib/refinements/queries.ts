@@ -2,7 +2,6 @@ import "server-only";
 // The refinement queries of the app's pages (the timeline, who may see one, what rolled one
 // back); the refinement store itself is the core's port, reached through `refinementStore()`.
 import {
-  encodeRefinementCursor,
   type Actor,
   type Page,
   type Refinement,
@@ -14,71 +13,44 @@ import { getOwnChat } from "@/lib/chat/queries";
 import { getDb } from "@/lib/db";
 import { refinementStore } from "./index";
 
-/** The timeline's filters, already parsed. `chatId` must be one of `ownChatIds`. */
+/** The timeline's filters, already parsed. */
 export interface TimelineFilters {
   scope?: "global" | "local";
   trigger?: RefinementTrigger;
   status?: RefinementStatus;
+  /** One of the actor's own chats (another chat lists nothing). */
   chatId?: string;
   actorId?: string;
   cursor?: string;
 }
 
-function newestFirst(a: Refinement, b: Refinement): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
 /**
  * The refinements `actor` may see, newest first: the workspace's global ones plus the local
- * ones of the actor's own chats. The store has no "any of these chats" filter, so this runs
- * one query for the global scope and one per own chat, with the same cursor (every query
- * shares the newest-first order the cursor encodes), and merges them: a page is exactly the
- * first `limit` rows of the union after the cursor. Imported history is left out unless the
- * filters ask for it (status `imported` or trigger `import`).
+ * ones of the actor's own chats, in one query whatever the number of chats (the chat's owner is
+ * checked in the query). With `chatId`: every refinement recorded in that chat, when it is the
+ * actor's own — its local ones and the global ones started there. Imported history is left out
+ * unless the filters ask for it (status `imported` or trigger `import`).
  */
 export async function listVisibleRefinements(options: {
   actor: Actor;
-  ownChatIds: readonly string[];
   filters: TimelineFilters;
   limit: number;
 }): Promise<Page<Refinement>> {
   const { actor, filters, limit } = options;
-  const base: RefinementFilter = {
+  const filter: RefinementFilter = {
     trigger: filters.trigger,
     status: filters.status,
     actorId: filters.actorId,
+    scope: filters.scope,
     ...(filters.trigger === "import" ? { includeImported: true } : {}),
   };
-  const sources: RefinementFilter[] = [];
-  if (filters.chatId !== undefined) {
-    // Every refinement recorded in one's own chat is visible: its local ones and the global
-    // ones started there.
-    if (options.ownChatIds.includes(filters.chatId)) {
-      sources.push({ ...base, chatId: filters.chatId, scope: filters.scope });
-    }
-  } else {
-    if (filters.scope !== "local") sources.push({ ...base, scope: "global" });
-    if (filters.scope !== "global") {
-      for (const chatId of options.ownChatIds) sources.push({ ...base, scope: "local", chatId });
-    }
-  }
+  const page = { workspaceId: actor.workspaceId, cursor: filters.cursor ?? null, limit };
   const store = refinementStore();
-  const pages = await Promise.all(
-    sources.map((filter) =>
-      store.listRefinements({
-        workspaceId: actor.workspaceId,
-        filter,
-        cursor: filters.cursor ?? null,
-        limit,
-      }),
-    ),
-  );
-  const merged = pages.flatMap((page) => page.items).sort(newestFirst);
-  const items = merged.slice(0, limit);
-  const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
-  const last = items.at(-1);
-  return { items, nextCursor: more && last ? encodeRefinementCursor(last) : null };
+  if (filters.chatId !== undefined) {
+    if (!(await getOwnChat(actor, filters.chatId))) return { items: [], nextCursor: null };
+    return store.listRefinements({ ...page, filter: { ...filter, chatId: filters.chatId } });
+  }
+  return store.listRefinementsVisibleTo({ ...page, filter, userId: actor.userId });
 }
 
 /**

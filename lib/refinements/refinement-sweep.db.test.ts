@@ -92,7 +92,6 @@ describe(`refinement jobs and the stuck-row sweep (${testDatabaseProvider()})`, 
       (
         await listVisibleRefinements({
           actor: world.actor,
-          ownChatIds: [world.chatId],
           filters: {},
           limit: 20,
         })

@@ -1,4 +1,5 @@
 export { imageOriginsFromEnv, parseImageOrigins } from "./image-origins";
+export { hasMalformedEscape, malformedPathResponse } from "./malformed-path";
 export {
   refuseForeignRequest,
   requestHost,

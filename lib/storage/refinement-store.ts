@@ -274,10 +274,34 @@ export class SqlRefinementStore implements RefinementStore {
   }
 
   async listRefinements(options: ListRefinementsOptions): Promise<Page<Refinement>> {
+    return this.listWhere(options, null);
+  }
+
+  /**
+   * `listRefinements` narrowed to what one person may see: global refinements plus the local
+   * ones of chats that person owns (in the workspace), in one statement — however many chats
+   * they have (issue 31: the timeline ran one query per chat). Not part of the core's port:
+   * chats and their owners are the app's tables.
+   */
+  async listRefinementsVisibleTo(
+    options: ListRefinementsOptions & { userId: string },
+  ): Promise<Page<Refinement>> {
+    return this.listWhere(options, options.userId);
+  }
+
+  private async listWhere(
+    options: ListRefinementsOptions,
+    ownerId: string | null,
+  ): Promise<Page<Refinement>> {
     options.abortSignal?.throwIfAborted();
     const limit = clampRefinementLimit(options.limit);
     const after = decodeRefinementCursor(options.cursor);
     const { where, parameters } = whereOf(options.workspaceId, options.filter);
+    if (ownerId !== null) {
+      where.push(`("scope" = 'global' OR EXISTS (SELECT 1 FROM "Chat" AS c
+        WHERE c."id" = "Refinement"."chatId" AND c."workspaceId" = ? AND c."userId" = ?))`);
+      parameters.push(options.workspaceId, ownerId);
+    }
     if (after) {
       const createdAt = new Date(after.createdAt);
       where.push(`("createdAt" < ? OR ("createdAt" = ? AND "id" < ?))`);

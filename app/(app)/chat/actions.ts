@@ -3,7 +3,15 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
-import { createChat, deleteOwnChat, getOwnChat, renameOwnChat } from "@/lib/chat/queries";
+import {
+  createChat,
+  decodeChatCursor,
+  deleteOwnChat,
+  getOwnChat,
+  listChats,
+  MAX_CHAT_PAGE_SIZE,
+  renameOwnChat,
+} from "@/lib/chat/queries";
 import { harnessFor } from "@/lib/harness-service";
 
 const titleSchema = z.string().trim().min(1, "Give the chat a title").max(120);
@@ -12,6 +20,32 @@ const chatIdSchema = z.string().min(1).max(100);
 function notYours(): never {
   fail("not_found:chat", "That chat does not exist or is not yours.");
 }
+
+/**
+ * A page of the sidebar's chat list (newest first): the next one after `cursor`, or the first
+ * page of the chats whose title contains `query`. `limit` lets the sidebar reload every chat it
+ * shows at once after a change (at most 200). Reads only; nothing is revalidated.
+ */
+export const listChatsAction = action(
+  {
+    input: z.object({
+      cursor: z
+        .string()
+        .max(300)
+        .refine((cursor) => decodeChatCursor(cursor) !== null, "Not a chat list cursor")
+        .optional(),
+      query: z.string().trim().max(120).optional(),
+      limit: z.number().int().min(1).max(MAX_CHAT_PAGE_SIZE).optional(),
+    }),
+  },
+  async ({ input, actor }) => {
+    const page = await listChats(actor, input);
+    return {
+      items: page.items.map((chat) => ({ ...chat, updatedAt: chat.updatedAt.toISOString() })),
+      nextCursor: page.nextCursor,
+    };
+  },
+);
 
 export const createChatAction = action(
   { input: z.object({ title: titleSchema.optional() }) },

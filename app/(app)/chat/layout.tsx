@@ -4,15 +4,18 @@ import { ChatSidebarFrame } from "@/components/chat/chat-sidebar-frame";
 import { requireActor } from "@/lib/auth";
 import { listChats } from "@/lib/harness-service";
 
-/** Chat pages: the person's chats, newest first, beside the conversation. */
+/** Chat pages: the person's chats, newest first (the first page; more on demand), beside the conversation. */
 export default async function ChatLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const chats = await listChats(actor);
+  const page = await listChats(actor);
   return (
     <div className="flex flex-col gap-8 lg:grid lg:grid-cols-[220px_minmax(0,1fr)] lg:gap-6">
       <ChatSidebarFrame>
         <ChatSidebar
-          chats={chats.map((chat) => ({ ...chat, updatedAt: chat.updatedAt.toISOString() }))}
+          initial={{
+            items: page.items.map((chat) => ({ ...chat, updatedAt: chat.updatedAt.toISOString() })),
+            nextCursor: page.nextCursor,
+          }}
         />
       </ChatSidebarFrame>
       <div className="order-1 min-w-0 lg:order-none">{children}</div>

@@ -26,6 +26,9 @@ const filtersSchema = z.object({
   cursor: z.string().max(500).optional(),
 });
 
+/** The View picker lists this many of the person's most recent chats (an older one: its page's "This chat’s notes"). */
+const PICKER_CHATS = 100;
+
 const kindLabels = {
   prompt: "Prompt note",
   memory: "Memory",
@@ -42,8 +45,13 @@ export default async function HarnessPage({
   const parsed = parseSearchParams(filtersSchema, await searchParams);
   if (!parsed.ok) return <BadQuery message={parsed.message} resetHref="/harness" />;
   const filters = parsed.data;
-  const chats = await listChats(actor);
-  const chat = filters.chat ? await getOwnChat(actor, filters.chat) : null;
+  const [recent, chat] = await Promise.all([
+    listChats(actor, { limit: PICKER_CHATS }),
+    filters.chat ? getOwnChat(actor, filters.chat) : null,
+  ]);
+  // The picker lists the most recent chats, and the chosen one when it is older.
+  const chats =
+    chat && !recent.items.some((c) => c.id === chat.id) ? [...recent.items, chat] : recent.items;
   const harness = await harnessFor(actor, chat?.id ?? null);
   const query = {
     kind: filters.kind,
@@ -121,6 +129,12 @@ export default async function HarnessPage({
           Filter
         </Button>
       </form>
+      {recent.nextCursor ? (
+        <p className="text-muted-foreground text-xs" data-testid="harness-chat-picker-note">
+          View lists your {PICKER_CHATS} most recent chats. For an older chat, open it and follow
+          “This chat’s notes”.
+        </p>
+      ) : null}
       {page.items.length === 0 ? (
         filtered ? (
           <EmptyState title="No entries match these filters">

@@ -11,7 +11,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
-import { listChats } from "@/lib/chat/queries";
+import { getOwnChat, listChats, ownChatTitles } from "@/lib/chat/queries";
 import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { queryOf } from "@/lib/utils";
@@ -19,6 +19,8 @@ import { queryOf } from "@/lib/utils";
 export const dynamic = "force-dynamic";
 
 const PAGE_SIZE = 50;
+/** The Chat filter lists this many of the person's most recent chats (and the chosen one). */
+const PICKER_CHATS = 100;
 
 const filtersSchema = z.object({
   scope: z.enum(["local", "global"]).optional().catch(undefined),
@@ -47,16 +49,20 @@ export default async function RefinementsPage({
 }) {
   const actor = await requireActor();
   const filters = filtersSchema.parse(firstSearchValues(await searchParams));
-  const [chats, memberships] = await Promise.all([
-    listChats(actor),
+  const [recent, chosen, memberships] = await Promise.all([
+    listChats(actor, { limit: PICKER_CHATS }),
+    filters.chat ? getOwnChat(actor, filters.chat) : null,
     listWorkspaceMembers(actor.workspaceId),
   ]);
-  const chatTitles = new Map(chats.map((chat) => [chat.id, chat.title]));
+  // The picker lists the most recent chats, and the chosen one when it is older.
+  const chats =
+    chosen && !recent.items.some((chat) => chat.id === chosen.id)
+      ? [...recent.items, chosen]
+      : recent.items;
   const names = new Map(memberships.map((m) => [m.userId, m.user.name || m.user.email]));
-  const chatId = filters.chat && chatTitles.has(filters.chat) ? filters.chat : undefined;
+  const chatId = chosen?.id;
   const page = await listVisibleRefinements({
     actor,
-    ownChatIds: chats.map((chat) => chat.id),
     filters: {
       scope: filters.scope,
       trigger: filters.trigger,
@@ -67,10 +73,13 @@ export default async function RefinementsPage({
     },
     limit: PAGE_SIZE,
   });
-  const rollbacks = await findRollbacksOf({
-    actor,
-    ids: page.items.map((refinement) => refinement.id),
-  });
+  const [rollbacks, chatTitles] = await Promise.all([
+    findRollbacksOf({ actor, ids: page.items.map((refinement) => refinement.id) }),
+    ownChatTitles(
+      actor,
+      page.items.flatMap((refinement) => (refinement.chatId ? [refinement.chatId] : [])),
+    ),
+  ]);
   const nextQuery = queryOf({ ...filters, chat: chatId, cursor: page.nextCursor });
 
   return (

@@ -12,7 +12,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { memberNames } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
-import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
+import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
@@ -92,10 +92,9 @@ export default async function EntryPage(props: {
   const to = history.find((revision) => revision.id === query.to) ?? newestFirst[0];
   const from =
     history.find((revision) => revision.id === query.from) ?? newestFirst[1] ?? newestFirst[0];
-  const [chats, authors] = await Promise.all([
-    editable && entry ? listChats(actor) : Promise.resolve([]),
-    memberNames(actor.workspaceId),
-  ]);
+  // An existing entry's location is fixed: the form only names it (the entry's own chat).
+  const chats = chat ? [{ id: chat.id, title: chat.title }] : [];
+  const authors = await memberNames(actor.workspaceId);
   const authorOf = (revision: Revision) =>
     revision.actorId === actor.userId
       ? "you"
