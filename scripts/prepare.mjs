@@ -3,15 +3,20 @@
 // migrated. Exported so start.mjs can reuse it; runs on its own when executed directly.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appendEnvValue, readEnvFile } from "./env-file.mjs";
+import { appendEnvValue, makeOwnerOnly, readEnvFile } from "./env-file.mjs";
 
 export const root = path.resolve(import.meta.dirname, "..");
 const envFile = path.join(root, ".env.local");
 
 export function prepare() {
-  // Next reads .env.local itself; load it here too so the migrator sees DATABASE_URL.
+  // Next reads .env.local itself; load it here too so the migrator sees DATABASE_URL. It holds
+  // AUTH_SECRET: owner-only, like the data dir.
+  if (existsSync(envFile) && !makeOwnerOnly(envFile)) {
+    console.warn(`cairn: could not make ${envFile} owner-only (chmod 600 it yourself)`);
+  }
   for (const [key, value] of Object.entries(readEnvFile(envFile))) process.env[key] ??= value;
   if (!process.env.AUTH_SECRET) {
     const secret = randomBytes(32).toString("base64url");

@@ -88,8 +88,9 @@ export function looksLikeAccessToken(value: string): boolean {
 }
 
 /**
- * Creates a token for a person in a workspace they belong to. Returns the token itself — shown
- * once, never stored — and its public fields. `expiresAt` in the past is refused.
+ * Creates a token for a person in a workspace they belong to, bound to that membership (it
+ * ends with it: see `authenticateAccessToken`). Returns the token itself — shown once, never
+ * stored — and its public fields. `expiresAt` in the past is refused.
  */
 export async function createAccessToken(
   db: Db,
@@ -102,7 +103,7 @@ export async function createAccessToken(
   }
   const membership = await db.membership.findUnique({
     where: { userId_workspaceId: { userId: input.userId, workspaceId: input.workspaceId } },
-    select: { role: true },
+    select: { id: true },
   });
   if (!membership) {
     throw new AccessTokenError("no_membership", "That person is not a member of the workspace.");
@@ -112,6 +113,7 @@ export async function createAccessToken(
     data: {
       userId: input.userId,
       workspaceId: input.workspaceId,
+      membershipId: membership.id,
       name,
       tokenHash: hashAccessToken(token),
       prefix: token.slice(0, SHOWN_CHARACTERS),
@@ -167,6 +169,22 @@ export async function revokeAccessToken(
   return result.count === 1;
 }
 
+/**
+ * Revokes every live token a person holds in a workspace (their removal from it). Takes the
+ * database or a transaction, so the removal and the revocation commit together. Returns how
+ * many were revoked.
+ */
+export async function revokeMemberAccessTokens(
+  db: Pick<Db, "personalAccessToken">,
+  input: { userId: string; workspaceId: string; now?: Date },
+): Promise<number> {
+  const result = await db.personalAccessToken.updateMany({
+    where: { userId: input.userId, workspaceId: input.workspaceId, revokedAt: null },
+    data: { revokedAt: input.now ?? new Date() },
+  });
+  return result.count;
+}
+
 /** Who a valid token acts as, and what the MCP endpoint records about it. */
 export interface AccessTokenIdentity {
   actor: Actor;
@@ -176,8 +194,12 @@ export interface AccessTokenIdentity {
 /**
  * Checks a bearer token and returns the Actor it acts as. The role comes from the membership
  * row on every call (as for the web app), so a demotion or a removal takes effect at once.
- * Throws `AccessTokenError` for a missing, malformed, unknown, expired or revoked token, or
- * when the person is no longer a member. Records the last use (at most once a minute).
+ * A token works only under the membership that issued it: removal revokes it
+ * (`revokeMemberAccessTokens`), and even one that escaped revocation is refused once its
+ * membership row is gone — a person removed and added again has a new membership, and their
+ * old tokens stay dead. Throws `AccessTokenError` for a missing, malformed, unknown, expired or
+ * revoked token, or when the person is no longer a member. Records the last use (at most once
+ * a minute).
  */
 export async function authenticateAccessToken(
   db: Db,
@@ -201,6 +223,7 @@ export async function authenticateAccessToken(
       revokedAt: true,
       lastUsedAt: true,
       clientName: true,
+      membershipId: true,
     },
   });
   // The lookup is by hash; compare again in constant time so no timing tells a near miss.
@@ -214,12 +237,19 @@ export async function authenticateAccessToken(
   }
   const membership = await db.membership.findUnique({
     where: { userId_workspaceId: { userId: row.userId, workspaceId: row.workspaceId } },
-    select: { role: true },
+    select: { id: true, role: true },
   });
   if (!membership || !isRole(membership.role)) {
     throw new AccessTokenError(
       "no_membership",
       "The token's owner is no longer a member of its workspace.",
+    );
+  }
+  // Compared by id, not by dates: clocks of several instances need not agree, ids never repeat.
+  if (row.membershipId !== membership.id) {
+    throw new AccessTokenError(
+      "revoked",
+      "The access token ended with the membership that issued it; create a new one.",
     );
   }
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {

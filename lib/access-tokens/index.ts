@@ -10,6 +10,7 @@ export {
   looksLikeAccessToken,
   recordAccessTokenClient,
   revokeAccessToken,
+  revokeMemberAccessTokens,
   tokenNameSchema,
   type AccessTokenIdentity,
   type AccessTokenState,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { hasErrorMarker, HarnessError, isRole, type Role } from "@/lib/harness";
+import { revokeMemberAccessTokens } from "@/lib/access-tokens";
 import { isUniqueConstraintError, type Db } from "@/lib/db";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
@@ -237,4 +238,33 @@ export async function createInvite(
     },
   });
   return { token, invite };
+}
+
+/**
+ * Removes a person from a workspace, in one transaction: the membership row goes, every access
+ * token the person holds in that workspace is revoked (tokens end with the membership that
+ * issued them; adding the person again brings none back), and their session version moves on,
+ * so every session token they hold reads as signed out — in every workspace, as sign-out does
+ * (`revokeSessions` in lib/auth). Returns whether a membership was removed (false: it was gone
+ * already; nothing changed).
+ */
+export async function removeMember(
+  db: Db,
+  input: { membershipId: string; now?: Date },
+): Promise<boolean> {
+  const now = input.now ?? new Date();
+  return db.$transaction(async (tx) => {
+    const membership = await tx.membership.findUnique({
+      where: { id: input.membershipId },
+      select: { userId: true, workspaceId: true },
+    });
+    if (!membership) return false;
+    await tx.membership.delete({ where: { id: input.membershipId } });
+    await revokeMemberAccessTokens(tx, { ...membership, now });
+    await tx.user.updateMany({
+      where: { id: membership.userId },
+      data: { sessionVersion: { increment: 1 } },
+    });
+    return true;
+  });
 }

@@ -8,6 +8,7 @@ export {
   INVITE_TTL_MS,
   nameSchema,
   passwordSchema,
+  removeMember,
   signUpFirstUser,
   signUpWithInvite,
   workspaceNameSchema,

@@ -1,8 +1,13 @@
-import { revokeSessions } from "@/lib/auth/auth";
 import { getDb } from "@/lib/db";
 import type { Role } from "@/lib/harness";
 import { getSql } from "@/lib/storage/sql";
-import { createInvite, findUsableInvite, signUpFirstUser, signUpWithInvite } from "./accounts";
+import {
+  createInvite,
+  findUsableInvite,
+  removeMember,
+  signUpFirstUser,
+  signUpWithInvite,
+} from "./accounts";
 
 /**
  * The app's account queries in one place (people, memberships, invites), as pages, layouts,
@@ -77,13 +82,12 @@ export function setMembershipRole(membershipId: string, role: Role) {
 }
 
 /**
- * Removes a membership and ends the person's sessions everywhere (their session version moves
- * on, so every token issued before reads as signed out), not only in this workspace.
+ * Removes a membership, revokes the person's access tokens for the workspace and ends their
+ * sessions everywhere (their session version moves on, so every session token issued before
+ * reads as signed out), not only in this workspace — in one transaction (`removeMember`).
  */
-export async function removeMembership(membership: { id: string; userId: string }) {
-  const db = getDb();
-  await db.membership.delete({ where: { id: membership.id } });
-  await revokeSessions(db, membership.userId);
+export async function removeMembership(membership: { id: string }): Promise<void> {
+  await removeMember(getDb(), { membershipId: membership.id });
 }
 
 /** Invites not used and not expired, newest first, with who they are for and who made them. */

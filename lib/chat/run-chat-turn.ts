@@ -291,7 +291,7 @@ async function runClaimedTurn(options: {
   );
   if (command) return refineCommandTurn({ actor, chatId, message, command, turnId, claim });
 
-  const refine = createRefineTool();
+  const refine = createRefineTool({ actor });
   await insertRunningTurn(sql, {
     id: turnId,
     chatId,

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import pg from "pg";
+import { securePrivateSqliteFile } from "./private-files";
 
 /**
  * The process's connections, one per database: a better-sqlite3 handle per SQLite file and a
@@ -22,6 +23,8 @@ export function sqliteConnection(filePath: string): Database.Database {
   const cache = (globalForConnections.cairnSqliteConnections ??= new Map());
   let database = cache.get(filePath);
   if (!database?.open) {
+    // Once per process and file: a server started without `cairn db migrate` tightens it too.
+    securePrivateSqliteFile(filePath);
     database = new Database(filePath);
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     cache.set(filePath, database);

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseTarget } from "./database-url";
+import { securePrivateSqliteFile } from "./private-files";
 
 /** One migration folder under `prisma/<provider>/migrations`. */
 export interface MigrationFile {
@@ -78,7 +79,8 @@ async function migrateSqlite(
   log: (line: string) => void,
 ): Promise<MigrateResult> {
   const { default: Database } = await import("better-sqlite3");
-  mkdirSync(path.dirname(filePath), { recursive: true });
+  // Created owner-only (and an older one tightened) before SQLite opens it: see private-files.ts.
+  securePrivateSqliteFile(filePath);
   const db = new Database(filePath);
   try {
     db.pragma("journal_mode = WAL");

@@ -31,6 +31,7 @@ export {
   drainSpool,
   recoverInterruptedTurn,
   retryDueCommits,
+  spoolKeyFromSecret,
   turnCommitId,
   type CommitSpool,
   type DrainSpoolResult,

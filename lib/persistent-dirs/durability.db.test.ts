@@ -51,6 +51,7 @@ function instance(options: { db?: Db; service?: PersistentDirsService; dataDir?:
       commitLog: dirs.commitLog,
       jobQueue,
       dataDir: options.dataDir ?? dataDir,
+      spoolKey: new Uint8Array(32).fill(7),
       turnLeaseMs: LEASE,
       retryPolicy: POLICY,
       now,

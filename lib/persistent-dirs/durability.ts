@@ -93,6 +93,12 @@ export interface DurabilityOptions {
   retryJob?: Pick<EnqueueOptions, "retryLimit" | "retryDelaySeconds" | "expireInSeconds">;
   /** The spool lives in `<dataDir>/spool`. */
   dataDir: string;
+  /**
+   * Signs the spool's records and verifies them before they are imported
+   * (`spoolKeyFromSecret(AUTH_SECRET)` in the app): a record without a valid signature is set
+   * aside as `*.json.rejected` and logged, never imported.
+   */
+  spoolKey: Uint8Array;
   retryPolicy?: RetryPolicy;
   turnLeaseMs?: number;
   intervalMs?: number;
@@ -121,8 +127,10 @@ export function createDurability(options: DurabilityOptions): Durability {
   const journal = createTurnJournal({ sql });
   const spool = createFileSpool({
     directory: path.join(options.dataDir, "spool"),
+    key: options.spoolKey,
     now,
-    onCorrupt: (file, error) => log(`unreadable spool file kept as ${file}.corrupt`, error),
+    onRejected: ({ file, reason, error }) =>
+      log(`spool file not imported (${reason}); kept as ${file}`, error),
   });
   const clock = { now };
 

@@ -1,4 +1,5 @@
 import { defaultDataDirectory, getDb } from "@/lib/db";
+import { spoolKeyFromSecret } from "@/lib/harness";
 import { getJobQueue } from "@/lib/jobs";
 import { createDurability, durabilitySettingsFromEnv, type Durability } from "./durability";
 import { parseFaultInjection } from "./fault-injection";
@@ -52,9 +53,21 @@ export function getDurability(): Durability {
     commitLog: service.commitLog,
     jobQueue: getJobQueue(),
     dataDir: defaultDataDirectory(),
+    spoolKey: spoolKeyFromEnv(),
     ...durabilitySettingsFromEnv(),
   });
   globalForDurability.cairnDurability = { durability, service };
   durability.start();
   return durability;
+}
+
+/** The spool's signing key, from `AUTH_SECRET` (the server cannot run without it anyway). */
+function spoolKeyFromEnv(): Uint8Array {
+  const secret = process.env.AUTH_SECRET?.trim();
+  if (!secret) {
+    throw new Error(
+      "AUTH_SECRET is not set: Cairn needs it to sign sessions and the records of its spool (`npm start` generates one in .env.local).",
+    );
+  }
+  return spoolKeyFromSecret(secret);
 }

@@ -5,6 +5,7 @@ import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
 import { getDb, resolveDatabaseTarget } from "@/lib/db";
 import {
+  canWriteGlobal,
   heldRefinementLock,
   isRole,
   messageText,
@@ -162,14 +163,19 @@ export function scheduleRefinement(options: Parameters<typeof requestRefinement>
   );
 }
 
-/** The actor of a job, with the role read from the membership now (null: no longer a member). */
-async function actorOf(payload: RefinementJobPayload): Promise<Actor | null> {
+/** The person as an Actor, with the role read from the membership now (null: no longer a member). */
+async function actorNow(person: { userId: string; workspaceId: string }): Promise<Actor | null> {
   const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId: payload.userId, workspaceId: payload.workspaceId } },
+    where: { userId_workspaceId: { userId: person.userId, workspaceId: person.workspaceId } },
     select: { role: true },
   });
   if (!membership || !isRole(membership.role)) return null;
-  return { userId: payload.userId, workspaceId: payload.workspaceId, role: membership.role };
+  return { userId: person.userId, workspaceId: person.workspaceId, role: membership.role };
+}
+
+/** The actor of a job, with the role read from the membership now (null: no longer a member). */
+function actorOf(payload: RefinementJobPayload): Promise<Actor | null> {
+  return actorNow(payload);
 }
 
 /**
@@ -438,11 +444,22 @@ const refineToolInput = z.object({
   global: z.boolean().optional(),
 });
 
+/** What the `refine` tool answers a global request by someone who may not write global entries. */
+export const GLOBAL_REFINE_TOOL_REFUSED =
+  "Refused: only editors and admins can refine company knowledge (global: true). Nothing was requested; call refine without global to refine this chat.";
+
 /**
- * The agent's `refine` tool: asks for a refinement at the end of this turn. A second call in
- * the same turn replaces the first. `take()` hands the request to the host after the turn.
+ * The agent's `refine` tool for `actor`'s turn: asks for a refinement at the end of this turn. A
+ * second call in the same turn replaces the first. `take()` hands the request to the host after
+ * the turn. A global request reads the person's role when the tool is called, like the turn's
+ * other writes (`harnessForTurn`): one by a member — or by an editor demoted during the turn, or
+ * a person removed — is refused in the tool's result and nothing is requested (a refused call
+ * leaves an earlier request of the turn in place).
  */
-export function createRefineTool(): { tools: ToolSet; take: () => RefineRequest | null } {
+export function createRefineTool(options: { actor: Actor }): {
+  tools: ToolSet;
+  take: () => RefineRequest | null;
+} {
   let request: RefineRequest | null = null;
   return {
     tools: {
@@ -451,6 +468,10 @@ export function createRefineTool(): { tools: ToolSet; take: () => RefineRequest 
           "Ask for the harness to be refined after this turn, from evidence in this conversation (e.g. a lesson worth keeping). Local to this chat unless global: true (editors and admins only).",
         inputSchema: refineToolInput,
         execute: async ({ instructions, global }) => {
+          if (global) {
+            const current = await actorNow(options.actor);
+            if (!current || !canWriteGlobal(current)) return GLOBAL_REFINE_TOOL_REFUSED;
+          }
           request = { kind: "explicit", instructions, global: global ?? false };
           return "A refinement will run after this turn.";
         },

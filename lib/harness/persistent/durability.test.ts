@@ -1,10 +1,6 @@
-// Over 500 lines, knowingly: the durability promises (spool, journal, recovery, retry) are one
-// story told over shared fixtures; split, each file would repeat them.
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import nodePath from "node:path";
-
-import { afterEach, describe, expect, it } from "vitest";
+// The durability promises (spool, journal, recovery, retry) over shared fixtures; the file
+// spool itself is tested in file-spool.test.ts.
+import { describe, expect, it } from "vitest";
 
 import type { CommitLog } from "./commit-log";
 import {
@@ -15,7 +11,6 @@ import {
   type RetryPolicy,
   type TurnJournal,
 } from "./durability";
-import { createFileSpool } from "./file-spool";
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking, type InMemoryDirBacking } from "./in-memory-dir-backing";
 import { openTurnCheckout } from "./open-turn-checkout";
@@ -497,51 +492,5 @@ describe("a turn closed as interrupted while its own process was still committin
     expect(commitLog.all()).toMatchObject([
       { id: "turn:t1:/persistent/user", status: "resolved", resolution: "already-applied" },
     ]);
-  });
-});
-
-describe("createFileSpool", () => {
-  let directory: string | null = null;
-  afterEach(async () => {
-    if (directory) await rm(directory, { recursive: true, force: true });
-    directory = null;
-  });
-
-  it("keeps items across instances (a restart), in order, bytes and dates intact", async () => {
-    directory = await mkdtemp(nodePath.join(tmpdir(), "cairn-spool-"));
-    const spool = createFileSpool({ directory });
-    const at = new Date(Date.UTC(2026, 0, 1));
-    const entry = {
-      turnId: "t1",
-      harnessDir: USER,
-      mode: "after-turn" as const,
-      owner: "user:u1",
-      changes: {
-        created: [{ path: "b.bin", content: new Uint8Array([0, 255]) }],
-        updated: [],
-        deleted: [],
-      },
-      baseCursor: 3,
-      base: { "b.bin": null },
-      extraBody: {},
-      session: null,
-      revision: 1,
-      at,
-    };
-    const first = await spool.put({ item: { kind: "journal", entry } });
-    const second = await spool.put({ item: { kind: "journal-discard", turnId: "t1" } });
-    // A crash mid-put leaves only a temporary file; a torn item must not be read.
-    await writeFile(nodePath.join(directory, ".tmp-torn"), "{");
-    await writeFile(nodePath.join(directory, "000-corrupt.json"), "{not json");
-
-    const reopened = createFileSpool({ directory });
-    const items = await reopened.list();
-    expect(items.map((item) => item.id)).toEqual([first.id, second.id]);
-    expect(items[0]).toEqual({ ...first, entry });
-    expect((await readdir(directory)).sort()).toContain("000-corrupt.json.corrupt");
-
-    await reopened.remove({ id: first.id });
-    await reopened.remove({ id: first.id });
-    expect((await reopened.list()).map((item) => item.id)).toEqual([second.id]);
   });
 });

@@ -34,7 +34,15 @@ export {
   type TurnJournal,
   type TurnJournalEntry,
 } from "./durability";
-export { createFileSpool, decodeDurable, encodeDurable } from "./file-spool";
+export {
+  createFileSpool,
+  decodeDurable,
+  encodeDurable,
+  isSpoolId,
+  spoolKeyFromSecret,
+  type RejectedSpoolFile,
+  type SpoolRejection,
+} from "./file-spool";
 export {
   INTERRUPTED_ERROR,
   drainSpool,

@@ -66,7 +66,8 @@ export const removeMemberAction = action(
   async ({ input, actor }) => {
     const membership = await ownMembership(actor.workspaceId, input.membershipId);
     if (await isLastAdmin(actor.workspaceId, membership.id)) failLastAdmin();
-    // The removed person's tokens stop working everywhere, not only in this workspace.
+    // Their access tokens for this workspace are revoked with the membership, and their
+    // sessions end everywhere, not only in this workspace.
     await removeMembership(membership);
     revalidatePath("/admin/members");
   },

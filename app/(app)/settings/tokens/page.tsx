@@ -16,7 +16,9 @@ export default async function AccessTokensPage() {
           Personal access tokens let other agents (Claude Code, Cursor, Claude Desktop…) use this
           workspace&apos;s memory through MCP at <code>/api/mcp</code>. A token acts as you, in this
           workspace, with your current role: if your role changes, so does what the token may do.
-          Setup: see <code>docs/mcp.md</code>.
+          Signing out does not revoke tokens (they serve clients that outlive a browser session):
+          revoke one here when you no longer need it. Removal from the workspace revokes them all,
+          for good. Setup: see <code>docs/mcp.md</code>.
         </p>
       </div>
       <section className="space-y-3">
