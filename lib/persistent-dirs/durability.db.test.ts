@@ -225,6 +225,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 1,
       needsPerson: 0,
+      awaitingConfirmation: 0,
       conflicts: 0,
       resolved: 0,
       keptTheirs: 0,
@@ -248,6 +249,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 0,
       needsPerson: 0,
+      awaitingConfirmation: 0,
       conflicts: 0,
       resolved: 1,
       keptTheirs: 0,
