@@ -51,46 +51,38 @@ function normalise(text: string): string {
 }
 
 const BASE = 0x01000193;
-const BASE_2 = 0x5bd1e995;
 
-/** B^(K-1) mod 2^32 for both hashes. */
-function topPower(base: number): number {
+/** B^(K-1) mod 2^32. */
+const TOP = (() => {
   let power = 1;
-  for (let index = 0; index < K - 1; index++) power = Math.imul(power, base);
+  for (let index = 0; index < K - 1; index++) power = Math.imul(power, BASE);
   return power;
-}
-const TOP = topPower(BASE);
-const TOP_2 = topPower(BASE_2);
+})();
 
 /**
- * Calls `visit(hash, start)` for every k-gram of `text` (two 32-bit rolling hashes folded into one
- * safe integer, so unrelated k-grams practically never collide; hits are checked anyway).
+ * A rolling hash of every k-gram of `text`, cut to 30 bits so that V8 keeps it a small integer
+ * (no allocation per character, fast map keys). Collisions are possible and harmless: every hit
+ * is checked character by character.
  */
-function eachGram(text: string, visit: (hash: number, start: number) => boolean | void): void {
-  if (text.length < K) return;
-  let h1 = 0;
-  let h2 = 0;
+function gramHashes(text: string): Int32Array {
+  const count = Math.max(0, text.length - K + 1);
+  const hashes = new Int32Array(count);
+  let hash = 0;
   for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (index >= K) {
-      const out = text.charCodeAt(index - K);
-      h1 = (h1 - Math.imul(out, TOP)) | 0;
-      h2 = (h2 - Math.imul(out, TOP_2)) | 0;
-    }
-    h1 = (Math.imul(h1, BASE) + code) | 0;
-    h2 = (Math.imul(h2, BASE_2) + code) | 0;
-    if (index >= K - 1) {
-      const hash = (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
-      if (visit(hash, index - K + 1) === true) return;
-    }
+    if (index >= K) hash = (hash - Math.imul(text.charCodeAt(index - K), TOP)) | 0;
+    hash = (Math.imul(hash, BASE) + text.charCodeAt(index)) | 0;
+    if (index >= K - 1) hashes[index - K + 1] = hash & 0x3fffffff;
   }
+  return hashes;
 }
 
-/** The winnowed fingerprints of `text`: hash → first start position. */
-function fingerprints(text: string): Map<number, number> {
-  const hashes: number[] = [];
-  eachGram(text, (hash) => void hashes.push(hash));
-  const kept = new Map<number, number>();
+/** Start positions kept per fingerprint: repetitive text (tables, lists) has a few of each. */
+const MAX_POSITIONS = 8;
+
+/** The winnowed fingerprints of `text`: hash → start positions (the first few). */
+function fingerprints(text: string): Map<number, number[]> {
+  const hashes = gramHashes(text);
+  const kept = new Map<number, number[]>();
   if (hashes.length === 0) return kept;
   const window = Math.min(W, hashes.length);
   let last = -1;
@@ -100,7 +92,9 @@ function fingerprints(text: string): Map<number, number> {
       if (hashes[index]! <= hashes[best]!) best = index;
     if (best !== last) {
       last = best;
-      if (!kept.has(hashes[best]!)) kept.set(hashes[best]!, best);
+      const positions = kept.get(hashes[best]!);
+      if (!positions) kept.set(hashes[best]!, [best]);
+      else if (positions.length < MAX_POSITIONS) positions.push(best);
     }
   }
   return kept;
@@ -116,7 +110,8 @@ function commonPiece(
   right: string,
   b: number,
 ): { text: string; end: number } | null {
-  if (left.slice(a, a + K) !== right.slice(b, b + K)) return null;
+  for (let index = 0; index < K; index++)
+    if (left.charCodeAt(a + index) !== right.charCodeAt(b + index)) return null;
   let before = 0;
   while (a - before > 0 && b - before > 0 && left[a - before - 1] === right[b - before - 1])
     before++;
@@ -137,45 +132,69 @@ function sameBytes(left: Uint8Array, right: Uint8Array): boolean {
   return true;
 }
 
+/** Bits of the prefilter that spares most map lookups: 2^22 bits, 512 KiB. */
+const FILTER_BITS = 22;
+
 /**
- * The first private piece of `written` (by the order of `sources`, then position) that is long
- * enough and new. Each common region is grown once: hits inside a region already looked at are
+ * The private pieces of the written texts, scanning every private text once whatever the number
+ * of written files. `written` is every written text joined by "\n" (which normalised text never
+ * holds, so no k-gram spans two files); `fileAt(position)` says which file a position is in.
+ * Each common region is grown once per written file: hits inside a region already looked at are
  * skipped, so a long copy costs linear time, not quadratic.
  */
-function firstCopy(
-  written: string,
-  prints: Map<number, number>,
-  sources: readonly { path: string; text: string | null }[],
-  minChars: number,
-  isNew: (piece: string) => boolean,
-): { source: string; chars: number } | null {
+function findPieces(options: {
+  written: string;
+  fileAt: (position: number) => number;
+  files: number;
+  sources: readonly { path: string; text: string | null }[];
+  minChars: number;
+  isNew: (piece: string) => boolean;
+}): Map<number, { source: string; chars: number }> {
+  const { written, fileAt, sources, minChars, isNew } = options;
+  const found = new Map<number, { source: string; chars: number }>();
+  const prints = fingerprints(written);
+  const filter = new Uint8Array(1 << (FILTER_BITS - 3));
+  const mask = (1 << FILTER_BITS) - 1;
+  for (const hash of prints.keys()) filter[(hash & mask) >>> 3]! |= 1 << (hash & 7);
   for (const source of sources) {
+    if (found.size === options.files) break;
     const privateText = source.text;
     if (privateText === null) continue;
     if (privateText.length < K) {
       // Too short to fingerprint: a short private file counts when it is copied whole.
-      if (privateText.length >= MIN_WHOLE_FILE_CHARS && written.includes(privateText)) {
-        if (isNew(privateText)) return { source: source.path, chars: privateText.length };
+      if (privateText.length < MIN_WHOLE_FILE_CHARS || !isNew(privateText)) continue;
+      for (
+        let at = written.indexOf(privateText);
+        at !== -1;
+        at = written.indexOf(privateText, at + 1)
+      ) {
+        const file = fileAt(at);
+        if (!found.has(file)) found.set(file, { source: source.path, chars: privateText.length });
       }
       continue;
     }
-    const needed = Math.min(minChars, Math.max(K, privateText.length));
-    let coveredUntil = 0;
-    let chars = 0;
-    eachGram(privateText, (hash, start) => {
-      if (start < coveredUntil) return;
-      const at = prints.get(hash);
-      if (at === undefined) return;
-      const piece = commonPiece(written, at, privateText, start);
-      if (piece === null) return;
-      coveredUntil = piece.end - K + 1;
-      if (piece.text.length < needed || !isNew(piece.text)) return;
-      chars = piece.text.length;
-      return true;
-    });
-    if (chars > 0) return { source: source.path, chars };
+    const needed = Math.min(minChars, privateText.length);
+    const hashes = gramHashes(privateText);
+    // Per written file, where in this private text its last common region ended: hits before
+    // that are inside a region already grown.
+    const coveredUntil = new Map<number, number>();
+    for (let start = 0; start < hashes.length; start++) {
+      const hash = hashes[start]!;
+      if ((filter[(hash & mask) >>> 3]! & (1 << (hash & 7))) === 0) continue;
+      const positions = prints.get(hash);
+      if (positions === undefined) continue;
+      for (const at of positions) {
+        const file = fileAt(at);
+        if (found.has(file) || start < (coveredUntil.get(file) ?? 0)) continue;
+        const piece = commonPiece(written, at, privateText, start);
+        if (piece === null) continue;
+        coveredUntil.set(file, piece.end - K + 1);
+        if (piece.text.length >= needed && isNew(piece.text))
+          found.set(file, { source: source.path, chars: piece.text.length });
+      }
+    }
   }
-  return null;
+  return found;
 }
 
 /**
@@ -209,24 +228,61 @@ export function findCopiedText(options: {
   const alreadyHoldsBytes = (bytes: Uint8Array): boolean =>
     options.already.some((content) => typeof content !== "string" && sameBytes(content, bytes));
 
-  const found: CopiedText[] = [];
-  for (const file of options.written) {
-    if (typeof file.content !== "string") {
-      const bytes = file.content;
-      const source = sources.find(
-        (candidate) =>
-          typeof candidate.content !== "string" &&
-          bytes.byteLength > 0 &&
-          sameBytes(candidate.content, bytes),
-      );
-      if (source && !alreadyHoldsBytes(bytes))
-        found.push({ path: file.path, source: source.path, chars: bytes.byteLength });
-      continue;
+  const found = new Map<number, CopiedText>();
+  const texts: { index: number; text: string }[] = [];
+  // Whole copies (`cp`, a file re-created as it was) are found by equality, without fingerprints.
+  const wholeTexts = new Map<string, string>();
+  for (const source of sources)
+    if (source.text !== null && source.text.length >= MIN_WHOLE_FILE_CHARS)
+      if (!wholeTexts.has(source.text)) wholeTexts.set(source.text, source.path);
+  options.written.forEach((file, index) => {
+    if (typeof file.content === "string") {
+      const text = normalise(file.content);
+      const whole = wholeTexts.get(text);
+      if (whole !== undefined && isNew(text))
+        found.set(index, { path: file.path, source: whole, chars: text.length });
+      else texts.push({ index, text });
+      return;
     }
-    const written = normalise(file.content);
-    const prints = fingerprints(written);
-    const finding = firstCopy(written, prints, sources, minChars, isNew);
-    if (finding) found.push({ path: file.path, ...finding });
+    const bytes = file.content;
+    const source = sources.find(
+      (candidate) =>
+        typeof candidate.content !== "string" &&
+        bytes.byteLength > 0 &&
+        sameBytes(candidate.content, bytes),
+    );
+    if (source && !alreadyHoldsBytes(bytes))
+      found.set(index, { path: file.path, source: source.path, chars: bytes.byteLength });
+  });
+  if (texts.length > 0) {
+    const starts: number[] = [];
+    let length = 0;
+    for (const { text } of texts) {
+      starts.push(length);
+      length += text.length + 1;
+    }
+    const fileAt = (position: number): number => {
+      let low = 0;
+      let high = starts.length - 1;
+      while (low < high) {
+        const middle = (low + high + 1) >>> 1;
+        if (starts[middle]! <= position) low = middle;
+        else high = middle - 1;
+      }
+      return low;
+    };
+    const pieces = findPieces({
+      written: texts.map((entry) => entry.text).join("\n"),
+      fileAt,
+      files: texts.length,
+      sources,
+      minChars,
+      isNew,
+    });
+    for (const [file, piece] of pieces) {
+      const index = texts[file]!.index;
+      found.set(index, { path: options.written[index]!.path, ...piece });
+    }
   }
-  return found;
+  return [...found.entries()].sort(([a], [b]) => a - b).map(([, copy]) => copy);
 }
