@@ -19,6 +19,7 @@ import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, TurnSaveStatusLine } from "./turn-save-status";
+import { PendingChangeConfirm } from "./pending-change-confirm";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
@@ -40,6 +41,8 @@ interface TurnData {
     failedCommits: number;
     /** Kept on the server and retried automatically (absent in turns recorded before). */
     pendingCommits?: number;
+    /** Held until the person confirms copying private memory into company knowledge. */
+    awaitingConfirmation?: number;
   };
 }
 
@@ -140,12 +143,21 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
   else text = "No memory changes";
-  return (
+  const line = (
     <p className="text-muted-foreground text-xs" data-testid="turn-status">
       {text}
       {trace}
     </p>
   );
+  // A change copying private memory into company knowledge waits for the person, above the line.
+  if ((persistence.awaitingConfirmation ?? 0) > 0 && data.turnId && data.status === "completed")
+    return (
+      <div className="space-y-1">
+        <PendingChangeConfirm turnId={data.turnId} />
+        {line}
+      </div>
+    );
+  return line;
 }
 
 /** The text a message shows, as copied to the clipboard. */

@@ -138,6 +138,8 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       ...databaseDir(userDirKey),
       canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
       owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
+      // Its text does not reach company knowledge without the person's confirmation (0031).
+      audience: "private",
     }),
     dirKey: userDirKey,
     owner: userOwner,
@@ -180,6 +182,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
         return actor !== null && canWriteGlobal(actor);
       },
       owner: ({ extraBody }) => workspaceOwner(actorOrThrow(extraBody)),
+      audience: "shared",
     },
     dirKey: companyDirKey,
     owner: workspaceOwner,

@@ -226,6 +226,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 1,
       needsPerson: 0,
+      awaitingConfirmation: 0,
       conflicts: 0,
       resolved: 0,
       keptTheirs: 0,
@@ -249,6 +250,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
       pending: 0,
       needsPerson: 0,
+      awaitingConfirmation: 0,
       conflicts: 0,
       resolved: 1,
       keptTheirs: 0,

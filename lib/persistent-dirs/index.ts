@@ -30,6 +30,8 @@ export {
   type FailureView,
   type HistoryEntry,
   type OpenedFile,
+  type PendingChange,
+  type PendingChangeResult,
   type PersistentDirsService,
   type PersistentDirsServiceOptions,
   type RestoreResult,

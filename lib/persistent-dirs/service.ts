@@ -6,6 +6,7 @@ import {
   HarnessConflictError,
   HarnessForbiddenError,
   HarnessNotFoundError,
+  awaitsConfirmation,
   canWriteGlobal,
   commitChangeSet,
   resolveConflict,
@@ -152,6 +153,11 @@ export interface TurnSaveStatus {
   pending: number;
   /** Change sets waiting for a person: conflicts, exhausted retries, interrupted turns. */
   needsPerson: number;
+  /**
+   * Change sets held because they copy text of the person's private memory into company
+   * knowledge: they wait for the person to confirm or discard them (not in `needsPerson`).
+   */
+  awaitingConfirmation: number;
   /** Of `needsPerson`, the ones that clash with a newer change of the same file. */
   conflicts: number;
   /** Change sets applied by a retry or a person (keeping ours, or a merge edited by hand). */
@@ -174,6 +180,29 @@ export interface TurnSaveStatus {
  */
 export type TurnRetryResult =
   | { status: "settled"; saveStatus: TurnSaveStatus }
+  | { status: "conflict" | "failed"; message: string; saveStatus: TurnSaveStatus };
+
+/**
+ * A turn's change set held for confirmation, as the chat shows it: every file with its text before
+ * and after (`null`: absent, or not text).
+ */
+export interface PendingChange {
+  id: string;
+  harnessDir: string;
+  dirLabel: string;
+  /** Why it was held, in plain words (which file holds text of which private file). */
+  reason: string;
+  files: Array<{
+    path: string;
+    change: "created" | "updated" | "deleted";
+    before: string | null;
+    after: string | null;
+  }>;
+}
+
+/** What confirming or discarding a held change came to, with the turn's status after it. */
+export type PendingChangeResult =
+  | { status: "saved" | "discarded"; saveStatus: TurnSaveStatus }
   | { status: "conflict" | "failed"; message: string; saveStatus: TurnSaveStatus };
 
 /** A person's settlement of a conflict: a side, or final text per conflicted path (`null` deletes). */
@@ -323,6 +352,28 @@ export interface PersistentDirsService {
    * record open as a conflict — nothing is lost — and says which files in plain words.
    */
   retryTurnSave(options: { actor: Actor; turnId: string }): Promise<TurnRetryResult>;
+  /**
+   * The change sets of one of the actor's turns held because they copy the actor's private memory
+   * into company knowledge, with each file's text before and after. Only the person whose memory
+   * it is sees them (they are owned by their memory); someone else's turn reads as missing.
+   */
+  turnPendingChanges(options: { actor: Actor; turnId: string }): Promise<PendingChange[]>;
+  /**
+   * Confirms a held change set of one of the actor's turns: commits it as a retry does (the role
+   * is checked again now — company knowledge needs an editor or admin). A clash keeps it open as
+   * a conflict, nothing lost. `not_found:commit` when it is not a held change of that turn.
+   */
+  confirmPendingChange(options: {
+    actor: Actor;
+    turnId: string;
+    id: string;
+  }): Promise<PendingChangeResult>;
+  /** Discards a held change set of one of the actor's turns: nothing of it is written. */
+  discardPendingChange(options: {
+    actor: Actor;
+    turnId: string;
+    id: string;
+  }): Promise<PendingChangeResult>;
 }
 
 /**
@@ -423,12 +474,31 @@ export function createPersistentDirsService(
   /** A record waiting for a person: open, and not scheduled for an automatic retry. */
   const needsPerson = (record: CommitRecord): boolean =>
     record.status !== "resolved" && !(record.status === "failed" && record.nextAttemptAt !== null);
+  /** Of those, the ones a Retry may apply: a held copy of private memory needs a Confirm. */
+  const retryable = (record: CommitRecord): boolean =>
+    needsPerson(record) && !awaitsConfirmation(record);
+
+  /** The held change `id` of the actor's turn `turnId`, checked as the failures page checks. */
+  const pendingRecord = async (actor: Actor, turnId: string, id: string) => {
+    await assertOwnTurn(actor, turnId);
+    const record = await commitLog.getCommit({ id });
+    if (!record || record.turnId !== turnId || !awaitsConfirmation(record)) {
+      throw new HarnessNotFoundError({
+        surface: "commit",
+        message:
+          "That change is not waiting for your confirmation (it may have been settled already).",
+        details: { id },
+      });
+    }
+    return assertMayAct(actor, id, record);
+  };
 
   const saveStatusOf = async (actor: Actor, turnId: string, spooled: number) => {
     const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
     const status: TurnSaveStatus = {
       pending: 0,
       needsPerson: 0,
+      awaitingConfirmation: 0,
       conflicts: 0,
       resolved: 0,
       keptTheirs: 0,
@@ -441,6 +511,7 @@ export function createPersistentDirsService(
         else if (record.resolution === "theirs") status.keptTheirs += 1;
         else status.resolved += 1;
       } else if (!needsPerson(record)) status.pending += 1;
+      else if (awaitsConfirmation(record)) status.awaitingConfirmation += 1;
       else {
         status.needsPerson += 1;
         if (record.status === "conflict") status.conflicts += 1;
@@ -794,7 +865,7 @@ export function createPersistentDirsService(
       const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
       // Every record is checked before any is applied: a refusal changes nothing.
       const waiting = commits
-        .filter(needsPerson)
+        .filter(retryable)
         .map((record) => assertMayAct(actor, record.id, record));
       const clashed: string[] = [];
       const failed: string[] = [];
@@ -829,6 +900,69 @@ export function createPersistentDirsService(
         };
       }
       return { status: "settled", saveStatus };
+    },
+
+    async turnPendingChanges({ actor, turnId }) {
+      await assertOwnTurn(actor, turnId);
+      const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
+      return commits
+        .filter((record) => awaitsConfirmation(record) && isVisible(actor, record))
+        .map((record) => {
+          const text = (content: FileContent | null | undefined) =>
+            typeof content === "string" ? content : null;
+          const before = (path: string) => text(record.base[path]);
+          return {
+            id: record.id,
+            harnessDir: record.harnessDir,
+            dirLabel: dirLabelOf(record.harnessDir),
+            reason: record.error?.message ?? "",
+            files: [
+              ...record.changes.created.map((file) => ({
+                path: file.path,
+                change: "created" as const,
+                before: null,
+                after: text(file.content),
+              })),
+              ...record.changes.updated.map((file) => ({
+                path: file.path,
+                change: "updated" as const,
+                before: before(file.path),
+                after: text(file.content),
+              })),
+              ...record.changes.deleted.map((path) => ({
+                path,
+                change: "deleted" as const,
+                before: before(path),
+                after: null,
+              })),
+            ],
+          };
+        });
+    },
+
+    async confirmPendingChange({ actor, turnId, id }) {
+      const record = await pendingRecord(actor, turnId, id);
+      const result = await retryCommit(commitRetry(record, actor, "retry"));
+      const { status: saveStatus } = await saveStatusOf(actor, turnId, 0);
+      if (result.status === "succeeded") return { status: "saved", saveStatus };
+      if (result.status === "conflict") {
+        return {
+          status: "conflict",
+          saveStatus,
+          message: `Not saved: ${dirLabelOf(record.harnessDir)} changed in the same place since this turn read it. Nothing is lost — compare both versions and keep one on Commit failures.`,
+        };
+      }
+      return {
+        status: "failed",
+        saveStatus,
+        message: `Not saved: ${result.error.message} The change is still kept on Commit failures.`,
+      };
+    },
+
+    async discardPendingChange({ actor, turnId, id }) {
+      const record = await pendingRecord(actor, turnId, id);
+      await commitLog.markResolved({ id: record.id, resolution: "discarded" });
+      return { status: "discarded", saveStatus: (await saveStatusOf(actor, turnId, 0)).status };
     },
 
     async resolveFailure({ actor, id, resolution }) {

@@ -86,6 +86,7 @@ async function clashingTurn(
 const WAITING = {
   pending: 0,
   needsPerson: 1,
+  awaitingConfirmation: 0,
   conflicts: 1,
   resolved: 0,
   keptTheirs: 0,

@@ -37,3 +37,39 @@ export const retryTurnSaveAction = action(
     return result;
   },
 );
+
+/**
+ * The caller's turn's changes held because they copy text of the caller's private memory into
+ * company knowledge, with each file's text before and after (only the caller sees them).
+ */
+export const turnPendingChangesAction = action(
+  { input: z.object({ turnId: turnIdSchema }) },
+  async ({ input, actor }) =>
+    getPersistentDirs().turnPendingChanges({ actor, turnId: input.turnId }),
+);
+
+const pendingChangeSchema = z.object({ turnId: turnIdSchema, id: z.string().min(1).max(400) });
+
+/**
+ * Confirm on the chat's pending change: commits it as a retry does, with the role read again now
+ * (company knowledge needs an editor or admin; a member's confirm is refused with 403).
+ */
+export const confirmPendingChangeAction = action(
+  { input: pendingChangeSchema },
+  async ({ input, actor }) => {
+    const result = await getPersistentDirs().confirmPendingChange({ actor, ...input });
+    revalidatePath("/files");
+    revalidatePath("/files/failures");
+    return result;
+  },
+);
+
+/** Discard on the chat's pending change: nothing of it is written. */
+export const discardPendingChangeAction = action(
+  { input: pendingChangeSchema },
+  async ({ input, actor }) => {
+    const result = await getPersistentDirs().discardPendingChange({ actor, ...input });
+    revalidatePath("/files/failures");
+    return result;
+  },
+);

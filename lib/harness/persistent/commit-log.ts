@@ -30,6 +30,19 @@ export type CommitResolution =
   "retried" | "ours" | "theirs" | "edited" | "already-applied" | "discarded";
 
 /**
+ * The error code of a turn's change set to a `shared` dir that was held, not committed, because
+ * it copies text of the person's `private` dir (docs/decisions/0031). Such a record is `failed`
+ * with no automatic retry, owned by the private dir's owner (only that person sees and confirms
+ * it); confirming it is a retry (`retryCommit`), discarding it `markResolved("discarded")`.
+ */
+export const PRIVATE_TO_SHARED = "confirm:private-to-shared";
+
+/** Whether `record` is an open change set held for the person's confirmation. */
+export function awaitsConfirmation(record: Pick<CommitRecord, "status" | "error">): boolean {
+  return record.status === "failed" && record.error?.code === PRIVATE_TO_SHARED;
+}
+
+/**
  * A durable record of one commit that did not succeed: everything needed to apply it again
  * after a restart — the full change set, the base content of every changed path and the cursor
  * it was computed against.

@@ -12,6 +12,8 @@ export {
 } from "./checkout";
 export {
   OPEN_COMMIT_STATUSES,
+  PRIVATE_TO_SHARED,
+  awaitsConfirmation,
   type CommitLog,
   type CommitRecord,
   type CommitRecordStatus,
@@ -53,6 +55,12 @@ export {
   type RetrySweepResult,
 } from "./recovery";
 export { definePersistentDirs } from "./define-persistent-dirs";
+export {
+  DEFAULT_MIN_COPIED_CHARS,
+  findCopiedText,
+  type CopiedText,
+  type NamedContent,
+} from "./private-copies";
 export { createInMemoryCommitLog, type InMemoryCommitLog } from "./in-memory-commit-log";
 export { createInMemoryDirBacking, type InMemoryDirBacking } from "./in-memory-dir-backing";
 export { fileMapFromEntries } from "./internal/content";

@@ -11,7 +11,12 @@ import {
   type CheckoutDirState,
   type CheckoutFileInfo,
 } from "./checkout";
-import type { CommitLog, CommitRecord, NewCommitRecord } from "./commit-log";
+import {
+  PRIVATE_TO_SHARED,
+  type CommitLog,
+  type CommitRecord,
+  type NewCommitRecord,
+} from "./commit-log";
 import {
   JournalWriteError,
   nextAttemptAt,
@@ -26,6 +31,7 @@ import { contentByteLength, contentHash, copyContent } from "./internal/content"
 import { readHostContent } from "./internal/host-content";
 import { changedContent, isEmptyChangeSet } from "./internal/merge";
 import { printable } from "./paths";
+import { findCopiedText, type CopiedText, type NamedContent } from "./private-copies";
 import type {
   ChangeSet,
   ChangeSummary,
@@ -159,6 +165,15 @@ export interface TurnCheckout {
    * result is `succeeded` with no commits.
    */
   commitManual(options?: { abortSignal?: AbortSignal }): Promise<PersistenceResult>;
+  /**
+   * Which of `written` hold text of this turn's `private` dirs (as loaded, and as the turn left
+   * them) that is not in `already` nor in any `shared` dir as loaded: the check a shared dir's
+   * commit makes, for other shared places (global harness entries). Empty without private dirs.
+   */
+  findPrivateCopies(options: {
+    written: readonly NamedContent[];
+    already?: readonly FileContent[];
+  }): CopiedText[];
 }
 
 /** Counts and paths of a change set (no content). */
@@ -291,6 +306,59 @@ export async function openTurnCheckout<TExtraBody, TSession>(
   let finished: TurnStatus | null = null;
   let manualCommitted = false;
 
+  // Private text a `shared` dir's change must not carry without the person's word: what the
+  // turn's `private` dirs held at load, and what the turn wrote there (docs/decisions/0031).
+  const privateStates = states.filter((state) => state.dir.definition.audience === "private");
+  const privateSources = (): NamedContent[] => {
+    const sources: NamedContent[] = [];
+    for (const state of privateStates) {
+      const named = (path: string, content: FileContent) => ({
+        path: `${state.dir.harnessDir}/${path}`,
+        content,
+      });
+      for (const [path, content] of state.base) sources.push(named(path, content));
+      for (const path of state.touched) {
+        const now = state.files.get(path);
+        if (now !== undefined && now !== state.base.get(path)) sources.push(named(path, now));
+      }
+    }
+    return sources;
+  };
+  /**
+   * Why `changes` to `state`'s dir wait for the person, and whose they are then (the private
+   * dir's owner, so nobody else sees the copied text); `null` when nothing private is copied.
+   */
+  const heldForConfirmation = (
+    state: CheckoutDirState,
+    changes: ChangeSet,
+  ): { error: { code: string; message: string }; owner: string | null } | null => {
+    if (state.dir.definition.audience !== "shared" || privateStates.length === 0) return null;
+    const { harnessDir } = state.dir;
+    const copies = findCopiedText({
+      written: [...changes.created, ...changes.updated].map((file) => ({
+        path: `${harnessDir}/${file.path}`,
+        content: file.content,
+      })),
+      sources: privateSources(),
+      already: [...state.base.values()],
+    });
+    if (copies.length === 0) return null;
+    const source = privateStates.find((candidate) =>
+      copies[0]!.source.startsWith(`${candidate.dir.harnessDir}/`),
+    );
+    const listed = copies
+      .slice(0, 5)
+      .map((copy) => `${printable(copy.path)} holds text from ${printable(copy.source)}`);
+    if (copies.length > 5) listed.push(`and ${copies.length - 5} more`);
+    return {
+      error: {
+        code: PRIVATE_TO_SHARED,
+        message: `Not saved yet: ${listed.join("; ")}. ${harnessDir} is shared with others, so this change waits for the person to confirm it.`,
+      },
+      owner: source ? ownerOf(source.dir.definition, options.extraBody) : null,
+    };
+  };
+
   const commitDir = async (
     state: CheckoutDirState,
     abortSignal: AbortSignal | undefined,
@@ -305,17 +373,21 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     const commitTrace: CommitTraceContext = { harnessDir, mode, changes: summary, clock, emit };
     commitStarted(commitTrace);
     const base = baseOf(state, changes);
-    const outcome = await applyCommit({
-      dir: state.dir,
-      extraBody: options.extraBody as unknown,
-      session: options.session as unknown,
-      changes,
-      base,
-      baseCursor: state.cursor,
-      snapshot: snapshotDirState(state),
-      maxAttempts,
-      abortSignal,
-    });
+    // Private text bound for a shared dir is not stored: it waits for the person's confirmation.
+    const held = heldForConfirmation(state, changes);
+    const outcome: ApplyOutcome = held
+      ? { status: "failed", error: held.error, cause: undefined }
+      : await applyCommit({
+          dir: state.dir,
+          extraBody: options.extraBody as unknown,
+          session: options.session as unknown,
+          changes,
+          base,
+          baseCursor: state.cursor,
+          snapshot: snapshotDirState(state),
+          maxAttempts,
+          abortSignal,
+        });
     if (outcome.status === "stored" || outcome.status === "already-applied") {
       if (options.turnId !== undefined) {
         await settleInterruptedRecord({
@@ -339,7 +411,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     let logError: unknown;
     let spooled = false;
     const retryAt =
-      outcome.status === "failed" && options.retryPolicy
+      outcome.status === "failed" && options.retryPolicy && !held
         ? nextAttemptAt({ policy: options.retryPolicy, attempts: 1, now: clock.now() })
         : null;
     const newRecord: NewCommitRecord = {
@@ -349,7 +421,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       harnessDir,
       mode,
       status: outcome.status,
-      owner: ownerOf(state.dir.definition, options.extraBody),
+      owner: held ? held.owner : ownerOf(state.dir.definition, options.extraBody),
       changes,
       baseCursor: state.cursor,
       base,
@@ -357,7 +429,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       session: options.session,
       error,
       conflicts,
-      attempts: 1,
+      attempts: held ? 0 : 1,
       nextAttemptAt: retryAt,
     };
     try {
@@ -374,7 +446,8 @@ export async function openTurnCheckout<TExtraBody, TSession>(
               commit: {
                 ...newRecord,
                 id: newRecord.id ?? `spool:${crypto.randomUUID()}`,
-                // Retried automatically once imported, whatever the policy here.
+                // Retried automatically once imported, whatever the policy here (a change set
+                // held for confirmation keeps waiting: drainSpool reads its error code).
                 status: "failed",
                 nextAttemptAt: null,
               },
@@ -405,8 +478,9 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         : spooled
           ? {}
           : { unrecorded: { changes, baseCursor: state.cursor, base } }),
-      ...((record && retryAt !== null) || spooled ? { retrying: true } : {}),
+      ...(((record && retryAt !== null) || spooled) && !held ? { retrying: true } : {}),
       ...(spooled ? { spooled: true } : {}),
+      ...(held ? { awaitsConfirmation: true } : {}),
     };
     const commitId = record?.id;
     if (outcome.status === "failed") commitFailed(commitTrace, { error: result.error!, commitId });
@@ -502,11 +576,13 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       ]);
       const previous = journalFingerprints.get(state.dir.harnessDir) ?? "[]";
       if (fingerprint === previous) continue;
+      // A journaled copy of private text is the person's alone, as its commit record would be.
+      const held = heldForConfirmation(state, changes);
       const entry = {
         turnId: target.turnId,
         harnessDir: state.dir.harnessDir,
         mode: state.dir.mode,
-        owner: ownerOf(state.dir.definition, options.extraBody),
+        owner: held ? held.owner : ownerOf(state.dir.definition, options.extraBody),
         changes,
         baseCursor: state.cursor,
         base: baseOf(state, changes),
@@ -628,6 +704,19 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       });
     },
     checkpoint: (checkpointOptions = {}) => checkpoint(checkpointOptions.abortSignal),
+    findPrivateCopies: ({ written, already = [] }) =>
+      privateStates.length === 0
+        ? []
+        : findCopiedText({
+            written,
+            sources: privateSources(),
+            already: [
+              ...already,
+              ...states
+                .filter((state) => state.dir.definition.audience === "shared")
+                .flatMap((state) => [...state.base.values()]),
+            ],
+          }),
     async commitManual(commitOptions = {}) {
       if (finished !== "completed") {
         throw new HarnessConflictError({

@@ -5,7 +5,7 @@ import {
   HarnessNotFoundError,
 } from "../errors";
 import { systemClock, validateLoadResult } from "./checkout";
-import type { CommitLog, CommitRecord } from "./commit-log";
+import { PRIVATE_TO_SHARED, type CommitLog, type CommitRecord } from "./commit-log";
 import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
 import {
   DEFAULT_RETRY_POLICY,
@@ -69,16 +69,20 @@ async function importItem(
 ): Promise<void> {
   const { abortSignal } = options;
   if (item.kind === "commit") {
+    // A change set held for the person's confirmation is never retried by itself.
+    const held = item.commit.error?.code === PRIVATE_TO_SHARED;
+    const retryAt = held ? null : (item.commit.nextAttemptAt ?? clock.now());
     const record = await options.commitLog.appendCommit({
-      commit: { ...item.commit, nextAttemptAt: item.commit.nextAttemptAt ?? clock.now() },
+      commit: { ...item.commit, nextAttemptAt: retryAt },
       abortSignal,
     });
     // A dead instance's turn was closed as interrupted before its spool came back: the turn in
-    // fact completed, so its change set is retried automatically instead of waiting for a person.
+    // fact completed, so its change set is retried automatically instead of waiting for a person
+    // (or, when it was held, waits for the person's confirmation with the reason why).
     if (record.status === "interrupted" && item.commit.status === "failed") {
       await options.commitLog.updateCommit({
         id: record.id,
-        patch: { status: "failed", error: item.commit.error, nextAttemptAt: clock.now() },
+        patch: { status: "failed", error: item.commit.error, nextAttemptAt: retryAt },
         abortSignal,
       });
     }

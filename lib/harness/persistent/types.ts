@@ -171,6 +171,14 @@ export interface PersistentDir<TExtraBody = unknown, TSession = unknown> {
   owner?(options: { extraBody: TExtraBody }): string;
   /** Overrides of `DEFAULT_DIR_LIMITS` for this dir. */
   limits?: Partial<DirLimits>;
+  /**
+   * Who reads the dir besides the person whose turn it is: `private` — only them (their memory);
+   * `shared` — others too (company knowledge). A turn's change to a `shared` dir that holds text
+   * of a `private` dir which the shared dir did not hold before is not committed: it is kept in
+   * the commit log, owned by the private dir's owner, until that person confirms it
+   * (`PRIVATE_TO_SHARED`; docs/decisions/0031). Absent: neither, no check.
+   */
+  audience?: "private" | "shared";
 }
 
 /** Paths and counts of a change set; what the host result and trace carry (no content). */
@@ -200,6 +208,11 @@ export interface DirCommitResult {
   commitId?: string;
   /** `failed` only: the change set is kept and retried automatically (no person needed yet). */
   retrying?: boolean;
+  /**
+   * `failed` only: not committed because it copies text of a `private` dir into this `shared`
+   * one; kept (error code `PRIVATE_TO_SHARED`) until the person confirms or discards it.
+   */
+  awaitsConfirmation?: boolean;
   /**
    * `failed` only: the commit log did not answer either, so the change set is in the local
    * spool; it reaches the commit log (and is retried) when the database answers again.

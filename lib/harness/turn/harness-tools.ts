@@ -3,6 +3,7 @@ import { z } from "zod";
 import { HarnessError } from "../errors";
 import { ENTRY_KINDS, type Entry, type Harness } from "../store";
 import { createEntryOfKind, updateEntryOfKind } from "./entry-writes";
+import { markUntrusted } from "./untrusted-data";
 
 const kindSchema = z
   .enum(ENTRY_KINDS)
@@ -83,12 +84,55 @@ async function findByName(
 }
 
 /**
+ * Decides whether a global entry's text may be written: the refusal the model reads, or `null`.
+ * `previous` is what the entry held before (an update), which is never news.
+ */
+export type GlobalWriteCheck = (options: { text: string; previous: string }) => string | null;
+
+/** The entry's text as one string, for the private-text check. */
+function entryText(fields: {
+  title?: string;
+  content?: string;
+  name?: string;
+  description?: string;
+}): string {
+  return [fields.title, fields.name, fields.description, fields.content]
+    .filter((part): part is string => typeof part === "string" && part !== "")
+    .join("\n");
+}
+
+/**
  * Tools over the harness store: create/update/delete entries of each kind (local by default;
  * `global: true` succeeds only for actors who may write global entries — the store decides) and
- * `load_skill`. Every refusal comes back as an `Error: …` result the model can act on.
+ * `load_skill`. Every refusal comes back as an `Error: …` result the model can act on. With
+ * `checkGlobalWrite`, a global create or update is first shown to it (the turn uses it to keep
+ * the person's private memory out of global entries) and not written when it refuses.
  */
-export function createHarnessTools(options: { harness: Harness }): ToolSet {
-  const { harness } = options;
+export function createHarnessTools(options: {
+  harness: Harness;
+  checkGlobalWrite?: GlobalWriteCheck;
+}): ToolSet {
+  const { harness, checkGlobalWrite } = options;
+  const refusedGlobal = async (
+    input: { kind: Entry["kind"]; global?: boolean } & Parameters<typeof entryText>[0],
+    id?: string,
+  ): Promise<string | null> => {
+    if (!input.global || !checkGlobalWrite) return null;
+    const before =
+      id === undefined ? null : await harness.getEntry({ kind: input.kind, id, scope: "global" });
+    const previous = before
+      ? entryText({
+          title: before.title,
+          content: before.content,
+          name: typeof before.metadata.name === "string" ? before.metadata.name : undefined,
+          description:
+            typeof before.metadata.description === "string"
+              ? before.metadata.description
+              : undefined,
+        })
+      : "";
+    return checkGlobalWrite({ text: entryText(input), previous });
+  };
   return {
     create_entry: tool({
       description:
@@ -96,6 +140,8 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
       inputSchema: createEntryInput,
       execute: async (input) => {
         try {
+          const refusal = await refusedGlobal(input);
+          if (refusal) return `Error: ${refusal}`;
           const common = {
             path: input.path,
             reason: input.reason,
@@ -115,6 +161,8 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
       inputSchema: updateEntryInput,
       execute: async (input) => {
         try {
+          const refusal = await refusedGlobal(input, input.id);
+          if (refusal) return `Error: ${refusal}`;
           const common = {
             id: input.id,
             expectedVersion: input.expectedVersion,
@@ -157,9 +205,10 @@ export function createHarnessTools(options: { harness: Harness }): ToolSet {
       execute: async ({ name }) => {
         try {
           const skill = await findByName(harness, "skill", name);
-          return skill
-            ? `# Skill: ${String(skill.metadata.name ?? skill.id)}\n\n${skill.content}`
-            : `Error: no skill named "${name}".`;
+          if (!skill) return `Error: no skill named "${name}".`;
+          const skillName = String(skill.metadata.name ?? skill.id);
+          // A skill is written by whoever may write entries: its steps guide, they do not command.
+          return `# Skill: ${skillName}\n\n${markUntrusted({ source: `skill ${skillName}`, text: skill.content })}`;
         } catch (error) {
           return errorText(error);
         }
@@ -212,7 +261,13 @@ export function createDelegateTool(options: {
           tools: Object.keys(tools),
           answer: result.text,
         });
-        return result.text || "(the sub-agent gave no answer)";
+        // The sub-agent read files and tool results too: its answer is data like theirs.
+        return result.text
+          ? markUntrusted({
+              source: `sub-agent ${String(spec.metadata.name ?? spec.id)}`,
+              text: result.text,
+            })
+          : "(the sub-agent gave no answer)";
       } catch (error) {
         return errorText(error);
       }

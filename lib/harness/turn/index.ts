@@ -10,6 +10,12 @@ export {
   type ShellRunResult,
 } from "./shell-sandbox";
 export { buildInstructions } from "./instructions";
+export {
+  UNTRUSTED_DATA_RULE,
+  UNTRUSTED_DATA_TAG,
+  escapeUntrustedData,
+  markUntrusted,
+} from "./untrusted-data";
 export { DEFAULT_SSE_FLUSH_INTERVAL_MS, type SseResponseOptions } from "./turn-stream";
 export { compactConversation, estimateConversationTokens, messageText } from "./compaction";
 export {

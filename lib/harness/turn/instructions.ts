@@ -6,6 +6,7 @@ import {
 } from "../store";
 import { countTokensRemembered } from "./internal/token-count";
 import type { InstructionsSection } from "./types";
+import { UNTRUSTED_DATA_RULE } from "./untrusted-data";
 
 function isMemoryDir(dir: PersistentDir<never, never>): dir is MemoryDir<never, never> {
   return (
@@ -21,6 +22,7 @@ const TOOLS_SECTION = [
   "- `create_entry` / `update_entry` / `delete_entry`: keep prompt notes, memories, skills and sub-agents in the harness (local to this chat by default).",
   "- `load_skill`: read a skill's full instructions. `delegate`: hand a task to a sub-agent.",
   "Tool errors (a read-only directory, a forbidden global write, a stale version) are not fatal: read them and adjust.",
+  UNTRUSTED_DATA_RULE,
 ].join("\n");
 
 /**

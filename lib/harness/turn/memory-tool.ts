@@ -2,6 +2,7 @@ import { tool, type Tool } from "ai";
 import { z } from "zod";
 import { HarnessError, HarnessNotFoundError, HarnessValidationError } from "../errors";
 import { formatBytes, type Checkout, type DirectoryListing } from "../persistent";
+import { markUntrusted } from "./untrusted-data";
 
 /**
  * The input of Anthropic's memory tool (`memory_20250818`), exactly: models trained on it use it
@@ -92,9 +93,13 @@ export function formatDirectoryListing(listing: DirectoryListing): string {
   return [header, ...lines].join("\n");
 }
 
+/**
+ * What `view` shows, wrapped as data (file names and text are anyone's who may write the dir):
+ * a listing, or a file's lines numbered.
+ */
 function view(checkout: Checkout, path: string, range?: [number, number]): string {
   const listing = checkout.getDirectoryListing({ path });
-  if (listing) return formatDirectoryListing(listing);
+  if (listing) return markUntrusted({ source: listing.path, text: formatDirectoryListing(listing) });
   const normalized = path.replace(/\/+$/, "");
   const file = checkout.readFile({ path: normalized });
   if (file === null) {
@@ -114,9 +119,13 @@ function view(checkout: Checkout, path: string, range?: [number, number]): strin
     .slice(start - 1, last)
     .map((line, index) => `${String(start + index).padStart(6)}\t${line}`)
     .join("\n");
-  return numbered.length > MAX_VIEW_CHARS
-    ? `${numbered.slice(0, MAX_VIEW_CHARS)}\n[… truncated; use view_range]`
-    : numbered;
+  return markUntrusted({
+    source: normalized,
+    text:
+      numbered.length > MAX_VIEW_CHARS
+        ? `${numbered.slice(0, MAX_VIEW_CHARS)}\n[… truncated; use view_range]`
+        : numbered,
+  });
 }
 
 /**

@@ -130,6 +130,6 @@ describe("bash tool calls of one turn", () => {
       call("cat /persistent/user/order.md", "b"),
     ]);
     expect(first).toContain("exit code 0");
-    expect(second).toContain("stdout:\nfirst");
+    expect(second).toContain('stdout:\n<untrusted-data source="bash stdout">\nfirst');
   });
 });

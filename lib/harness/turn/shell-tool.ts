@@ -3,6 +3,7 @@ import { z } from "zod";
 import { HarnessError } from "../errors";
 import type { Checkout, FileContent } from "../persistent";
 import { resolveShellLimits, runShellSandbox, type ShellLimits } from "./shell-sandbox";
+import { markUntrusted } from "./untrusted-data";
 
 export const SHELL_TOOL_DESCRIPTION =
   "Run a command in a sandboxed bash (simulated; no network, no host access) whose file system holds your persistent directories under /persistent. " +
@@ -21,10 +22,12 @@ function decode(bytes: Uint8Array): FileContent {
   }
 }
 
+/** One output stream, wrapped as data: it carries whatever the files it read hold. */
 function clipped(name: string, text: string, fullLength: number): string {
+  const body = markUntrusted({ source: `bash ${name}`, text });
   return fullLength > text.length
-    ? `${name}:\n${text}\n[… ${name} truncated: ${text.length.toLocaleString("en-US")} of ${fullLength.toLocaleString("en-US")} characters shown]`
-    : `${name}:\n${text}`;
+    ? `${name}:\n${body}\n[… ${name} truncated: ${text.length.toLocaleString("en-US")} of ${fullLength.toLocaleString("en-US")} characters shown]`
+    : `${name}:\n${body}`;
 }
 
 function listed(lines: string[], what: string): string {

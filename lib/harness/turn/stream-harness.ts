@@ -23,11 +23,12 @@ import {
 } from "../persistent";
 import type { Harness, HarnessSnapshot, RecentRefinement } from "../store";
 import { compactConversation, messageText } from "./compaction";
-import { createDelegateTool, createHarnessTools } from "./harness-tools";
+import { createDelegateTool, createHarnessTools, type GlobalWriteCheck } from "./harness-tools";
 import { buildInstructions } from "./instructions";
 import { createMemoryTool } from "./memory-tool";
 import { createShellTool } from "./shell-tool";
 import { drainTurnStream } from "./turn-stream";
+import { cutUntrustedData } from "./untrusted-data";
 import type {
   HarnessDefinition,
   HarnessTurn,
@@ -82,6 +83,7 @@ function summarizeForUi(
   const commits = persistence.status === "not-configured" ? [] : persistence.commits;
   const failed = persistence.status === "failed" ? persistence.failedCommits : [];
   const pending = failed.filter((commit) => commit.retrying === true).length;
+  const held = failed.filter((commit) => commit.awaitsConfirmation === true).length;
   return {
     status,
     ...(error ? { error } : {}),
@@ -90,8 +92,9 @@ function summarizeForUi(
       savedFiles: commits
         .filter((commit) => commit.status === "succeeded")
         .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
-      failedCommits: failed.length - pending,
+      failedCommits: failed.length - pending - held,
       pendingCommits: pending,
+      awaitingConfirmation: held,
     },
   };
 }
@@ -291,7 +294,14 @@ export function streamHarness<TExtraBody, TSession>(
           tools.bash = createShellTool({ checkout, limits: definition.shell });
         }
         if (store) {
-          Object.assign(tools, createHarnessTools({ harness: store }));
+          const heldTurn = turnCheckout as TurnCheckout | null;
+          Object.assign(
+            tools,
+            createHarnessTools({
+              harness: store,
+              checkGlobalWrite: heldTurn ? privateTextCheck(heldTurn) : undefined,
+            }),
+          );
           tools.delegate = createDelegateTool({
             harness: store,
             tools: () => tools,
@@ -396,6 +406,25 @@ export function streamHarness<TExtraBody, TSession>(
   };
 }
 
+/**
+ * The turn's check of a global entry (docs/decisions/0031): text of the person's private memory
+ * that no shared dir holds is not written to the workspace's global entries by the agent. There
+ * is no confirm step for entries; the model is told to leave it to the person.
+ */
+function privateTextCheck(turn: TurnCheckout): GlobalWriteCheck {
+  return ({ text, previous }) => {
+    const [copy] = turn.findPrivateCopies({
+      written: [{ path: "the global entry", content: text }],
+      already: [previous],
+    });
+    if (!copy) return null;
+    return (
+      `Not written: this global entry would copy text from the person's private memory (${copy.source}) into the workspace's global entries, which everyone in the workspace reads. ` +
+      "Cairn does not move private memory into shared places on its own. Tell the person: if they want it shared, they can add it themselves on the Harness page; or keep it as a local entry (without global)."
+    );
+  };
+}
+
 /** Characters of one tool result kept by default (`HarnessDefinition.maxToolOutputChars`). */
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 50_000;
 
@@ -407,9 +436,12 @@ export function capToolOutput(output: unknown, limit: number): unknown {
   const marker = (shown: number, total: number) =>
     `\n[… tool output truncated: ${shown.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} characters shown]`;
   if (typeof output === "string") {
-    return output.length > limit
-      ? `${output.slice(0, limit)}${marker(limit, output.length)}`
-      : output;
+    if (output.length <= limit) return output;
+    // Data stays inside its wrapper: a cut file never leaves the closing tag behind.
+    return (
+      cutUntrustedData(output, limit, marker(limit, output.length)) ??
+      `${output.slice(0, limit)}${marker(limit, output.length)}`
+    );
   }
   if (output === undefined || output === null || typeof output !== "object") return output;
   let json: string;

@@ -16,7 +16,9 @@ describe("memory tool", () => {
         path: "/persistent/user/notes.md",
         view_range: [2, 3],
       }),
-    ).toBe("     2\ttwo\n     3\tthree");
+    ).toBe(
+      '<untrusted-data source="/persistent/user/notes.md">\n     2\ttwo\n     3\tthree\n</untrusted-data>',
+    );
     expect(
       runMemoryCommand(files, {
         command: "create",
@@ -162,7 +164,7 @@ describe("directory listings", () => {
     );
     expect(() => files.getDirectoryListing({ path: "/etc" })).toThrow(/No persistent dir/);
     expect(runMemoryCommand(files, { command: "view", path: "/persistent/team/beta" })).toBe(
-      "Directory /persistent/team/beta/ (read-only): 1 file, 2 B.\n2 B\t/persistent/team/beta/readme.md",
+      '<untrusted-data source="/persistent/team/beta">\nDirectory /persistent/team/beta/ (read-only): 1 file, 2 B.\n2 B\t/persistent/team/beta/readme.md\n</untrusted-data>',
     );
   });
 });

@@ -203,5 +203,10 @@ export interface TurnStatusData {
     failedCommits: number;
     /** Commits not saved yet but kept and retried automatically (the host tracks them). */
     pendingCommits: number;
+    /**
+     * Commits held because they copy the person's private memory into a shared dir: kept until
+     * the person confirms or discards them (docs/decisions/0031). Not counted in `failedCommits`.
+     */
+    awaitingConfirmation: number;
   };
 }
