@@ -51,7 +51,11 @@ export async function dirsCompactCommand(args: string[], io: CommandIo): Promise
       dirKeys = await workspaceDirKeys({ db, workspaceId: workspace.id });
       scope = `workspace "${workspace.name}" (${dirKeys.length} dir${dirKeys.length === 1 ? "" : "s"})`;
     }
-    const report = await compactHistory({ sql: sqlFor(target), settings: { retentionDays }, dirKeys });
+    const report = await compactHistory({
+      sql: sqlFor(target),
+      settings: { retentionDays },
+      dirKeys,
+    });
     io.out(
       `compacted ${scope}: versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} ` +
         `(before ${report.before!.toISOString()}); ${report.rowsCompacted} version(s) in ` +

@@ -451,7 +451,8 @@ export function createPersistentDirsService(
       else {
         status.needsPerson += 1;
         if (record.status === "conflict") status.conflicts += 1;
-        else if (record.status === "failed" && record.error) status.refusal ??= record.error.message;
+        else if (record.status === "failed" && record.error)
+          status.refusal ??= record.error.message;
         if (!mayAct(actor, record)) status.canRetry = false;
       }
     }

@@ -200,7 +200,12 @@ export async function compactDirHistory(options: {
   abortSignal?: AbortSignal;
 }): Promise<DirCompactionResult> {
   const { sql, dirKey, abortSignal } = options;
-  const result: DirCompactionResult = { dirKey, compactedBelow: 0, rowsCompacted: 0, bytesFreed: 0 };
+  const result: DirCompactionResult = {
+    dirKey,
+    compactedBelow: 0,
+    rowsCompacted: 0,
+    bytesFreed: 0,
+  };
   const state = await sql.get<{ compactedBelow: number }>(
     `SELECT "compactedBelow" FROM "PersistentDirState" WHERE "dirKey" = ?`,
     [dirKey],
