@@ -274,6 +274,27 @@ describe(`dir history compaction on ${testDatabaseProvider()}`, () => {
     expect(await getSharedHistoryBytes({ sql, quotaKey })).toBe(last.rows);
   });
 
+  it("orders versions made in the same millisecond by version", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const dir = dirFor({ retentionDays: 30 });
+    for (let version = 1; version <= 6; version += 1) {
+      await turn(dir, { dirKey }, { [`f${version % 2}.md`]: `v${version}` });
+    }
+    await sql.run(`UPDATE "DirCommit" SET "createdAt" = ? WHERE "dirKey" = ?`, [
+      new Date(Date.now() - 40 * DAY),
+      dirKey,
+    ]);
+    const result = await compactDirHistory({
+      sql,
+      dirKey,
+      before: new Date(Date.now() - 30 * DAY),
+    });
+    expect(result).toMatchObject({ compactedBelow: 7, rowsCompacted: 4 });
+    expect((await detailOf(dirKey, 6))["f0.md"]!.after).toEqual({ state: "text", text: "v6" });
+    expect((await detailOf(dirKey, 5))["f1.md"]!.after).toEqual({ state: "text", text: "v5" });
+    expect((await detailOf(dirKey, 4))["f0.md"]!.after).toEqual({ state: "compacted" });
+  });
+
   it("compacts what is past the window before refusing a commit at the quota", async () => {
     const dirKey = `user:${randomUUID()}`;
     const dir = dirFor({ maxDirBytes: 350_000, retentionDays: 30 });

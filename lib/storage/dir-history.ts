@@ -139,7 +139,7 @@ export async function hasHistoryToCompact(options: {
   const { sql, dirKey } = options;
   const newest = await sql.get<{ version: number }>(
     `SELECT "version" FROM "DirCommit" WHERE "dirKey" = ? AND "createdAt" < ?
-     ORDER BY "createdAt" DESC LIMIT 1`,
+     ORDER BY "createdAt" DESC, "version" DESC LIMIT 1`,
     [dirKey, options.before],
   );
   if (!newest) return false;
@@ -178,6 +178,67 @@ function parsePaths(json: string): string[] {
 }
 
 const SCAN_BATCH = 500;
+/** History rows rewritten per transaction by a compaction. */
+const REWRITE_BATCH = 50;
+
+/**
+ * Drops `paths` from one history row's contents and takes the bytes off its dir's counter and
+ * its shared quota's, in the caller's transaction; conditional on the row being unchanged since
+ * it was read, so a concurrent compaction never counts a row twice. Returns the bytes freed.
+ */
+async function dropContents(
+  tx: SqlExecutor,
+  dirKey: string,
+  id: string,
+  paths: ReadonlySet<string>,
+): Promise<number> {
+  const row = await tx.get<{
+    contents: string | null;
+    created: string;
+    updated: string;
+    deleted: string;
+    historyBytes: number;
+    quotaKey: string | null;
+  }>(
+    `SELECT "contents", "created", "updated", "deleted", "historyBytes", "quotaKey"
+     FROM "DirCommit" WHERE "id" = ?`,
+    [id],
+  );
+  if (!row || row.contents === null) return 0;
+  let contents: Record<string, unknown>;
+  try {
+    contents = JSON.parse(row.contents) as Record<string, unknown>;
+  } catch {
+    return 0;
+  }
+  let dropped = false;
+  for (const path of paths) {
+    if (Object.hasOwn(contents, path)) {
+      delete contents[path];
+      dropped = true;
+    }
+  }
+  if (!dropped) return 0;
+  const json = JSON.stringify(contents);
+  const bytes = historyRowBytes({ ...row, contents: json });
+  const delta = Number(row.historyBytes) - bytes;
+  const { changes } = await tx.run(
+    `UPDATE "DirCommit" SET "contents" = ?, "historyBytes" = ? WHERE "id" = ? AND "historyBytes" = ?`,
+    [json, bytes, id, row.historyBytes],
+  );
+  if (changes !== 1) return 0;
+  await tx.run(
+    `UPDATE "PersistentDirState" SET "historyBytes" = "historyBytes" - ? WHERE "dirKey" = ?`,
+    [delta, dirKey],
+  );
+  if (row.quotaKey !== null) {
+    await tx.run(
+      `UPDATE "DirHistoryUsage" SET "bytes" = "bytes" - ?, "updatedAt" = ? WHERE "quotaKey" = ?`,
+      [delta, new Date(), row.quotaKey],
+    );
+  }
+  return delta;
+}
 
 /**
  * Compacts one dir's history before `before` (decision 0030). The versions kept in full are
@@ -187,8 +248,8 @@ const SCAN_BATCH = 500;
  * which paths and where from stay (the Files history and the Memory page's provenance read
  * them); a dropped file reads as `compacted` in the history.
  *
- * Each row is rewritten in a transaction of its own that also takes its bytes off the dir's
- * counter and its shared quota's, conditional on the row being unchanged since it was read:
+ * Rows are rewritten in transactions of up to 50 that also take their bytes off the dir's
+ * counter and their shared quota's, each conditional on the row being unchanged since it was read:
  * concurrent commits (which only add) and a concurrent compaction (which loses the race) leave
  * the counters exact. Versions already compacted are only read again when they still hold
  * contents.
@@ -218,13 +279,13 @@ export async function compactDirHistory(options: {
   // instances' clocks disagree the lower version wins, so a version inside the window is kept.
   const lastBefore = await sql.get<{ version: number }>(
     `SELECT "version" FROM "DirCommit" WHERE "dirKey" = ? AND "createdAt" < ?
-     ORDER BY "createdAt" DESC LIMIT 1`,
+     ORDER BY "createdAt" DESC, "version" DESC LIMIT 1`,
     [dirKey, options.before],
   );
   if (!lastBefore) return result;
   const firstInside = await sql.get<{ version: number }>(
     `SELECT "version" FROM "DirCommit" WHERE "dirKey" = ? AND "createdAt" >= ?
-     ORDER BY "createdAt" ASC LIMIT 1`,
+     ORDER BY "createdAt" ASC, "version" ASC LIMIT 1`,
     [dirKey, options.before],
   );
   const keepFrom = Math.min(
@@ -257,62 +318,21 @@ export async function compactDirHistory(options: {
     below = Number(rows.at(-1)!.version);
   }
 
-  // Pass 2: rewrite each row that holds superseded contents, with its counters.
-  for (const { id, paths } of superseded) {
+  // Pass 2: rewrite the rows that hold superseded contents, with their counters, a batch of rows
+  // per transaction.
+  for (let start = 0; start < superseded.length; start += REWRITE_BATCH) {
     abortSignal?.throwIfAborted();
+    const batch = superseded.slice(start, start + REWRITE_BATCH);
     const freed = await sql.transaction(async (tx) => {
-      const row = await tx.get<{
-        contents: string | null;
-        created: string;
-        updated: string;
-        deleted: string;
-        historyBytes: number;
-        quotaKey: string | null;
-      }>(
-        `SELECT "contents", "created", "updated", "deleted", "historyBytes", "quotaKey"
-         FROM "DirCommit" WHERE "id" = ?`,
-        [id],
-      );
-      if (!row || row.contents === null) return 0;
-      let contents: Record<string, unknown>;
-      try {
-        contents = JSON.parse(row.contents) as Record<string, unknown>;
-      } catch {
-        return 0;
+      const done: number[] = [];
+      for (const { id, paths } of batch) {
+        const delta = await dropContents(tx, dirKey, id, paths);
+        if (delta > 0) done.push(delta);
       }
-      let dropped = false;
-      for (const path of paths) {
-        if (Object.hasOwn(contents, path)) {
-          delete contents[path];
-          dropped = true;
-        }
-      }
-      if (!dropped) return 0;
-      const json = JSON.stringify(contents);
-      const bytes = historyRowBytes({ ...row, contents: json });
-      const delta = Number(row.historyBytes) - bytes;
-      const { changes } = await tx.run(
-        `UPDATE "DirCommit" SET "contents" = ?, "historyBytes" = ?
-         WHERE "id" = ? AND "historyBytes" = ?`,
-        [json, bytes, id, row.historyBytes],
-      );
-      if (changes !== 1) return 0;
-      await tx.run(
-        `UPDATE "PersistentDirState" SET "historyBytes" = "historyBytes" - ? WHERE "dirKey" = ?`,
-        [delta, dirKey],
-      );
-      if (row.quotaKey !== null) {
-        await tx.run(
-          `UPDATE "DirHistoryUsage" SET "bytes" = "bytes" - ?, "updatedAt" = ? WHERE "quotaKey" = ?`,
-          [delta, new Date(), row.quotaKey],
-        );
-      }
-      return delta;
+      return done;
     });
-    if (freed > 0) {
-      result.rowsCompacted += 1;
-      result.bytesFreed += freed;
-    }
+    result.rowsCompacted += freed.length;
+    result.bytesFreed += freed.reduce((sum, delta) => sum + delta, 0);
   }
   // Only ever forward: a compaction that read an older window changes nothing it did not see.
   await sql.run(
