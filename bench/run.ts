@@ -3,6 +3,7 @@
 // named (`npm run bench -- peers`): they start servers and child processes and take minutes.
 import { benchChatRoute } from "./chat-route";
 import { benchDiff } from "./diff";
+import { benchDirHistory } from "./dir-history";
 import { benchHarnessStore } from "./harness-store";
 import { benchPeers } from "./peers/run";
 import { benchPersistentDirs } from "./persistent-dirs";
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<string>> = {
   "prompt-view": benchPromptView,
   "harness-store": benchHarnessStore,
   "persistent-dirs": benchPersistentDirs,
+  "dir-history": benchDirHistory,
   "turn-overhead": benchTurnOverhead,
   refinement: benchRefinement,
   snapshot: benchSnapshot,

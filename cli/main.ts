@@ -3,6 +3,7 @@ import { AccessTokenError } from "@/lib/access-tokens";
 import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
 import { mcpCommand, tokenCreateCommand } from "./mcp-commands";
 import { UsageError } from "./usage-error";
@@ -18,6 +19,10 @@ Commands:
       Write workspace W's global harness to DIR (new or empty) in Prime Agent's format.
   import --workspace W DIR
       Import DIR (a Cairn or Prime Agent export) into workspace W; importing twice changes nothing.
+  dirs compact [--workspace W] [--retention-days N]
+      Compact the history of every persistent dir (or workspace W's) past the retention
+      window (CAIRN_DIR_HISTORY_RETENTION_DAYS, default 30 days; or N): older versions keep
+      who, when and which files, and only the content a later version needs.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
   mcp --url URL [--token T]
@@ -44,6 +49,7 @@ export async function main(
     if (group === "db" && command === "migrate") return await dbMigrate(rest, io);
     if (group === "user" && command === "create") return await userCreate(rest, io);
     if (group === "token" && command === "create") return await tokenCreateCommand(rest, io);
+    if (group === "dirs" && command === "compact") return await dirsCompactCommand(rest, io);
     if (group === "mcp") return await mcpCommand(argv.slice(1));
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {

@@ -135,8 +135,15 @@ export function TurnSaveStatusLine({
         <>
           Saving memory failed
           {automatic ? " for part of this turn (the rest is still being retried)" : ""}
-          {status?.conflicts ? " — the same file was changed meanwhile" : ""}. Nothing is lost: its
-          changes are kept on
+          {status?.conflicts ? " — the same file was changed meanwhile" : ""}
+          {status?.refusal ? (
+            <>
+              : <span data-testid="save-refusal">{status.refusal}</span>
+            </>
+          ) : (
+            "."
+          )}{" "}
+          Nothing is lost: its changes are kept on
         </>
       )}{" "}
       {outcome ? (

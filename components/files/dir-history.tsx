@@ -43,7 +43,8 @@ function CommitChanges({ detail }: { detail: CommitDetail }) {
     <div className="mt-2 space-y-3" data-testid="commit-changes">
       {detail.files.map((file) => {
         const missing = [file.before, file.after].find(
-          (side) => side.state === "unrecorded" || side.state === "binary",
+          (side) =>
+            side.state === "unrecorded" || side.state === "binary" || side.state === "compacted",
         );
         return (
           <div
@@ -59,7 +60,9 @@ function CommitChanges({ detail }: { detail: CommitDetail }) {
               <p className="text-muted-foreground text-xs">
                 {missing.state === "binary"
                   ? "Binary content: no text diff."
-                  : "The content on one side of this change was not kept (saved before Cairn kept file contents in the history)."}
+                  : missing.state === "compacted"
+                    ? "The content on one side of this change is no longer kept: versions older than the history's retention window are compacted (who changed which files, and when, is kept)."
+                    : "The content on one side of this change was not kept (saved before Cairn kept file contents in the history)."}
               </p>
             ) : (
               <DiffView

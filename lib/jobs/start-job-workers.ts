@@ -1,5 +1,13 @@
 import { getJobQueue } from "@/lib/jobs";
-import { COMMIT_RETRY_JOB, getDurability, type CommitRetryPayload } from "@/lib/persistent-dirs";
+import {
+  COMMIT_RETRY_JOB,
+  DIR_HISTORY_COMPACT_JOB,
+  getDurability,
+  historyCompactionJob,
+  scheduleHistoryCompaction,
+  type CommitRetryPayload,
+} from "@/lib/persistent-dirs";
+import { dirHistorySettingsFromEnv, getSql } from "@/lib/storage";
 import {
   REFINEMENT_JOB,
   runRefinementJob,
@@ -9,6 +17,8 @@ import {
 
 /** How often a worker instance settles refinements whose job ended without an outcome. */
 const REFINEMENT_SWEEP_MS = 60_000;
+/** The first history compaction after a start (later ones every 6 h, decision 0030). */
+const FIRST_COMPACTION_AFTER_SECONDS = 60;
 /** How long to wait before trying again when the workers could not start (the database is away). */
 const START_RETRY_MS = 10_000;
 
@@ -35,6 +45,21 @@ async function registerWorkers(): Promise<void> {
     );
     working.add(COMMIT_RETRY_JOB);
   }
+  // Dir history compaction past the retention window (decision 0030): one job at a time across
+  // instances, each run scheduling the next.
+  if (!working.has(DIR_HISTORY_COMPACT_JOB)) {
+    await queue.work(
+      DIR_HISTORY_COMPACT_JOB,
+      historyCompactionJob({
+        sql: getSql,
+        queue: getJobQueue,
+        settings: dirHistorySettingsFromEnv,
+        log: (line) => console.log(line),
+      }),
+    );
+    working.add(DIR_HISTORY_COMPACT_JOB);
+    await scheduleHistoryCompaction({ queue, startAfterSeconds: FIRST_COMPACTION_AFTER_SECONDS });
+  }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>
       console.error("cairn: sweeping stuck refinements failed", error),
@@ -44,7 +69,8 @@ async function registerWorkers(): Promise<void> {
 }
 
 /**
- * Registers this process's workers (once): refinements and automatic commit retries, plus the
+ * Registers this process's workers (once): refinements, automatic commit retries and dir history
+ * compaction (the first run a minute after start, then every 6 h), plus the
  * sweep that settles refinements whose job ended without an outcome. A failure to start (the
  * database is away) is logged and tried again every 10 s; jobs wait in the queue meanwhile.
  */

@@ -12,7 +12,13 @@ import {
   type Actor,
   type PersistentDir,
 } from "@/lib/harness";
-import { createDirBacking, sqlFor, type DirCommitSource } from "@/lib/storage";
+import {
+  createDirBacking,
+  DEFAULT_DIR_HISTORY_SETTINGS,
+  sqlFor,
+  type DirCommitSource,
+  type DirHistorySettings,
+} from "@/lib/storage";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -80,6 +86,9 @@ export const companyDirKey = (actor: Pick<Actor, "workspaceId">) => `company:${a
 export const userOwner = (actor: Pick<Actor, "userId">) => `user:${actor.userId}`;
 export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
   `workspace:${actor.workspaceId}`;
+/** The shared history quota a commit by `actor` counts against: their workspace's. */
+export const historyQuotaKey = (actor: Pick<Actor, "workspaceId">) =>
+  `workspace:${actor.workspaceId}`;
 
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
@@ -88,6 +97,12 @@ export interface AppDirsOptions {
   target?: DatabaseTarget;
   /** A folder mounted read-only at `/persistent/docs` (`CAIRN_COMPANY_DOCS_DIR`); absent: no docs dir. */
   companyDocsDir?: string | null;
+  /**
+   * Bounds on the dirs' history (decision 0030): per dir, per workspace, and the retention
+   * window compacted before a commit is refused. Default `DEFAULT_DIR_HISTORY_SETTINGS`; the
+   * server reads them from the environment (`dirHistorySettingsFromEnv`).
+   */
+  history?: DirHistorySettings;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
   faultInjection?: FaultInjectionSetting | null;
   /** Where fault injection remembers failed change sets. Default: one set per process. */
@@ -115,6 +130,12 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       actorId,
       source,
       via: (extraBody) => extraBody.via ?? null,
+      // Both dirs' history counts against the workspace the Actor commits in: a person's own
+      // memory, which belongs to no workspace, against the one they were working in.
+      history: {
+        ...(options.history ?? DEFAULT_DIR_HISTORY_SETTINGS),
+        quotaKey: (extraBody) => historyQuotaKey(actorOrThrow(extraBody)),
+      },
     });
     return {
       load: backing.load,

@@ -231,6 +231,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       resolved: 0,
       keptTheirs: 0,
       discarded: 0,
+      refusal: null,
       canRetry: false,
     });
     expect((await service.listFailures({ actor })).failures.map((f) => f.id)).not.toContain(id);
@@ -255,6 +256,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       resolved: 1,
       keptTheirs: 0,
       discarded: 0,
+      refusal: null,
       canRetry: false,
     });
     const file = await service.readFile({ actor, harnessDir: USER, path: "retry.md" });

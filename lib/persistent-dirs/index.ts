@@ -5,6 +5,7 @@ export {
   actorOf,
   companyDirKey,
   createAppDirs,
+  historyQuotaKey,
   userDirKey,
   userOwner,
   workspaceOwner,
@@ -54,4 +55,13 @@ export {
   type DurabilityOptions,
   type DurabilityPassResult,
 } from "./durability";
+export {
+  DIR_HISTORY_COMPACT_INTERVAL_SECONDS,
+  DIR_HISTORY_COMPACT_JOB,
+  compactHistory,
+  historyCompactionJob,
+  scheduleHistoryCompaction,
+  workspaceDirKeys,
+  type HistoryCompactionReport,
+} from "./history-compaction";
 export { getDurability, getPersistentDirs } from "./server";

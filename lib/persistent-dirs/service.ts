@@ -167,6 +167,12 @@ export interface TurnSaveStatus {
   /** Change sets a person closed without applying them (Discard on the failures page). */
   discarded: number;
   /**
+   * Why a change set waiting for a person was refused, in the words the dir gave (a full
+   * history, a role changed since the turn began), or `null` when none was refused (conflicts say
+   * so through `conflicts`).
+   */
+  refusal: string | null;
+  /**
    * Whether this actor may retry the ones waiting for a person: the failures page's role rules
    * (their own memory; company knowledge only for editors and admins).
    */
@@ -503,6 +509,7 @@ export function createPersistentDirsService(
       resolved: 0,
       keptTheirs: 0,
       discarded: 0,
+      refusal: null,
       canRetry: true,
     };
     for (const record of commits) {
@@ -515,6 +522,8 @@ export function createPersistentDirsService(
       else {
         status.needsPerson += 1;
         if (record.status === "conflict") status.conflicts += 1;
+        else if (record.status === "failed" && record.error)
+          status.refusal ??= record.error.message;
         if (!mayAct(actor, record)) status.canRetry = false;
       }
     }
@@ -764,6 +773,13 @@ export function createPersistentDirsService(
           message: "That commit is not in this dir's history.",
           details: { id },
         });
+      }
+      const compacted = detail.files.filter((file) => file.after.state === "compacted");
+      if (compacted.length > 0) {
+        return {
+          status: "refused",
+          message: `Version ${detail.version} cannot be restored: its content of ${compacted.map((file) => file.path).join(", ")} is no longer kept (versions older than the history's retention window are compacted; who changed which files, and when, is kept).`,
+        };
       }
       const unrestorable = detail.files.filter(
         (file) => file.after.state === "unrecorded" || file.after.state === "binary",

@@ -91,6 +91,7 @@ const WAITING = {
   resolved: 0,
   keptTheirs: 0,
   discarded: 0,
+  refusal: null,
   canRetry: true,
 };
 

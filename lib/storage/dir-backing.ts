@@ -10,6 +10,15 @@ import {
 } from "@/lib/harness";
 import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
 import { commitContentsJson } from "./dir-commit-contents";
+import {
+  compactDirHistory,
+  formatHistoryBytes,
+  hasHistoryToCompact,
+  historyRowBytes,
+  retentionHorizon,
+  type DirHistorySettings,
+} from "./dir-history";
+import { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import { dirVersionReadsOf } from "./internal/dir-version-reads";
 import {
@@ -54,6 +63,36 @@ export interface DirBackingOptions<TExtraBody> {
    * `false` reads every file on every load.
    */
   snapshotCache?: DirSnapshotCache | false;
+  /**
+   * Bounds on the dir's history (decision 0030). Each commit adds its history row's bytes to the
+   * dir's counter (`PersistentDirState.historyBytes`) and to its shared quota key's
+   * (`DirHistoryUsage`) in its own transaction, whatever is set; a limit that is set is checked
+   * there too, and a commit that would pass it writes nothing and throws `DirHistoryQuotaError`
+   * — after compacting what is past the retention window, when that frees anything, and trying
+   * once more. Default: no limits, no compaction.
+   */
+  history?: DirBackingHistoryOptions<TExtraBody>;
+}
+
+/** The history bounds of a database-backed dir (see `DirBackingOptions.history`). */
+export interface DirBackingHistoryOptions<TExtraBody> extends Partial<DirHistorySettings> {
+  /**
+   * The shared quota a commit counts against besides its dir's own (the app: `workspace:<id>` of
+   * the committing Actor), or `null` for none. Default: none.
+   */
+  quotaKey?: (extraBody: TExtraBody) => string | null;
+  /** Clock for the retention window. Default: the system clock. */
+  now?: () => Date;
+}
+
+/** Thrown inside a store's transaction to roll it back when a history limit would be passed. */
+class HistoryLimitReached {
+  constructor(
+    readonly quota: DirHistoryQuota,
+    readonly limitBytes: number,
+    /** The bytes counted with this commit's. */
+    readonly totalBytes: number,
+  ) {}
 }
 
 /** One file of a database-backed dir, without its content. */
@@ -230,75 +269,150 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
       const source = sourceOf(extraBody);
       const via = options.via?.(extraBody) ?? null;
       const next = expected + 1;
-      const now = new Date();
+      const history = options.history;
+      const quotaKey = history?.quotaKey?.(extraBody) ?? null;
+      const maxDirBytes = history?.maxDirBytes ?? null;
+      const maxSharedBytes = history?.maxSharedBytes ?? null;
+      // The history row, and the bytes it adds to the counters (the paths as the change set gave them).
+      const row = {
+        contents: commitContentsJson(changes),
+        created: JSON.stringify(changes.created.map((file) => file.path)),
+        updated: JSON.stringify(changes.updated.map((file) => file.path)),
+        deleted: JSON.stringify(changes.deleted),
+      };
+      const rowBytes = historyRowBytes(row);
       abortSignal?.throwIfAborted();
-      const current = await sql.transaction(async (tx) => {
-        // Compare-and-swap first: on a lost race nothing has been written.
-        const swapped =
-          expected === 0
-            ? await tx.run(
-                `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, ?, ?)
-                 ON CONFLICT ("dirKey") DO NOTHING`,
-                [dirKey, next, now],
-              )
-            : await tx.run(
-                `UPDATE "PersistentDirState" SET "version" = ?, "updatedAt" = ?
-                 WHERE "dirKey" = ? AND "version" = ?`,
-                [next, now, dirKey, expected],
+      let now = new Date();
+      const commit = () =>
+        sql.transaction(async (tx) => {
+          // Compare-and-swap first: on a lost race nothing has been written. The dir's history
+          // counter moves with the version, in the same statement.
+          let dirBytes: number | null;
+          if (expected === 0) {
+            const inserted = await tx.run(
+              `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt", "historyBytes")
+               VALUES (?, ?, ?, ?) ON CONFLICT ("dirKey") DO NOTHING`,
+              [dirKey, next, now, rowBytes],
+            );
+            dirBytes = inserted.changes === 1 ? rowBytes : null;
+          } else {
+            const swapped = await tx.get<{ historyBytes: number }>(
+              `UPDATE "PersistentDirState"
+               SET "version" = ?, "updatedAt" = ?, "historyBytes" = "historyBytes" + ?
+               WHERE "dirKey" = ? AND "version" = ? RETURNING "historyBytes"`,
+              [next, now, rowBytes, dirKey, expected],
+            );
+            dirBytes = swapped ? Number(swapped.historyBytes) : null;
+          }
+          if (dirBytes === null) return readVersion(tx, dirKey);
+          if (maxDirBytes !== null && dirBytes > maxDirBytes) {
+            throw new HistoryLimitReached("dir", maxDirBytes, dirBytes);
+          }
+          for (const paths of chunks(deletes, perStatement)) {
+            await tx.run(
+              `DELETE FROM "PersistentFile" WHERE "dirKey" = ? AND "path" IN (${placeholders(paths.length)})`,
+              [dirKey, ...paths],
+            );
+          }
+          for (const rows of chunks(writes, perStatement)) {
+            const values: SqlValue[] = [];
+            for (const write of rows) {
+              values.push(
+                dirKey,
+                write.path,
+                write.bytes,
+                write.isText,
+                write.bytes.byteLength,
+                sha256Hex(write.bytes),
+                now,
+                actorId,
               );
-        if (swapped.changes !== 1) return readVersion(tx, dirKey);
-        for (const paths of chunks(deletes, perStatement)) {
-          await tx.run(
-            `DELETE FROM "PersistentFile" WHERE "dirKey" = ? AND "path" IN (${placeholders(paths.length)})`,
-            [dirKey, ...paths],
-          );
-        }
-        for (const rows of chunks(writes, perStatement)) {
-          const values: SqlValue[] = [];
-          for (const write of rows) {
-            values.push(
-              dirKey,
-              write.path,
-              write.bytes,
-              write.isText,
-              write.bytes.byteLength,
-              sha256Hex(write.bytes),
-              now,
-              actorId,
+            }
+            await tx.run(
+              `INSERT INTO "PersistentFile"
+                 ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
+               VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+               ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
+                 "isText" = excluded."isText", "size" = excluded."size",
+                 "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
+                 "updatedBy" = excluded."updatedBy"`,
+              values,
             );
           }
           await tx.run(
-            `INSERT INTO "PersistentFile"
-               ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-             VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-             ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
-               "isText" = excluded."isText", "size" = excluded."size",
-               "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
-               "updatedBy" = excluded."updatedBy"`,
-            values,
+            `INSERT INTO "DirCommit"
+               ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt", "historyBytes", "quotaKey")
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            [
+              randomUUID(),
+              dirKey,
+              next,
+              actorId,
+              source,
+              via,
+              row.created,
+              row.updated,
+              row.deleted,
+              row.contents,
+              now,
+              rowBytes,
+              quotaKey,
+            ],
           );
+          // The shared counter last: on PostgreSQL its row lock is held to the end of the
+          // transaction, and every dir of the quota key (a workspace) commits through it.
+          if (quotaKey !== null) {
+            const shared = await tx.get<{ bytes: number }>(
+              `INSERT INTO "DirHistoryUsage" ("quotaKey", "bytes", "updatedAt") VALUES (?, ?, ?)
+               ON CONFLICT ("quotaKey") DO UPDATE SET "bytes" = "DirHistoryUsage"."bytes" + excluded."bytes",
+                 "updatedAt" = excluded."updatedAt"
+               RETURNING "bytes"`,
+              [quotaKey, rowBytes, now],
+            );
+            const sharedBytes = Number(shared!.bytes);
+            if (maxSharedBytes !== null && sharedBytes > maxSharedBytes) {
+              throw new HistoryLimitReached("shared", maxSharedBytes, sharedBytes);
+            }
+          }
+          return null;
+        });
+      let current: number | null;
+      try {
+        current = await commit();
+      } catch (error) {
+        if (!(error instanceof HistoryLimitReached)) throw error;
+        // Past a limit: compact what is past the retention window (when there is anything new
+        // there; one indexed read otherwise) and try once more before refusing.
+        const retentionDays = history?.retentionDays ?? null;
+        let retried: number | null | HistoryLimitReached = error;
+        if (retentionDays !== null) {
+          const before = retentionHorizon({ retentionDays, now: history?.now?.() });
+          if (await hasHistoryToCompact({ sql, dirKey, before })) {
+            const compacted = await compactDirHistory({ sql, dirKey, before, abortSignal });
+            if (compacted.bytesFreed > 0) {
+              abortSignal?.throwIfAborted();
+              now = new Date();
+              try {
+                retried = await commit();
+              } catch (again) {
+                if (!(again instanceof HistoryLimitReached)) throw again;
+                retried = again;
+              }
+            }
+          }
         }
-        // The paths as the change set gave them.
-        await tx.run(
-          `INSERT INTO "DirCommit"
-             ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            randomUUID(),
+        if (retried instanceof HistoryLimitReached) {
+          throw historyQuotaError({
+            reached: retried,
+            harnessDir: storeOptions.harnessDir,
             dirKey,
-            next,
-            actorId,
-            source,
-            via,
-            JSON.stringify(changes.created.map((file) => file.path)),
-            JSON.stringify(changes.updated.map((file) => file.path)),
-            JSON.stringify(changes.deleted),
-            commitContentsJson(changes),
-            now,
-          ],
-        );
-        return null;
-      });
+            quotaKey,
+            addedBytes: rowBytes,
+            retentionDays,
+          });
+        }
+        current = retried;
+      }
       if (current !== null) {
         return {
           status: "conflict",
@@ -315,6 +429,45 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
       return { status: "stored", cursor: next };
     },
   };
+}
+
+/** The refusal of a commit past a history limit, in words a person can act on. */
+function historyQuotaError(options: {
+  reached: HistoryLimitReached;
+  harnessDir: string;
+  dirKey: string;
+  quotaKey: string | null;
+  addedBytes: number;
+  retentionDays: number | null;
+}): DirHistoryQuotaError {
+  const { reached, harnessDir, addedBytes, retentionDays } = options;
+  const usedBytes = reached.totalBytes - addedBytes;
+  const whose =
+    reached.quota === "dir"
+      ? `The history of ${harnessDir} is full`
+      : `The history of this workspace's dirs is full`;
+  const limit =
+    reached.quota === "dir"
+      ? `${formatHistoryBytes(reached.limitBytes)} per dir (CAIRN_DIR_HISTORY_MAX_BYTES)`
+      : `${formatHistoryBytes(reached.limitBytes)} per workspace (CAIRN_WORKSPACE_HISTORY_MAX_BYTES)`;
+  const compaction =
+    retentionDays === null
+      ? "Old versions are not compacted on this server (CAIRN_DIR_HISTORY_RETENTION_DAYS is off)"
+      : `Versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} are compacted automatically`;
+  return new DirHistoryQuotaError({
+    message:
+      `${whose}: it keeps ${formatHistoryBytes(usedBytes)} of earlier versions, and this change ` +
+      `would add ${formatHistoryBytes(addedBytes)}, past the limit of ${limit}. Nothing was ` +
+      `written. ${compaction}; to save sooner, ask an admin to compact the history now ` +
+      `(\`npx cairn dirs compact\`, with \`--retention-days\` for a shorter window) or to raise ` +
+      `the limit.`,
+    quota: reached.quota,
+    dirKey: options.dirKey,
+    quotaKey: reached.quota === "shared" ? options.quotaKey : null,
+    limitBytes: reached.limitBytes,
+    usedBytes,
+    addedBytes,
+  });
 }
 
 /** The current version (cursor) of a database-backed dir; `0` before its first commit. */

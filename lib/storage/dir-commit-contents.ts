@@ -3,12 +3,15 @@ import type { ChangeSet } from "@/lib/harness";
 
 /**
  * What a history row knows about one file on one side of a commit: its text, that it is bytes,
- * that it did not exist, or nothing (commits written before `DirCommit.contents` existed).
+ * that it did not exist, that its text was dropped by compaction (decision 0030: versions
+ * older than the retention window keep only what a later version needs), or nothing (commits
+ * written before `DirCommit.contents` existed).
  */
 export type RecordedContent =
   | { state: "text"; text: string }
   | { state: "binary" }
   | { state: "absent" }
+  | { state: "compacted" }
   | { state: "unrecorded" };
 
 /** One file a commit changed, with its content before and after the commit. */
@@ -65,7 +68,9 @@ function contentAfter(row: CommitRow, path: string): RecordedContent | undefined
   if (paths(row.deleted).includes(path)) return { state: "absent" };
   if (!paths(row.created).includes(path) && !paths(row.updated).includes(path)) return undefined;
   const contents = parseJson<Record<string, string | null> | null>(row.contents, null);
-  if (contents === null || !Object.hasOwn(contents, path)) return { state: "unrecorded" };
+  if (contents === null) return { state: "unrecorded" };
+  // A commit records every path it wrote: one missing was dropped by compaction.
+  if (!Object.hasOwn(contents, path)) return { state: "compacted" };
   const text = contents[path];
   return typeof text === "string" ? { state: "text", text } : { state: "binary" };
 }

@@ -9,6 +9,7 @@ export {
   listDirCommits,
   listDirFiles,
   readDirFile,
+  type DirBackingHistoryOptions,
   type DirBackingOptions,
   type DirCommitEntry,
   type DirCommitSource,
@@ -32,3 +33,19 @@ export {
   type DirCommitFileChange,
   type RecordedContent,
 } from "./dir-commit-contents";
+export {
+  compactDirHistories,
+  compactDirHistory,
+  DEFAULT_DIR_HISTORY_SETTINGS,
+  dirHistorySettingsFromEnv,
+  formatHistoryBytes,
+  getDirHistoryUsage,
+  getSharedHistoryBytes,
+  hasHistoryToCompact,
+  retentionHorizon,
+  type DirCompactionResult,
+  type DirHistoryCompactionReport,
+  type DirHistorySettings,
+  type DirHistoryUsage,
+} from "./dir-history";
+export { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";

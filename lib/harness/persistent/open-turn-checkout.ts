@@ -1,6 +1,6 @@
 // Over 500 lines, knowingly: a turn's checkout lifecycle (open, write, commit per mode, journal,
 // spool, log) is one state machine; the commit loop itself lives in internal/apply-commit.ts.
-import { HarnessConflictError, HarnessError } from "../errors";
+import { HarnessConflictError, HarnessError, HarnessValidationError } from "../errors";
 import {
   checkoutDirStates,
   diffDirState,
@@ -97,7 +97,9 @@ export interface OpenTurnCheckoutOptions<TExtraBody, TSession> {
   spool?: CommitSpool;
   /**
    * With a policy, a `failed` (not conflicting) commit is recorded with `nextAttemptAt` so it is
-   * retried automatically (`retryDueCommits`); absent: it waits for a person.
+   * retried automatically (`retryDueCommits`); absent: it waits for a person. A commit the dir
+   * refused as invalid (a `validation` error: a limit or quota it would pass) waits for a person
+   * either way — the same change set would be refused again.
    */
   retryPolicy?: RetryPolicy;
 }
@@ -411,7 +413,10 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     let logError: unknown;
     let spooled = false;
     const retryAt =
-      outcome.status === "failed" && options.retryPolicy && !held
+      outcome.status === "failed" &&
+      options.retryPolicy &&
+      !held &&
+      !HarnessValidationError.isInstance(outcome.cause)
         ? nextAttemptAt({ policy: options.retryPolicy, attempts: 1, now: clock.now() })
         : null;
     const newRecord: NewCommitRecord = {

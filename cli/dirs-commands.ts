@@ -1,0 +1,69 @@
+import { parseArgs } from "node:util";
+import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import { compactHistory, workspaceDirKeys } from "@/lib/persistent-dirs";
+import { dirHistorySettingsFromEnv, formatHistoryBytes, sqlFor } from "@/lib/storage";
+import type { CommandIo } from "./harness-commands";
+import { UsageError } from "./usage-error";
+
+export const DIRS_COMPACT_USAGE = "cairn dirs compact [--workspace W] [--retention-days N]";
+
+/**
+ * `cairn dirs compact [--workspace W] [--retention-days N]`: compacts the history of every
+ * database-backed dir (or of workspace W's: its company knowledge and its members' memory) past
+ * the retention window — `CAIRN_DIR_HISTORY_RETENTION_DAYS` (default 30) or N days — as the
+ * background job does (decision 0030). Returns 0, or 1 when the workspace does not exist.
+ */
+export async function dirsCompactCommand(args: string[], io: CommandIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      workspace: { type: "string" },
+      "retention-days": { type: "string" },
+    },
+  });
+  let retentionDays = dirHistorySettingsFromEnv().retentionDays;
+  if (values["retention-days"] !== undefined) {
+    const days = Number(values["retention-days"]);
+    if (!Number.isSafeInteger(days) || days < 0) {
+      throw new UsageError("--retention-days must be a whole number of days (0 or more)");
+    }
+    retentionDays = days;
+  }
+  if (retentionDays === null) {
+    io.out(
+      "Compaction is off (CAIRN_DIR_HISTORY_RETENTION_DAYS=off); give --retention-days N to compact anyway.",
+    );
+    return 0;
+  }
+  const target = resolveDatabaseTarget();
+  await migrateDatabase({ target });
+  const db = createDb(target);
+  try {
+    let dirKeys: string[] | undefined;
+    let scope = "every dir";
+    if (values.workspace !== undefined) {
+      const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
+      if (!workspace) {
+        io.err(`cairn: no workspace named "${values.workspace}"`);
+        return 1;
+      }
+      dirKeys = await workspaceDirKeys({ db, workspaceId: workspace.id });
+      scope = `workspace "${workspace.name}" (${dirKeys.length} dir${dirKeys.length === 1 ? "" : "s"})`;
+    }
+    const report = await compactHistory({
+      sql: sqlFor(target),
+      settings: { retentionDays },
+      dirKeys,
+    });
+    io.out(
+      `compacted ${scope}: versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} ` +
+        `(before ${report.before!.toISOString()}); ${report.rowsCompacted} version(s) in ` +
+        `${report.dirs.filter((dir) => dir.rowsCompacted > 0).length} dir(s) cut down, ` +
+        `${formatHistoryBytes(report.bytesFreed)} freed`,
+    );
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}
