@@ -190,6 +190,7 @@ describe(`private memory copied into company knowledge waits for confirmation on
       keptTheirs: 0,
       discarded: 0,
       canRetry: false,
+      refusal: null,
     });
     const [pending] = await service.turnPendingChanges({ actor: admin, turnId: "t-inject" });
     expect(pending).toMatchObject({ harnessDir: COMPANY, dirLabel: "Company knowledge" });
