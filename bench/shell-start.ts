@@ -40,21 +40,27 @@ async function inProcess(): Promise<void> {
   if (result.stdout !== "hi\n") throw new Error(result.stdout);
 }
 
-async function inWorker(): Promise<void> {
+async function inCairn(memoryMb?: number): Promise<void> {
   const result = await runShellSandbox({
     command: "echo hi",
     files: [],
     dirs: ["/persistent/user"],
+    limits: memoryMb ? { memoryMb } : {},
   });
   if (result.status !== "completed" || result.stdout !== "hi\n")
     throw new Error(JSON.stringify(result));
 }
 
+/** A different memory limit on every call, so the warm spare (kept per limit) never fits. */
+let coldCalls = 0;
+const inCairnCold = () => inCairn(256 + (coldCalls++ % 2));
+
 export async function benchShellStart(): Promise<string> {
   const rows: Record<string, string | number>[] = [];
   for (const [way, run] of [
     ["in the server's process", inProcess],
-    ["worker thread (Cairn)", inWorker],
+    ["Cairn, warm spare", () => inCairn()],
+    ["Cairn, cold (no spare fits)", inCairnCold],
     ["child process", inChildProcess],
   ] as const) {
     const timing = await timeIt(run, {
