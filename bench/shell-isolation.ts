@@ -347,6 +347,14 @@ async function main(): Promise<void> {
     for (const entry of hostile) console.log(`  ${entry.label}: ${JSON.stringify(entry.output)}`);
     const fatal = log.filter((line) => /FATAL|heap limit/i.test(line));
     if (fatal.length) console.log(`\nthe app's log:\n${fatal.join("\n")}`);
+    const missed = hostile.filter(
+      (entry) =>
+        !entry.up || entry.health.failed || entry.health.some((latency) => latency > 1_000),
+    );
+    if (missed.length || hostile.length < HOSTILE.length) {
+      console.log(`\nTARGET MISSED: ${missed.map((entry) => entry.label).join(", ")}`);
+      process.exitCode = 1;
+    }
   } finally {
     if (app) await stopApp(app);
     await db?.$disconnect();

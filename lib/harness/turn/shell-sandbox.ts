@@ -107,6 +107,15 @@ export function shellExecutionLimits(limits: ResolvedShellLimits): Record<string
   };
 }
 
+/**
+ * The worker process's resident-memory cap (MiB), checked by its watchdog thread every 100 ms:
+ * the heap, twice over (young generation, code, ArrayBuffers such as just-bash's file system,
+ * which is capped at half the heap), plus Node's own ~70 MB.
+ */
+function maxResidentMb(limits: ResolvedShellLimits): number {
+  return 2 * limits.memoryMb + 128;
+}
+
 function entryPath(url: URL | string): string {
   return url instanceof URL || url.startsWith("file:") ? fileURLToPath(url) : url;
 }
@@ -127,6 +136,7 @@ function spawnWorker(url: URL | string, limits: ResolvedShellLimits): ChildProce
       `--max-old-space-size=${limits.memoryMb}`,
       `--max-semi-space-size=${semiSpaceMb}`,
       entryPath(url),
+      String(maxResidentMb(limits)),
     ],
     {
       env: env as NodeJS.ProcessEnv,
@@ -184,7 +194,10 @@ function takeWorker(limits: ResolvedShellLimits): ChildProcess {
 /** How much of the worker's stderr is kept (its tail): enough for V8's fatal error line. */
 const STDERR_KEPT_CHARS = 4_096;
 
-/** V8's words when a heap passes its cap (`FATAL ERROR: Reached heap limit …`). */
+/**
+ * V8's words when a heap passes its cap (`FATAL ERROR: Reached heap limit …`), and the
+ * watchdog's when resident memory passes its cap.
+ */
 const OUT_OF_MEMORY = /heap limit|heap out of memory|process out of memory|allocation failed/i;
 
 /**

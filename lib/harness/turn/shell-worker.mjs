@@ -13,9 +13,9 @@
 //     writes: [path, Uint8Array][], deletes: string[], skipped: { path, reason }[] }
 //   { type: "failed", message }          — the command could not run (an exception)
 // The parent enforces the wall-clock limit and the abort by SIGKILL; the heap cap is this
-// process's own (--max-old-space-size). This process never outlives the parent: it exits when
-// the IPC channel closes, and a watchdog thread (which runs even while the main thread is stuck
-// in a synchronous loop) kills it once its parent process is gone.
+// process's own (--max-old-space-size), and argv[2] caps its resident memory (MiB). This
+// process never outlives the parent: it exits when the IPC channel closes, and a watchdog thread
+// kills it once its parent process is gone.
 import { Worker } from "node:worker_threads";
 
 const ROOT = "/persistent";
@@ -31,13 +31,23 @@ if (typeof process.send !== "function") {
 const job = new Promise((resolve) => process.once("message", resolve));
 process.once("disconnect", () => process.exit(0));
 
-// Reparented means the server is gone: die whatever the main thread is doing.
+// A thread of its own, so it runs even while the main thread is stuck in a synchronous loop:
+// reparented means the server is gone, and resident memory past the cap in argv[2] (MiB) means
+// memory outside the V8 heap (ArrayBuffers) has grown past what the heap cap bounds. Either way
+// the process dies at once; the note on stderr (written directly, not through the busy main
+// thread) tells the parent why.
+const maxRssMb = Number(process.argv[2]) || 0;
 const watchdog = new Worker(
   `const { workerData } = require("node:worker_threads");
+   const { writeSync } = require("node:fs");
    setInterval(() => {
      if (process.ppid !== workerData.parent) process.kill(process.pid, "SIGKILL");
-   }, 200);`,
-  { eval: true, workerData: { parent: process.ppid } },
+     if (workerData.maxRssMb && process.memoryUsage.rss() > workerData.maxRssMb * 1048576) {
+       writeSync(2, "shell: resident memory above " + workerData.maxRssMb + " MiB (process out of memory)\\n");
+       process.kill(process.pid, "SIGKILL");
+     }
+   }, 100);`,
+  { eval: true, workerData: { parent: process.ppid, maxRssMb } },
 );
 watchdog.unref();
 
