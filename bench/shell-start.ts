@@ -1,7 +1,9 @@
-// What one `bash` call costs to start, three ways (for decision 0008): in the server's own
-// process (before issue 14), in a fresh worker thread (what Cairn does), and in a fresh child
-// process. Each runs `echo hi` over an empty /persistent/user, after an untimed pause (a model's
-// round trip between two calls, during which the spare worker warms up).
+// What one `bash` call costs to start (for decisions 0008 and 0028): in the server's own process
+// (before issue 14); through Cairn's `runShellSandbox` with its warm spare (a worker process
+// since issue 31, a worker thread before) and cold (a different memory limit on every call, so
+// no spare fits); and in a bare fresh child process running just-bash. Each runs `echo hi` over
+// an empty /persistent/user, after an untimed pause (a model's round trip between two calls,
+// during which the spare warms up).
 // `npm run bench -- shell-start`.
 import { execFile } from "node:child_process";
 import { Bash } from "just-bash";
