@@ -1,11 +1,17 @@
-// Shell isolation (issue 14, findings 1 and 2): `/api/health` latency from another client while
-// a member's `bash` call runs a runaway loop, against `next build && next start`.
+// Shell isolation (issue 14, findings 1 and 2; issue 31, finding 1): `/api/health` latency from
+// another client while a member's `bash` call runs something hostile, against
+// `next build && next start`.
 //
 // The scripted model calls `bash` with the issue's loop (`awk`, ~10^10 iterations); the app runs
-// it in a worker thread that is terminated at CAIRN_SHELL_TIMEOUT_MS. Meanwhile this script asks
+// it in a worker process that is killed at CAIRN_SHELL_TIMEOUT_MS. Meanwhile this script asks
 // `/api/health` every 100 ms and prints the latencies: before (idle), during one runaway call,
 // and during two at once (the per-user limit's maximum) — when a third turn is refused with 429.
-// It also checks that an ordinary bash call works in the production build.
+// Then, one at a time, the commands of issue 31 that must not take the server down (the doubling
+// loop to 2^25 — which aborted the server before — and to 2^30, a fork-bomb-like recursion, a
+// 10 GB `seq`, and strings that pass just-bash's limits until the heap cap): each turn must
+// answer with the shell's error, `/api/health` must answer within 1 s throughout, and the server
+// must still be up afterwards. It also checks that an ordinary bash call works in the production
+// build.
 //
 // Runs `node scripts/start.mjs` on $E2E_PORT (default 3170) with its own database under
 // data/bench-shell, and the scripted model on $E2E_MODEL_PORT (default 3179); builds first when
@@ -30,6 +36,18 @@ const PASSWORD = "shell-bench-pass";
 const RUNAWAY = "awk 'BEGIN{for(i=0;i<100000;i++)for(j=0;j<100000;j++)s+=j;print s}'";
 const HELLO =
   "echo hello from the worker > /persistent/user/hello.md && cat /persistent/user/hello.md";
+/** Issue 31's commands, each in a turn of its own: [what the message says, the command]. */
+const HOSTILE: [label: string, command: string][] = [
+  ["doubling loop to 2^25 (issue 31)", "s=x; for i in $(seq 1 25); do s=$s$s; done; echo ${#s}"],
+  ["doubling loop to 2^30", "s=x; for i in $(seq 1 30); do s=$s$s; done; echo ${#s}"],
+  ["fork-bomb-like recursion", "f(){ f | f & }; f"],
+  ["binary recursion", "f(){ f; f; }; f"],
+  ["10 GB seq", "seq 1 1000000000000 | wc -l"],
+  [
+    "heap cap (6,000 strings of 65,000 chars)",
+    's=$(printf "%065000d" 0); for i in $(seq 1 6000); do a[$i]="$s$i"; done; echo ${#a[@]}',
+  ],
+];
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -132,29 +150,38 @@ async function turn(chatId: string, cookie: string, text: string) {
   return { status: response.status, body, millis: performance.now() - started };
 }
 
-/** Asks /api/health every 100 ms until `until` settles; returns each request's latency. */
-async function healthWhile(until: Promise<unknown>): Promise<number[]> {
+/**
+ * Asks /api/health every 100 ms until `until` settles; returns each answer's latency. A request
+ * that fails (the server is gone) or takes over 5 s counts in `failed` and ends the probing.
+ */
+async function healthWhile(until: Promise<unknown>): Promise<number[] & { failed?: number }> {
   let done = false;
-  void until.finally(() => (done = true));
-  const latencies: number[] = [];
+  void until.finally(() => (done = true)).catch(() => undefined);
+  const latencies: number[] & { failed?: number } = [];
   while (!done) {
     const started = performance.now();
-    const response = await fetch(`${APP_URL}/api/health`);
-    await response.arrayBuffer();
-    latencies.push(performance.now() - started);
+    try {
+      const response = await fetch(`${APP_URL}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - started);
+    } catch {
+      latencies.failed = (latencies.failed ?? 0) + 1;
+      break;
+    }
     await sleep(100);
   }
   return latencies;
 }
 
-function row(measure: string, samples: number[]) {
-  const summary = summarize(samples);
+function row(measure: string, samples: number[] & { failed?: number }) {
+  const summary = samples.length ? summarize(samples) : null;
   return {
     "/api/health": measure,
-    n: summary.n,
-    p50: ms(summary.p50),
-    p95: ms(summary.p95),
-    max: ms(Math.max(...samples)),
+    n: samples.length,
+    p50: summary ? ms(summary.p50) : "-",
+    p95: summary ? ms(summary.p95) : "-",
+    max: summary ? ms(Math.max(...samples)) : "-",
+    "no answer": samples.failed ?? 0,
   };
 }
 
@@ -179,6 +206,10 @@ async function main(): Promise<void> {
         whenLastUserIncludes: "hello",
         reply: { toolCalls: [{ name: "bash", arguments: { command: HELLO } }] },
       },
+      ...HOSTILE.map(([, command], index) => ({
+        whenLastUserIncludes: `hostile ${index}.`,
+        reply: { toolCalls: [{ name: "bash", arguments: { command } }] },
+      })),
     ]);
     rmSync(DATA_DIR, { recursive: true, force: true });
     const env: NodeJS.ProcessEnv = {
@@ -221,8 +252,8 @@ async function main(): Promise<void> {
     const workspace = await db.workspace.findUniqueOrThrow({ where: { name: "Shell" } });
     const chat = (title: string) =>
       db!.chat.create({ data: { workspaceId: workspace.id, userId: user.id, title } });
-    const [helloChat, chatA, chatB, chatC] = await Promise.all(
-      ["hello", "runaway A", "runaway B", "runaway C"].map(chat),
+    const [helloChat, chatA, chatB, chatC, hostileChat] = await Promise.all(
+      ["hello", "runaway A", "runaway B", "runaway C", "hostile"].map(chat),
     );
 
     app = startApp(env, log);
@@ -246,6 +277,42 @@ async function main(): Promise<void> {
     const third = await turn(chatC!.id, cookie, "runaway three");
     const duringTwo = await healthWhile(Promise.all([a, b]));
 
+    const hostile: {
+      label: string;
+      health: Awaited<ReturnType<typeof healthWhile>>;
+      status: number;
+      millis: number;
+      output: string;
+      up: boolean;
+    }[] = [];
+    for (const [index, [label]] of HOSTILE.entries()) {
+      const running = turn(hostileChat!.id, cookie, `hostile ${index}.`).catch(
+        (error: unknown) => ({
+          status: 0,
+          body: String(error),
+          millis: Number.NaN,
+        }),
+      );
+      const health = await healthWhile(running);
+      const result = await running;
+      const up =
+        app.exitCode === null &&
+        app.signalCode === null &&
+        (await fetch(`${APP_URL}/api/health`).then(
+          (response) => response.ok,
+          () => false,
+        ));
+      hostile.push({
+        label,
+        health,
+        status: result.status,
+        millis: result.millis,
+        output: toolOutput(result.body),
+        up,
+      });
+      if (!up) break;
+    }
+
     console.log(`shell isolation — ${loadLine()}, CAIRN_SHELL_TIMEOUT_MS=${SHELL_TIMEOUT_MS}\n`);
     console.log(
       table([
@@ -264,6 +331,30 @@ async function main(): Promise<void> {
       `runaway turn: HTTP ${oneResult.status}, ${ms(oneResult.millis)}; tool output: ${JSON.stringify(toolOutput(oneResult.body))}`,
     );
     console.log(`third concurrent turn: HTTP ${third.status} ${third.body}`);
+
+    console.log(
+      `\nissue 31's commands, one turn each (target: /api/health within 1 s, server up after)\n`,
+    );
+    console.log(
+      table(
+        hostile.map((entry) => ({
+          ...row(entry.label, entry.health),
+          turn: `HTTP ${entry.status}, ${ms(entry.millis)}`,
+          "server up after": entry.up ? "yes" : "NO",
+        })),
+      ),
+    );
+    for (const entry of hostile) console.log(`  ${entry.label}: ${JSON.stringify(entry.output)}`);
+    const fatal = log.filter((line) => /FATAL|heap limit/i.test(line));
+    if (fatal.length) console.log(`\nthe app's log:\n${fatal.join("\n")}`);
+    const missed = hostile.filter(
+      (entry) =>
+        !entry.up || entry.health.failed || entry.health.some((latency) => latency > 1_000),
+    );
+    if (missed.length || hostile.length < HOSTILE.length) {
+      console.log(`\nTARGET MISSED: ${missed.map((entry) => entry.label).join(", ")}`);
+      process.exitCode = 1;
+    }
   } finally {
     if (app) await stopApp(app);
     await db?.$disconnect();

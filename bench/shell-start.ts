@@ -1,7 +1,9 @@
-// What one `bash` call costs to start, three ways (for decision 0008): in the server's own
-// process (before issue 14), in a fresh worker thread (what Cairn does), and in a fresh child
-// process. Each runs `echo hi` over an empty /persistent/user, after an untimed pause (a model's
-// round trip between two calls, during which the spare worker warms up).
+// What one `bash` call costs to start (for decisions 0008 and 0028): in the server's own process
+// (before issue 14); through Cairn's `runShellSandbox` with its warm spare (a worker process
+// since issue 31, a worker thread before) and cold (a different memory limit on every call, so
+// no spare fits); and in a bare fresh child process running just-bash. Each runs `echo hi` over
+// an empty /persistent/user, after an untimed pause (a model's round trip between two calls,
+// during which the spare warms up).
 // `npm run bench -- shell-start`.
 import { execFile } from "node:child_process";
 import { Bash } from "just-bash";
@@ -40,21 +42,27 @@ async function inProcess(): Promise<void> {
   if (result.stdout !== "hi\n") throw new Error(result.stdout);
 }
 
-async function inWorker(): Promise<void> {
+async function inCairn(memoryMb?: number): Promise<void> {
   const result = await runShellSandbox({
     command: "echo hi",
     files: [],
     dirs: ["/persistent/user"],
+    limits: memoryMb ? { memoryMb } : {},
   });
   if (result.status !== "completed" || result.stdout !== "hi\n")
     throw new Error(JSON.stringify(result));
 }
 
+/** A different memory limit on every call, so the warm spare (kept per limit) never fits. */
+let coldCalls = 0;
+const inCairnCold = () => inCairn(256 + (coldCalls++ % 2));
+
 export async function benchShellStart(): Promise<string> {
   const rows: Record<string, string | number>[] = [];
   for (const [way, run] of [
     ["in the server's process", inProcess],
-    ["worker thread (Cairn)", inWorker],
+    ["Cairn, warm spare", () => inCairn()],
+    ["Cairn, cold (no spare fits)", inCairnCold],
     ["child process", inChildProcess],
   ] as const) {
     const timing = await timeIt(run, {

@@ -1,17 +1,21 @@
-import { Worker } from "node:worker_threads";
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { FileContent } from "../persistent";
 
 /** Bounds on one `bash` tool call. Every field is optional; `DEFAULT_SHELL_LIMITS` fills gaps. */
 export interface ShellLimits {
   /** Wall-clock time the command may run, from the moment the worker is ready. Default 5000. */
   timeoutMs?: number;
-  /** Heap cap of the worker thread (V8 old generation), in MiB. Default 256. */
+  /**
+   * Heap cap of the worker process (V8 old generation, `--max-old-space-size`), in MiB; just-bash's
+   * own string and input limits are scaled from it. Default 256.
+   */
   memoryMb?: number;
   /** Characters of stdout and of stderr kept (each); the rest is cut with a marker. Default 20,000. */
   maxOutputChars?: number;
   /**
-   * Where the worker entry (`shell-worker.mjs`) is. Default: beside this module. A host whose
-   * bundler moves modules (Next.js) passes the file's real location.
+   * Where the worker process's entry (`shell-worker.mjs`) is. Default: beside this module. A host
+   * whose bundler moves modules (Next.js) passes the file's real location.
    */
   workerUrl?: URL | string;
 }
@@ -23,7 +27,7 @@ export const DEFAULT_SHELL_LIMITS = Object.freeze({
   maxOutputChars: 20_000,
 });
 
-/** Time allowed for the worker to start and load just-bash before the command's clock starts. */
+/** Time allowed for the worker process to start and load just-bash before the command's clock starts. */
 const STARTUP_TIMEOUT_MS = 20_000;
 
 /** What a command left behind, as the worker saw it. */
@@ -43,7 +47,7 @@ export interface ShellRunCompleted {
   skipped: { path: string; reason: string }[];
 }
 
-/** A command that did not finish; its worker has been terminated and nothing it did is kept. */
+/** A command that did not finish; its worker process has been killed and nothing it did is kept. */
 export interface ShellRunStopped {
   status: "timeout" | "memory" | "aborted" | "failed";
   message: string;
@@ -73,53 +77,137 @@ function defaultWorkerUrl(): URL {
 
 type ResolvedShellLimits = ReturnType<typeof resolveShellLimits>;
 
-function spawnWorker(url: URL | string, limits: ResolvedShellLimits): Worker {
-  return new Worker(url, {
-    resourceLimits: {
-      maxOldGenerationSizeMb: limits.memoryMb,
-      maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(limits.memoryMb / 8))),
-      stackSizeMb: 4,
-    },
-  });
+const MIB = 1024 * 1024;
+
+/**
+ * just-bash's own limits, scaled to the process's heap: the first line, so that a string, a
+ * heredoc or a pipeline's input stays well under the heap and a blow-up ends as the command's
+ * own error (`bash: … limit exceeded`) instead of an out-of-memory kill. The heap cap and the
+ * SIGKILL are the hard line behind them.
+ */
+export function shellExecutionLimits(limits: ResolvedShellLimits): Record<string, number> {
+  const heap = limits.memoryMb * MIB;
+  const sixteenth = Math.max(MIB, Math.floor(heap / 16));
+  const quarter = Math.max(4 * MIB, Math.floor(heap / 4));
+  return {
+    maxExecutionTimeMs: limits.timeoutMs,
+    maxOutputSize: Math.max(limits.maxOutputChars * 4, MIB),
+    maxStringLength: sixteenth,
+    maxHeredocSize: sixteenth,
+    maxSourceBytes: sixteenth,
+    maxLiveBytes: quarter,
+    maxInputBytes: quarter,
+    maxDatabaseBytes: quarter,
+    maxDatabaseResultBytes: sixteenth,
+    maxArchiveBytes: quarter,
+    maxArchiveCompressedBytes: quarter,
+    maxArchiveEntryBytes: quarter,
+    maxWorkerMessageBytes: sixteenth,
+    maxFileSystemBytes: Math.max(8 * MIB, Math.floor(heap / 2)),
+  };
 }
 
 /**
- * One unused worker kept warm (just-bash loaded), so a call does not wait for the import. It is
- * used for one call and then terminated like any other; a new spare starts at once. It does not
- * keep the process alive, and a spare that fails is dropped (the next call starts its own).
+ * The worker process's resident-memory cap (MiB), checked by its watchdog thread every 100 ms:
+ * the heap, twice over (young generation, code, ArrayBuffers such as just-bash's file system,
+ * which is capped at half the heap), plus Node's own ~70 MB.
  */
-let spare: { worker: Worker; key: string; drop: () => void } | null = null;
+function maxResidentMb(limits: ResolvedShellLimits): number {
+  return 2 * limits.memoryMb + 128;
+}
 
-function takeWorker(limits: ResolvedShellLimits): Worker {
+function entryPath(url: URL | string): string {
+  return url instanceof URL || url.startsWith("file:") ? fileURLToPath(url) : url;
+}
+
+/**
+ * A fresh worker process: this Node binary with the shell's heap cap, none of the server's own
+ * flags (loaders, inspector) and none of its environment (secrets stay in the server). The
+ * request and result travel over the IPC channel; stderr is kept to tell an out-of-memory abort
+ * from other crashes.
+ */
+function spawnWorker(url: URL | string, limits: ResolvedShellLimits): ChildProcess {
+  const semiSpaceMb = Math.min(16, Math.max(1, Math.floor(limits.memoryMb / 16)));
+  const env: Record<string, string> = {};
+  if (process.env.TZ) env.TZ = process.env.TZ;
+  return spawn(
+    process.execPath,
+    [
+      `--max-old-space-size=${limits.memoryMb}`,
+      `--max-semi-space-size=${semiSpaceMb}`,
+      entryPath(url),
+      String(maxResidentMb(limits)),
+    ],
+    {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "advanced",
+    },
+  );
+}
+
+/** Stops holding the server's event loop open for `child` (its handle, IPC channel and pipe). */
+function setReferenced(child: ChildProcess, referenced: boolean): void {
+  const handles = [child, child.channel, child.stderr] as (
+    { ref?(): void; unref?(): void } | null | undefined
+  )[];
+  for (const handle of handles) {
+    if (referenced) handle?.ref?.();
+    else handle?.unref?.();
+  }
+}
+
+/**
+ * One unused process kept warm (just-bash loaded), so a call does not wait for Node to start and
+ * import it. It is used for one call and then killed like any other; a new spare starts at once.
+ * It never keeps the server alive, and a spare that exits is dropped (the next call starts its
+ * own).
+ */
+let spare: { child: ChildProcess; key: string; drop: () => void } | null = null;
+
+function takeWorker(limits: ResolvedShellLimits): ChildProcess {
   const url = limits.workerUrl ?? defaultWorkerUrl();
   const key = `${String(url)}|${limits.memoryMb}`;
-  let worker: Worker;
+  let child: ChildProcess;
   if (spare && spare.key === key) {
-    worker = spare.worker;
-    spare.worker.off("error", spare.drop).off("exit", spare.drop);
+    child = spare.child;
+    child.off("error", spare.drop).off("exit", spare.drop);
     spare = null;
-    worker.ref();
+    setReferenced(child, true);
   } else {
-    if (spare) void spare.worker.terminate();
+    if (spare) spare.child.kill("SIGKILL");
     spare = null;
-    worker = spawnWorker(url, limits);
+    child = spawnWorker(url, limits);
   }
   const next = spawnWorker(url, limits);
-  next.unref();
+  setReferenced(next, false);
+  // Drained even while idle, so a chatty failure cannot fill the pipe and stall the process.
+  next.stderr?.resume();
   const drop = () => {
-    if (spare?.worker === next) spare = null;
+    if (spare?.child === next) spare = null;
   };
   next.on("error", drop).on("exit", drop);
-  spare = { worker: next, key, drop };
-  return worker;
+  spare = { child: next, key, drop };
+  return child;
 }
 
+/** How much of the worker's stderr is kept (its tail): enough for V8's fatal error line. */
+const STDERR_KEPT_CHARS = 4_096;
+
 /**
- * Runs `command` in just-bash inside a worker thread of its own (never reused) over a copy of `files`, and returns
- * what changed under `/persistent`. The worker is terminated — whatever it is doing, a tight
- * synchronous loop included — when the wall-clock limit passes, when its heap passes the cap,
- * or when `abortSignal` fires; the event loop of the caller is never blocked by the command.
- * Never throws for the command's own failures: they come back as a `ShellRunStopped`.
+ * V8's words when a heap passes its cap (`FATAL ERROR: Reached heap limit …`), and the
+ * watchdog's when resident memory passes its cap.
+ */
+const OUT_OF_MEMORY = /heap limit|heap out of memory|process out of memory|allocation failed/i;
+
+/**
+ * Runs `command` in just-bash inside a worker process of its own (never reused) over a copy of
+ * `files`, and returns what changed under `/persistent`. The process is killed (SIGKILL) —
+ * whatever it is doing, a tight synchronous loop included — when the wall-clock limit passes or
+ * when `abortSignal` fires; its heap is capped at `memoryMb`, and passing the cap ends that
+ * process only (V8 aborts the process whose heap it is). The caller's event loop is never
+ * blocked by the command, and its memory never holds the command's. Never throws for the
+ * command's own failures: they come back as a `ShellRunStopped`.
  */
 export function runShellSandbox(options: {
   command: string;
@@ -136,14 +224,15 @@ export function runShellSandbox(options: {
   return new Promise<ShellRunResult>((resolve) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const worker = takeWorker(limits);
+    let stderr = "";
+    const child = takeWorker(limits);
 
     const finish = (result: ShellRunResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.abortSignal?.removeEventListener("abort", onAbort);
-      void worker.terminate();
+      child.kill("SIGKILL");
       resolve(result);
     };
     const onAbort = () => finish({ status: "aborted", message: "The command was stopped." });
@@ -154,21 +243,12 @@ export function runShellSandbox(options: {
       timer = setTimeout(() => finish({ status: "timeout", message }), ms);
     };
     stopAfter(STARTUP_TIMEOUT_MS, "The shell did not start in time.");
-    worker.postMessage({
-      command: options.command,
-      files: options.files,
-      dirs: options.dirs,
-      maxOutputChars: limits.maxOutputChars,
-      // just-bash's own limits are a first line; the worker's termination is the hard one.
-      executionLimits: {
-        maxExecutionTimeMs: limits.timeoutMs,
-        maxOutputSize: Math.max(limits.maxOutputChars * 4, 1024 * 1024),
-        maxStringLength: 64 * 1024 * 1024,
-        maxFileSystemBytes: Math.max(8 * 1024 * 1024, (limits.memoryMb * 1024 * 1024) / 2),
-      },
-    });
 
-    worker.on("message", (message: { type: string } & Record<string, unknown>) => {
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_KEPT_CHARS);
+    });
+    child.on("message", (message: { type: string } & Record<string, unknown>) => {
       if (message.type === "started") {
         stopAfter(
           limits.timeoutMs,
@@ -183,18 +263,35 @@ export function runShellSandbox(options: {
         finish({ status: "failed", message: String(message.message) });
       }
     });
-    worker.on("error", (error: Error & { code?: string }) => {
-      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") {
+    child.on("error", (error) => finish({ status: "failed", message: error.message }));
+    // 'close', not 'exit': it comes after the last message and the last of stderr.
+    child.on("close", (code, signal) => {
+      if (OUT_OF_MEMORY.test(stderr)) {
         finish({
           status: "memory",
           message: `The command was stopped: it used more than ${limits.memoryMb} MiB of memory (the memory limit of one bash call).`,
         });
       } else {
-        finish({ status: "failed", message: error.message });
+        const lastLine = stderr.trim().split("\n").pop()?.slice(0, 300);
+        finish({
+          status: "failed",
+          message: `The shell exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})${lastLine ? `: ${lastLine}` : ""}.`,
+        });
       }
     });
-    worker.on("exit", (code) =>
-      finish({ status: "failed", message: `The shell exited unexpectedly (code ${code}).` }),
+
+    child.send(
+      {
+        command: options.command,
+        files: options.files,
+        dirs: options.dirs,
+        maxOutputChars: limits.maxOutputChars,
+        executionLimits: shellExecutionLimits(limits),
+      },
+      (error) => {
+        if (error)
+          finish({ status: "failed", message: `The shell could not be started: ${error.message}` });
+      },
     );
   });
 }

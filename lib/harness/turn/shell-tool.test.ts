@@ -1,4 +1,7 @@
-// These tests run real worker threads (lib/harness/turn/shell-worker.mjs) with small limits.
+// These tests run real worker processes (lib/harness/turn/shell-worker.mjs) with small limits.
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { notesAndHandbookCheckout as checkout } from "./internal/testing";
 import { createShellTool, MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
@@ -17,7 +20,7 @@ async function whileCounting<T>(work: () => Promise<T>): Promise<{ result: T; ti
   }
 }
 
-describe("bash tool in a worker", () => {
+describe("bash tool in a worker process", () => {
   it("stops a runaway loop at the time limit while the caller's event loop keeps turning", async () => {
     const files = await checkout();
     const { result, ticks } = await whileCounting(() =>
@@ -51,7 +54,7 @@ describe("bash tool in a worker", () => {
     expect(ticks).toBeGreaterThan(0);
   });
 
-  it("stops a 60 MB string copy blow-up at the worker's memory cap", async () => {
+  it("stops a 60 MB string copy blow-up at just-bash's string limit, before the heap", async () => {
     const files = await checkout();
     const result = await runShellCommand({
       checkout: files,
@@ -60,7 +63,96 @@ describe("bash tool in a worker", () => {
         'x=aaaaaaaaaaaaaaaa; for i in $(seq 22); do x=$x$x; done; y="$x"; z="$x"; echo ${#x}${#y}${#z}',
       limits: { memoryMb: 64, timeoutMs: 60_000 },
     });
-    expect(result).toMatch(/^Error: The command was stopped: it used more than 64 MiB of memory/);
+    // A sixteenth of the 64 MiB heap.
+    expect(result).toContain("string length limit exceeded (4194304 bytes)");
+    expect(result).not.toContain("stdout:");
+  });
+
+  it.each([25, 30])(
+    "survives the doubling loop to 2^%i (issue 31, finding 1: 2^25 aborted the whole server)",
+    async (doublings) => {
+      const files = await checkout();
+      const result = await runShellCommand({
+        checkout: files,
+        command: `echo kept? > /persistent/user/d.md; s=x; for i in $(seq 1 ${doublings}); do s=$s$s; done; echo \${#s}`,
+        limits: { timeoutMs: 60_000 },
+      });
+      // This process is still here to check: the string limit's error, or the heap cap's.
+      expect(result).toMatch(/string length limit exceeded|used more than 256 MiB of memory/);
+      expect(result).not.toContain(String(2 ** doublings));
+    },
+  );
+
+  it("stops what passes just-bash's limits at the worker process's heap cap", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      // 1,500 distinct strings of 65,000 characters (~98 MB), each under the string limit.
+      command:
+        'echo x > /persistent/user/m.md; s=$(printf "%065000d" 0); for i in $(seq 1 1500); do a[$i]="$s$i"; done; echo ${#a[@]}',
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    expect(result).toBe(
+      "Error: The command was stopped: it used more than 64 MiB of memory (the memory limit of one bash call). No file changes were kept.",
+    );
+    expect(files.readFile({ path: "/persistent/user/m.md" })).toBeNull();
+  });
+
+  it("ends a fork-bomb-like recursion with an error within the time limit", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "f(){ f | f & }; f",
+      limits: { timeoutMs: 5_000 },
+    });
+    expect(result).toMatch(/maximum recursion depth \(\d+\) exceeded|stopped after 5000 ms/);
+  });
+
+  it("ends a 10 GB seq with an error within the time limit", async () => {
+    const files = await checkout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "seq 1 1000000000000 | wc -l",
+      limits: { timeoutMs: 5_000 },
+    });
+    expect(result).toMatch(/limit exceeded|stopped after 5000 ms/);
+    expect(result).not.toContain("1000000000000");
+  });
+
+  it("leaves no worker process behind when the server is killed", async () => {
+    const fixture = path.join(import.meta.dirname, "internal", "shell-orphan-fixture.ts");
+    const server = spawn(process.execPath, ["--import", "tsx", fixture], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout.setEncoding("utf8");
+        server.stdout.on("data", (text: string) => text.includes("ready") && resolve());
+        server.on("exit", (code) => reject(new Error(`the fixture exited (${code})`)));
+      });
+      // Its children, less tsx's esbuild service: the busy worker process and the spare.
+      const workers = execFileSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .map(Number)
+        .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("shell-worker"));
+      expect(workers).toHaveLength(2);
+      server.kill("SIGKILL");
+      const alive = () =>
+        workers.filter((pid) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      for (let waited = 0; waited < 10_000 && alive().length > 0; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(alive()).toEqual([]);
+    } finally {
+      server.kill("SIGKILL");
+    }
   });
 
   it("cuts stdout at the output cap and says so", async () => {

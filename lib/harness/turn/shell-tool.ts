@@ -88,7 +88,7 @@ function applyAllOrNothing(
 }
 
 /**
- * Runs `command` in just-bash in a worker thread over a copy of the checkout (see
+ * Runs `command` in just-bash in a worker process over a copy of the checkout (see
  * `runShellSandbox` for the time, memory and output limits), then applies the file changes it
  * made back to the checkout — whole or not at all, through the checkout's own checks, so a write
  * under a read-only dir, a hostile path or a limit refuses the command's changes and says why.
@@ -141,7 +141,7 @@ const shellInput = z.object({
 /**
  * The `bash` tool over a turn's checkout, bounded by `limits`. Calls of one tool (one turn) run
  * one after another, even when the model asks for several at once: each sees the changes of the
- * one before, and a turn occupies at most one worker. Time spent waiting does not count.
+ * one before, and a turn occupies at most one worker process. Time spent waiting does not count.
  */
 export function createShellTool(options: { checkout: Checkout; limits?: ShellLimits }): Tool {
   let previous: Promise<unknown> = Promise.resolve();

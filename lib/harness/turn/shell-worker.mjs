@@ -1,19 +1,55 @@
-// The bash tool's worker: runs one just-bash command over a copy of the checkout's files and
-// posts back what changed. Plain JavaScript on purpose: Node loads it as it is, under vitest and
-// under `next start`, with no build step (see docs/decisions/0008-shell-in-a-worker-thread.md).
+// The bash tool's worker process: runs one just-bash command over a copy of the checkout's files
+// and sends back what changed. A child process of the server (not a thread of it), so that a V8
+// out-of-memory abort or any other crash in here ends this process only (see
+// docs/decisions/0028-shell-in-a-child-process.md). Plain JavaScript on purpose: Node runs it as
+// it is, under vitest and under `next start`, with no build step.
 //
-// Protocol. The worker loads just-bash as soon as it starts (the parent keeps one spare worker
+// Protocol, over the IPC channel with 'advanced' serialization (Uint8Array contents travel as
+// they are). The process loads just-bash as soon as it starts (the parent keeps one spare process
 // warm this way), then takes exactly one job message: { command, files: [path, string |
 // Uint8Array][], dirs: string[], maxOutputChars, executionLimits }. Messages to the parent:
 //   { type: "started" }                 — just-bash is loaded; the parent starts the clock
 //   { type: "result", exitCode, stdout, stderr, stdoutChars, stderrChars,
 //     writes: [path, Uint8Array][], deletes: string[], skipped: { path, reason }[] }
 //   { type: "failed", message }          — the command could not run (an exception)
-// The parent enforces the wall-clock and memory limits by terminating this thread.
-import { parentPort } from "node:worker_threads";
+// The parent enforces the wall-clock limit and the abort by SIGKILL; the heap cap is this
+// process's own (--max-old-space-size), and argv[2] caps its resident memory (MiB). This
+// process never outlives the parent: it exits when the IPC channel closes, and a watchdog thread
+// kills it once its parent process is gone.
+import { Worker } from "node:worker_threads";
 
 const ROOT = "/persistent";
 const encoder = new TextEncoder();
+
+if (typeof process.send !== "function") {
+  console.error("shell-worker.mjs runs as a child process with an IPC channel.");
+  process.exit(2);
+}
+
+// The job is taken as soon as it arrives (a message with no listener yet would be lost), and
+// held until just-bash is loaded.
+const job = new Promise((resolve) => process.once("message", resolve));
+process.once("disconnect", () => process.exit(0));
+
+// A thread of its own, so it runs even while the main thread is stuck in a synchronous loop:
+// reparented means the server is gone, and resident memory past the cap in argv[2] (MiB) means
+// memory outside the V8 heap (ArrayBuffers) has grown past what the heap cap bounds. Either way
+// the process dies at once; the note on stderr (written directly, not through the busy main
+// thread) tells the parent why.
+const maxRssMb = Number(process.argv[2]) || 0;
+const watchdog = new Worker(
+  `const { workerData } = require("node:worker_threads");
+   const { writeSync } = require("node:fs");
+   setInterval(() => {
+     if (process.ppid !== workerData.parent) process.kill(process.pid, "SIGKILL");
+     if (workerData.maxRssMb && process.memoryUsage.rss() > workerData.maxRssMb * 1048576) {
+       writeSync(2, "shell: resident memory above " + workerData.maxRssMb + " MiB (process out of memory)\\n");
+       process.kill(process.pid, "SIGKILL");
+     }
+   }, 100);`,
+  { eval: true, workerData: { parent: process.ppid, maxRssMb } },
+);
+watchdog.unref();
 
 function toBytes(content) {
   return typeof content === "string" ? encoder.encode(content) : content;
@@ -43,6 +79,12 @@ function clip(text, limit) {
   return text.length > limit ? text.slice(0, limit) : text;
 }
 
+function send(message) {
+  return new Promise((resolve, reject) =>
+    process.send(message, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
 async function run(Bash, job) {
   const { command, files, dirs, maxOutputChars, executionLimits } = job;
   const initial = {};
@@ -56,7 +98,7 @@ async function run(Bash, job) {
     executionLimits,
   });
   for (const dir of dirs) await bash.fs.mkdir(dir, { recursive: true });
-  parentPort.postMessage({ type: "started" });
+  await send({ type: "started" });
 
   const result = await bash.exec(command);
   const after = new Map();
@@ -69,7 +111,7 @@ async function run(Bash, job) {
     if (previous === undefined || !sameBytes(toBytes(previous), bytes)) writes.push([path, bytes]);
   }
   const deletes = [...before.keys()].filter((path) => !after.has(path));
-  parentPort.postMessage({
+  await send({
     type: "result",
     exitCode: result.exitCode,
     stdout: clip(result.stdout, maxOutputChars),
@@ -83,13 +125,10 @@ async function run(Bash, job) {
 }
 
 const failed = (error) =>
-  parentPort.postMessage({
-    type: "failed",
-    message: error instanceof Error ? error.message : String(error),
-  });
+  send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
 
-// A job posted before the import finished waits in the port's queue until this listener exists.
-import("just-bash").then(
-  ({ Bash }) => parentPort.once("message", (job) => run(Bash, job).catch(failed)),
-  failed,
-);
+Promise.all([import("just-bash"), job])
+  .then(([{ Bash }, message]) => run(Bash, message))
+  .catch(failed)
+  // One command per process: the parent kills it once the result is in; exit in case it cannot.
+  .finally(() => process.exit(0));
