@@ -1,5 +1,10 @@
-import { NextResponse } from "next/server";
-import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
+import { NextResponse, type NextRequest } from "next/server";
+import {
+  imageOriginsFromEnv,
+  refuseSignedOutActionBody,
+  securityHeaders,
+  UNREAD_BODY_HEADERS,
+} from "@/lib/security";
 
 /**
  * Security headers on every page and static file: the CSP, X-Frame-Options, nosniff,
@@ -7,9 +12,18 @@ import { imageOriginsFromEnv, securityHeaders } from "@/lib/security";
  * build time and `CAIRN_IMAGE_ORIGINS` is read at run time. The API routes (except Auth.js's)
  * are not matched: their fixed headers come from next.config.ts, which costs a request nothing
  * (decision 0026). See docs/security.md and decision 0009.
+ *
+ * A server action posted without a session cookie must declare a small body, or it is refused
+ * here before Next parses it (`refuseSignedOutActionBody`, decision 0029).
  */
-export function proxy() {
-  const response = NextResponse.next();
+export function proxy(request: NextRequest) {
+  const refused = refuseSignedOutActionBody(request);
+  const response = refused
+    ? NextResponse.json(
+        { error: refused.error },
+        { status: refused.status, headers: UNREAD_BODY_HEADERS },
+      )
+    : NextResponse.next();
   const headers = securityHeaders({
     imageOrigins: imageOriginsFromEnv(),
     development: process.env.NODE_ENV === "development",

@@ -10,3 +10,18 @@ export {
   securityHeaders,
   type SecurityHeaderOptions,
 } from "./security-headers";
+export {
+  declaredBodyLength,
+  describeByteLimit,
+  readBodyWithLimit,
+  readJsonWithLimit,
+  UNREAD_BODY_HEADERS,
+  type BodyReadResult,
+  type JsonReadResult,
+} from "./read-body-with-limit";
+export {
+  hasSessionCookie,
+  MAX_SIGNED_OUT_ACTION_BYTES,
+  refuseSignedOutActionBody,
+  type RefusedActionBody,
+} from "./signed-out-action-guard";
