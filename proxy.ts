@@ -1,10 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import {
-  imageOriginsFromEnv,
-  refuseSignedOutActionBody,
-  securityHeaders,
-  UNREAD_BODY_HEADERS,
-} from "@/lib/security";
+import { imageOriginsFromEnv, refuseSignedOutActionBody, securityHeaders } from "@/lib/security";
 
 /**
  * Security headers on every page and static file: the CSP, X-Frame-Options, nosniff,
@@ -19,10 +14,7 @@ import {
 export function proxy(request: NextRequest) {
   const refused = refuseSignedOutActionBody(request);
   const response = refused
-    ? NextResponse.json(
-        { error: refused.error },
-        { status: refused.status, headers: UNREAD_BODY_HEADERS },
-      )
+    ? NextResponse.json({ error: refused.error }, { status: refused.status })
     : NextResponse.next();
   const headers = securityHeaders({
     imageOrigins: imageOriginsFromEnv(),

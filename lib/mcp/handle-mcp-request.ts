@@ -12,7 +12,7 @@ import { userTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { Db } from "@/lib/db";
 import type { HarnessStoragePort } from "@/lib/harness";
 import type { PersistentDirsService } from "@/lib/persistent-dirs";
-import { describeByteLimit, readJsonWithLimit, UNREAD_BODY_HEADERS } from "@/lib/security";
+import { describeByteLimit, discardRestOfBody, readJsonWithLimit } from "@/lib/security";
 import { createCairnMcpServer, type CairnMcpServerOptions } from "./create-cairn-mcp-server";
 import { countTurnCalls, MAX_MCP_BATCH_MESSAGES } from "./turn-calls";
 
@@ -41,10 +41,7 @@ function unauthorized(error: AccessTokenError): Response {
     error.reason === "missing"
       ? 'Bearer realm="cairn"'
       : `Bearer realm="cairn", error="invalid_token", error_description="${description}"`;
-  return jsonRpcError(401, -32001, error.message, {
-    "WWW-Authenticate": challenge,
-    ...UNREAD_BODY_HEADERS,
-  });
+  return jsonRpcError(401, -32001, error.message, { "WWW-Authenticate": challenge });
 }
 
 function bearerOf(request: Request): string | null {
@@ -87,24 +84,28 @@ export async function handleMcpRequest(
   try {
     identity = await authenticateAccessToken(options.db, { token: bearerOf(request) });
   } catch (error) {
-    if (error instanceof AccessTokenError) return unauthorized(error);
+    if (error instanceof AccessTokenError) {
+      discardRestOfBody(request);
+      return unauthorized(error);
+    }
     throw error;
   }
   if (request.method !== "POST") {
+    discardRestOfBody(request);
     return jsonRpcError(
       405,
       -32000,
       "Method not allowed: this MCP server is stateless; POST only.",
-      { Allow: "POST", ...UNREAD_BODY_HEADERS },
+      { Allow: "POST" },
     );
   }
   const read = await readJsonWithLimit(request, { maxBytes: MAX_MCP_BODY_BYTES });
   if (read.status === "too_large") {
+    discardRestOfBody(request);
     return jsonRpcError(
       413,
       -32600,
       `Request body over ${MAX_MCP_BODY_BYTES} bytes (${describeByteLimit(MAX_MCP_BODY_BYTES)}).`,
-      UNREAD_BODY_HEADERS,
     );
   }
   if (read.status === "invalid") {

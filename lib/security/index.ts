@@ -13,9 +13,10 @@ export {
 export {
   declaredBodyLength,
   describeByteLimit,
+  DISCARD_LIMITS,
+  discardRestOfBody,
   readBodyWithLimit,
   readJsonWithLimit,
-  UNREAD_BODY_HEADERS,
   type BodyReadResult,
   type JsonReadResult,
 } from "./read-body-with-limit";

@@ -1,7 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { readBodyWithLimit, readJsonWithLimit } from "./read-body-with-limit";
+import { discardRestOfBody, readBodyWithLimit, readJsonWithLimit } from "./read-body-with-limit";
 
 const CHUNK = 64 * 1024;
+
+/** A pull stream's reader in the test: the body's source is cancelled or not. */
+function cancellable(totalBytes: number, delayMs = 0) {
+  let produced = 0;
+  let cancelled = false;
+  const chunk = new Uint8Array(CHUNK);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (produced >= totalBytes) return controller.close();
+      produced += CHUNK;
+      controller.enqueue(chunk.slice());
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const request = new Request("http://localhost/", {
+    method: "POST",
+    body,
+    duplex: "half",
+  } as RequestInit & { duplex: "half" });
+  return { request, produced: () => produced, cancelled: () => cancelled };
+}
 
 /**
  * A request whose body is a chunked stream of `totalBytes` of JSON-ish filler, made on demand
@@ -87,5 +111,37 @@ describe("readJsonWithLimit", () => {
       maxBytes: 256 * 1024,
       error: "The request body is larger than 256 KiB.",
     });
+  });
+});
+
+describe("discardRestOfBody", () => {
+  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("drops at most maxBytes of what is left, then cancels the upload", async () => {
+    const source = cancellable(450 * 1024 * 1024);
+    discardRestOfBody(source.request, { maxBytes: 1024 * 1024, maxMs: 5_000 });
+    await settle(200);
+    expect(source.cancelled()).toBe(true);
+    expect(source.produced()).toBeLessThan(1024 * 1024 + 4 * CHUNK);
+  });
+
+  it("stops after maxMs for a slow or stalled client", async () => {
+    const source = cancellable(450 * 1024 * 1024, 20);
+    const stalled = cancellable(450 * 1024 * 1024, 60_000);
+    discardRestOfBody(stalled.request, { maxMs: 100 });
+    discardRestOfBody(source.request, { maxBytes: 1024 * 1024 * 1024, maxMs: 100 });
+    await settle(400);
+    expect(source.cancelled()).toBe(true);
+    expect(source.produced()).toBeLessThan(20 * CHUNK);
+    expect(stalled.cancelled()).toBe(true);
+  });
+
+  it("reads a short rest to its end without cancelling, after readBodyWithLimit stopped", async () => {
+    const source = cancellable(4 * CHUNK);
+    expect((await readBodyWithLimit(source.request, { maxBytes: CHUNK })).status).toBe("too_large");
+    discardRestOfBody(source.request);
+    await settle(100);
+    expect(source.produced()).toBe(4 * CHUNK);
+    expect(source.cancelled()).toBe(false);
   });
 });

@@ -18,12 +18,8 @@ export type JsonReadResult =
   | { status: "too_large"; maxBytes: number; error: string }
   | { status: "invalid"; error: string };
 
-/**
- * Headers for an answer given without reading the whole body (a refusal before or during the
- * read): `Connection: close` makes Node close the socket once the answer is written instead of
- * keeping the connection and draining the rest of the upload.
- */
-export const UNREAD_BODY_HEADERS: Readonly<Record<string, string>> = { Connection: "close" };
+/** How much of a refused body `discardRestOfBody` reads and drops before it cuts the connection. */
+export const DISCARD_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 1000 } as const;
 
 /** The declared `Content-Length`, or null when absent (a chunked body) or not a number. */
 export function declaredBodyLength(headers: Pick<Headers, "get">): number | null {
@@ -35,9 +31,8 @@ export function declaredBodyLength(headers: Pick<Headers, "get">): number | null
 /**
  * Reads `request`'s body, at most `maxBytes` of it. A declared `Content-Length` over the limit is
  * refused without reading a byte; otherwise the stream is read chunk by chunk and, as soon as the
- * count passes the limit, the reader is released and the rest of the body is left unread (answer
- * with `UNREAD_BODY_HEADERS` so the connection is closed rather than drained). An empty or absent
- * body reads as zero bytes.
+ * count passes the limit, the reader is released and the rest of the body is left unread: answer,
+ * then call `discardRestOfBody`. An empty or absent body reads as zero bytes.
  */
 export async function readBodyWithLimit(
   request: Request,
@@ -56,9 +51,8 @@ export async function readBodyWithLimit(
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
-        // Not `cancel()`: in Next on Node that destroys the socket before the 413 is written.
-        // Releasing the lock stops the reading (the stream is pulled, so nothing more is read
-        // into memory) and `Connection: close` ends the connection after the answer.
+        // Released, not cancelled: the stream is pulled, so nothing more is read; the caller
+        // answers, then `discardRestOfBody` ends the upload (see there).
         return { status: "too_large", maxBytes };
       }
       chunks.push(value);
@@ -73,6 +67,46 @@ export async function readBodyWithLimit(
     offset += chunk.byteLength;
   }
   return { status: "ok", bytes };
+}
+
+/**
+ * Ends the upload of a body the server refused (unread, or read up to a limit), after the answer
+ * has been given, like a web server's lingering close: reads and drops what the client is still
+ * sending for at most `maxMs` or `maxBytes` (nothing is kept), then cancels the stream — in Next
+ * on Node that destroys the connection. Cancelling at once instead would reset the connection
+ * while the answer is on its way, and the client, still writing, may never read it (seen against
+ * `next start`: EPIPE instead of the 413). Runs in the background; never throws.
+ */
+export function discardRestOfBody(
+  request: Request,
+  options: { maxBytes?: number; maxMs?: number } = {},
+): void {
+  if (!request.body) return;
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = request.body.getReader();
+  } catch {
+    return; // Already locked or read to the end.
+  }
+  const maxBytes = options.maxBytes ?? DISCARD_LIMITS.maxBytes;
+  const cancel = () => reader.cancel().catch(() => {});
+  // A client that stalls never completes a read: the timer ends it all the same.
+  const timer = setTimeout(() => void cancel(), options.maxMs ?? DISCARD_LIMITS.maxMs);
+  void (async () => {
+    let dropped = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        dropped += value.byteLength;
+        if (dropped > maxBytes) return await cancel();
+      }
+    } catch {
+      // Cancelled by the timer, or the client went away: nothing left to end.
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
 }
 
 /** `maxBytes` as a person reads it: "256 KiB", "4 MiB", "100 bytes". */

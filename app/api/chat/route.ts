@@ -8,7 +8,7 @@ import {
   userTurnRate,
   withTurnSlot,
 } from "@/lib/chat";
-import { readJsonWithLimit, refuseForeignRequest, UNREAD_BODY_HEADERS } from "@/lib/security";
+import { discardRestOfBody, readJsonWithLimit, refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
@@ -31,21 +31,18 @@ const bodySchema = z.object({
 export async function POST(request: Request) {
   const refused = refuseForeignRequest(request);
   if (refused) {
-    return Response.json(
-      { error: refused.error },
-      { status: refused.status, headers: UNREAD_BODY_HEADERS },
-    );
+    discardRestOfBody(request);
+    return Response.json({ error: refused.error }, { status: refused.status });
   }
   const actor = await getActor();
   if (!actor) {
-    return Response.json(
-      { error: "Sign in first." },
-      { status: 401, headers: UNREAD_BODY_HEADERS },
-    );
+    discardRestOfBody(request);
+    return Response.json({ error: "Sign in first." }, { status: 401 });
   }
   const body = await readJsonWithLimit(request, { maxBytes: MAX_CHAT_REQUEST_BYTES });
   if (body.status === "too_large") {
-    return Response.json({ error: body.error }, { status: 413, headers: UNREAD_BODY_HEADERS });
+    discardRestOfBody(request);
+    return Response.json({ error: body.error }, { status: 413 });
   }
   if (body.status === "invalid") return Response.json({ error: body.error }, { status: 400 });
   const parsed = bodySchema.safeParse(body.value);
