@@ -3,6 +3,7 @@ import {
   hasMalformedEscape,
   imageOriginsFromEnv,
   malformedPathResponse,
+  refuseSignedOutActionBody,
   securityHeaders,
 } from "@/lib/security";
 
@@ -15,12 +16,11 @@ import {
  *
  * A path with a malformed `%` escape answers 400 here, before Next decodes its dynamic segments
  * (which throws, and the page would answer 500); `request.nextUrl.pathname` is the path as sent.
+ * A server action posted without a session cookie must declare a small body, or it is refused
+ * here before Next parses it (`refuseSignedOutActionBody`, decision 0029).
  */
 export function proxy(request: NextRequest) {
-  const pathname = request.nextUrl.pathname;
-  const response = hasMalformedEscape(pathname)
-    ? malformedPathResponse(pathname)
-    : NextResponse.next();
+  const response = refusal(request) ?? NextResponse.next();
   const headers = securityHeaders({
     imageOrigins: imageOriginsFromEnv(),
     development: process.env.NODE_ENV === "development",
@@ -28,6 +28,14 @@ export function proxy(request: NextRequest) {
   });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
+}
+
+/** The answer to a request refused before Next handles it, or null to pass it on. */
+function refusal(request: NextRequest): NextResponse | null {
+  const pathname = request.nextUrl.pathname;
+  if (hasMalformedEscape(pathname)) return malformedPathResponse(pathname);
+  const refused = refuseSignedOutActionBody(request);
+  return refused ? NextResponse.json({ error: refused.error }, { status: refused.status }) : null;
 }
 
 // A literal, as Next requires; equal to PROXY_MATCHER in lib/security (a test checks).

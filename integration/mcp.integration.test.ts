@@ -27,7 +27,9 @@ const people: Record<"editor" | "member", { userId: string }> = {
 
 beforeAll(
   async () => {
-    app = await startAppServer({ port });
+    // The harness_view case creates 25 entries in a row, past the default turn rate (30 a minute,
+    // shared by every write of the file's editor); the rate has its own test (request-bodies).
+    app = await startAppServer({ port, env: { CAIRN_TURNS_PER_MINUTE: "600" } });
     for (const role of ["editor", "member"] as const) {
       const { user, workspace } = await createUserInWorkspace(app.db, {
         email: `${role}@acme.test`,

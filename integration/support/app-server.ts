@@ -11,6 +11,8 @@ export interface AppServer {
   /** A client on the server's database, for setting up people and checking what was stored. */
   db: Db;
   target: DatabaseTarget;
+  /** The pid of scripts/start.mjs; `next start` runs below it (see process-memory.ts). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -21,7 +23,11 @@ const root = path.resolve(import.meta.dirname, "../..");
  * are newer than the last build, `next start`) on `port` with a fresh database, and waits until
  * `/api/health` answers. The first run builds; later runs reuse the build.
  */
-export async function startAppServer(options: { port: number }): Promise<AppServer> {
+export async function startAppServer(options: {
+  port: number;
+  /** Extra environment for the server (e.g. CAIRN_MAX_TURNS_PER_USER). */
+  env?: Record<string, string>;
+}): Promise<AppServer> {
   const directory = mkdtempSync(path.join(tmpdir(), "cairn-integration-"));
   const filePath = path.join(directory, "cairn.db");
   const target: DatabaseTarget = { provider: "sqlite", url: `file:${filePath}`, filePath };
@@ -42,6 +48,7 @@ export async function startAppServer(options: { port: number }): Promise<AppServ
       CAIRN_BCRYPT_COST: "4",
       NEXT_TELEMETRY_DISABLED: "1",
       CHECKPOINT_DISABLE: "1",
+      ...options.env,
     },
   });
   child.stdout?.on(
@@ -86,5 +93,5 @@ export async function startAppServer(options: { port: number }): Promise<AppServ
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return { baseUrl, db: createDb(target), target, stop };
+  return { baseUrl, db: createDb(target), target, pid: child.pid!, stop };
 }

@@ -3,7 +3,10 @@ export {
   incomingMessageSchema,
   listMessageTimes,
   loadChatMessages,
+  MAX_CHAT_REQUEST_BYTES,
   MAX_USER_MESSAGE_CHARS,
+  MAX_USER_MESSAGE_PARTS,
+  messageTooLongMessage,
   type TurnMode,
 } from "./messages";
 export { BASE_PROMPT } from "./base-prompt";
@@ -27,3 +30,12 @@ export {
   type TurnSlot,
   type TurnSlots,
 } from "./turn-slots";
+export {
+  createTurnRate,
+  DEFAULT_TURNS_PER_MINUTE,
+  turnRateMessage,
+  turnsPerMinuteFromEnv,
+  userTurnRate,
+  type TurnRate,
+  type TurnRateDecision,
+} from "./turn-rate";

@@ -4,17 +4,42 @@ import type { Db } from "@/lib/db";
 import { isUniqueViolation } from "@/lib/storage/sql";
 import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
 
-/** The largest user message accepted, in characters. */
+/** The largest user message accepted, in characters: the text of all its parts together. */
 export const MAX_USER_MESSAGE_CHARS = 32_000;
 
-/** What a browser may send as a new message: text parts only, from the user. */
+/** The most parts a user message may have (the app sends one). */
+export const MAX_USER_MESSAGE_PARTS = 20;
+
+/**
+ * The largest `POST /api/chat` body accepted, in bytes. A message's 32,000 characters take at
+ * most 6 bytes each in JSON (`\u0000`-style escapes; UTF-8 needs at most 3 per UTF-16 unit):
+ * 192,000 bytes, plus the ids; 256 KiB leaves room and refuses anything larger before parsing.
+ */
+export const MAX_CHAT_REQUEST_BYTES = 256 * 1024;
+
+/** The 400 message for a message whose parts add up to more than `MAX_USER_MESSAGE_CHARS`. */
+export function messageTooLongMessage(characters: number): string {
+  return `The message is too long: at most ${MAX_USER_MESSAGE_CHARS.toLocaleString("en-US")} characters in all its parts together (this one has ${characters.toLocaleString("en-US")}).`;
+}
+
+/**
+ * What a browser may send as a new message: text parts only, from the user, at most
+ * `MAX_USER_MESSAGE_PARTS` parts whose texts add up to at most `MAX_USER_MESSAGE_CHARS`
+ * characters (a per-part limit let 20 × 32,000 through; issue 31).
+ */
 export const incomingMessageSchema = z.object({
   id: z.string().min(1).max(100),
   role: z.literal("user"),
   parts: z
     .array(z.object({ type: z.literal("text"), text: z.string().max(MAX_USER_MESSAGE_CHARS) }))
     .min(1)
-    .max(20),
+    .max(MAX_USER_MESSAGE_PARTS, `A message has at most ${MAX_USER_MESSAGE_PARTS} parts.`)
+    .superRefine((parts, context) => {
+      const characters = parts.reduce((sum, part) => sum + part.text.length, 0);
+      if (characters > MAX_USER_MESSAGE_CHARS) {
+        context.addIssue({ code: "custom", message: messageTooLongMessage(characters) });
+      }
+    }),
 });
 
 export function toUIMessage(row: { id: string; role: string; parts: string }): UIMessage {

@@ -1,3 +1,5 @@
+import { turnRateMessage, type TurnRate } from "./turn-rate";
+
 /** The default of `CAIRN_MAX_TURNS_PER_USER`. */
 export const DEFAULT_MAX_TURNS_PER_USER = 2;
 
@@ -55,15 +57,21 @@ export function userTurnSlots(): TurnSlots {
   return globalSlots.cairnTurnSlots;
 }
 
-/** What `withTurnSlot` answers when the user already has their limit of turns running. */
+/**
+ * What `withTurnSlot` answers when the user already has their limit of turns running, or (with
+ * a `rate`) has started turns faster than it allows.
+ */
 export interface TooManyTurns {
   status: "too_many_turns";
   /** For the person: how many turns may run and what to do. */
   message: string;
+  /** Over the rate: seconds until a turn may start (the `Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 /**
- * Runs `start` only when `userId` has a free slot, and holds the slot until the started turn's
+ * Runs `start` only when `userId` has a free slot (and, with `rate`, a token: taken only once the
+ * slot is held, so a refused turn costs none), and holds the slot until the started turn's
  * `finished` settles (a turn that did not start releases it at once; so does a throw).
  */
 export async function withTurnSlot<
@@ -72,6 +80,8 @@ export async function withTurnSlot<
   userId: string;
   start: () => Promise<TResult>;
   slots?: TurnSlots;
+  /** Also limit how fast turns start (`userTurnRate()` in the app); absent: no rate. */
+  rate?: TurnRate;
 }): Promise<TResult | TooManyTurns> {
   const slots = options.slots ?? userTurnSlots();
   const slot = slots.tryAcquire(options.userId);
@@ -81,6 +91,17 @@ export async function withTurnSlot<
       status: "too_many_turns",
       message: `You already have ${limit} turn${limit === 1 ? "" : "s"} running. Wait for one to finish or stop it, then send again.`,
     };
+  }
+  if (options.rate) {
+    const taken = options.rate.tryTake(options.userId);
+    if (!taken.ok) {
+      slot.release();
+      return {
+        status: "too_many_turns",
+        message: turnRateMessage(options.rate, taken.retryAfterSeconds),
+        retryAfterSeconds: taken.retryAfterSeconds,
+      };
+    }
   }
   let result: TResult;
   try {

@@ -162,10 +162,26 @@ function describePersistence(persistence: PersistenceResult): { ok: boolean; mes
 }
 
 /**
+ * Runs the handlers it wraps one after another, in call order. A JSON-RPC batch's calls are
+ * dispatched together; the request holds one of the person's concurrent-turn slots, so its turn
+ * calls must not run side by side (decision 0029).
+ */
+function oneAtATime() {
+  let queue: Promise<unknown> = Promise.resolve();
+  return <I>(handler: (input: I) => Promise<CallToolResult>) =>
+    (input: I): Promise<CallToolResult> => {
+      const run = queue.then(() => handler(input));
+      queue = run.catch(() => {});
+      return run;
+    };
+}
+
+/**
  * An MCP server for one request of one token: the `memory` tool over the person's persistent
  * dirs (each write a turn of its own through the same commit path as a chat turn), the global
  * harness tools with the same role rules as the chat agent's, and memory files and harness
- * entries as resources. Stateless: build one per request (see docs/mcp.md).
+ * entries as resources. The turn tools (`TURN_TOOL_NAMES`) run one at a time within the request.
+ * Stateless: build one per request (see docs/mcp.md).
  */
 export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
   const { db, identity, dirs } = options;
@@ -182,6 +198,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
   );
   const harness = (): Harness =>
     createHarness({ storage: options.harnessStorage, actor, chatId: null, via, source: "agent" });
+  const oneTurnAtATime = oneAtATime();
 
   server.registerTool(
     "memory",
@@ -197,7 +214,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       inputSchema: memoryInputShape,
       annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    async (input) => {
+    oneTurnAtATime(async (input) => {
       const parsed = memoryToolInputSchema.safeParse(input);
       if (!parsed.success) {
         return toolError(
@@ -227,7 +244,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       const outcome = describePersistence(persistence);
       const message = [output, outcome.message].filter(Boolean).join(" ");
       return outcome.ok ? text(message) : toolError(message);
-    },
+    }),
   );
 
   server.registerTool(
@@ -334,7 +351,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     <I>(handler: (input: I) => Promise<CallToolResult>) =>
     async (input: I): Promise<CallToolResult> =>
       canWriteGlobal(actor)
-        ? caught(handler)(input)
+        ? oneTurnAtATime(caught(handler))(input)
         : toolError(
             `forbidden:entry: your role in this workspace is ${actor.role}; only editors and admins may change global harness entries.`,
           );

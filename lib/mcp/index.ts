@@ -8,3 +8,4 @@ export {
   handleMcpRequest,
   type HandleMcpRequestOptions,
 } from "./handle-mcp-request";
+export { countTurnCalls, MAX_MCP_BATCH_MESSAGES, TURN_TOOL_NAMES } from "./turn-calls";

@@ -11,3 +11,19 @@ export {
   securityHeaders,
   type SecurityHeaderOptions,
 } from "./security-headers";
+export {
+  declaredBodyLength,
+  describeByteLimit,
+  DISCARD_LIMITS,
+  discardRestOfBody,
+  readBodyWithLimit,
+  readJsonWithLimit,
+  type BodyReadResult,
+  type JsonReadResult,
+} from "./read-body-with-limit";
+export {
+  hasSessionCookie,
+  MAX_SIGNED_OUT_ACTION_BYTES,
+  refuseSignedOutActionBody,
+  type RefusedActionBody,
+} from "./signed-out-action-guard";

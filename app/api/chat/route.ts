@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
-import { CHAT_BUSY_MESSAGE, incomingMessageSchema, startChatTurn, withTurnSlot } from "@/lib/chat";
-import { refuseForeignRequest } from "@/lib/security";
+import {
+  CHAT_BUSY_MESSAGE,
+  incomingMessageSchema,
+  MAX_CHAT_REQUEST_BYTES,
+  startChatTurn,
+  userTurnRate,
+  withTurnSlot,
+} from "@/lib/chat";
+import { discardRestOfBody, readJsonWithLimit, refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
@@ -16,29 +23,42 @@ const bodySchema = z.object({
 
 /**
  * POST a new user message to a chat; answers with the turn's UI message stream (SSE).
- * origin → parse → actor → ownership (in startChatTurn) → run. The Actor comes from the session
- * cookie only; requests from other origins and non-JSON bodies are refused first (403/415).
+ * origin → actor → body (at most MAX_CHAT_REQUEST_BYTES) → parse → limits → ownership (in
+ * startChatTurn) → run. Requests from other origins and non-JSON bodies are refused first
+ * (403/415), then requests without a session (401): neither reads a byte of the body. The Actor
+ * comes from the session cookie only. See decision 0029.
  */
 export async function POST(request: Request) {
   const refused = refuseForeignRequest(request);
-  if (refused) return Response.json({ error: refused.error }, { status: refused.status });
-  let body: unknown;
-  try {
-    body = await request.json();
-  } catch {
-    return Response.json({ error: "The request body must be JSON." }, { status: 400 });
+  if (refused) {
+    discardRestOfBody(request);
+    return Response.json({ error: refused.error }, { status: refused.status });
   }
-  const parsed = bodySchema.safeParse(body);
+  const actor = await getActor();
+  if (!actor) {
+    discardRestOfBody(request);
+    return Response.json({ error: "Sign in first." }, { status: 401 });
+  }
+  const body = await readJsonWithLimit(request, { maxBytes: MAX_CHAT_REQUEST_BYTES });
+  if (body.status === "too_large") {
+    discardRestOfBody(request);
+    return Response.json({ error: body.error }, { status: 413 });
+  }
+  if (body.status === "invalid") return Response.json({ error: body.error }, { status: 400 });
+  const parsed = bodySchema.safeParse(body.value);
   if (!parsed.success) {
+    const custom = parsed.error.issues.find((issue) => issue.code === "custom");
     return Response.json(
-      { error: "Invalid message.", issues: z.flattenError(parsed.error).fieldErrors },
+      {
+        error: custom?.message ?? "Invalid message.",
+        issues: z.flattenError(parsed.error).fieldErrors,
+      },
       { status: 400 },
     );
   }
-  const actor = await getActor();
-  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
   const started = await withTurnSlot({
     userId: actor.userId,
+    rate: userTurnRate(),
     start: () =>
       startChatTurn({
         actor,
@@ -51,7 +71,7 @@ export async function POST(request: Request) {
   if (started.status === "too_many_turns")
     return Response.json(
       { error: started.message },
-      { status: 429, headers: { "Retry-After": "5" } },
+      { status: 429, headers: { "Retry-After": String(started.retryAfterSeconds ?? 5) } },
     );
   if (started.status === "not_found")
     return Response.json({ error: "No such chat." }, { status: 404 });
