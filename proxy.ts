@@ -31,7 +31,7 @@ export function proxy(request: NextRequest) {
 }
 
 /** The answer to a request refused before Next handles it, or null to pass it on. */
-function refusal(request: NextRequest): NextResponse | null {
+function refusal(request: NextRequest): Response | null {
   const pathname = request.nextUrl.pathname;
   if (hasMalformedEscape(pathname)) return malformedPathResponse(pathname);
   const refused = refuseSignedOutActionBody(request);
