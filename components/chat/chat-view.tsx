@@ -142,6 +142,7 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
     );
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
+  else if ((persistence.awaitingConfirmation ?? 0) > 0) text = "Nothing saved yet: waiting for you";
   else text = "No memory changes";
   const line = (
     <p className="text-muted-foreground text-xs" data-testid="turn-status">
