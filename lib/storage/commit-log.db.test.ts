@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
@@ -342,6 +343,34 @@ describe(`SQL commit log: the bound on an owner's open records on ${testDatabase
     await bounded.appendCommit({ commit: stable });
     const again = await bounded.appendCommit({ commit: stable, bounded: true });
     expect(again.id).toBe(stable.id);
+  });
+
+  it("the migration's backfill counts a record's bytes as the code does", async () => {
+    const sql = sqlFor(database.target);
+    const record = await bounded.appendCommit({
+      commit: refused("user:backfill", "ü ✓", { extraBody: { name: "ß" } }),
+    });
+    const read = async () =>
+      Number(
+        (
+          await sql.get<{ bytes: number }>(`SELECT "bytes" FROM "DirCommitRecord" WHERE "id" = ?`, [
+            record.id,
+          ])
+        )?.bytes,
+      );
+    const written = await read();
+    const folder = sql.dialect === "postgres" ? "postgres" : "sqlite";
+    const migration = readFileSync(
+      `prisma/${folder}/migrations/20261202080546_failed_commit_bytes/migration.sql`,
+      "utf8",
+    );
+    const backfill = migration
+      .split("\n")
+      .find((line) => line.startsWith(`UPDATE "DirCommitRecord" SET "bytes"`))!;
+    await sql.run(`UPDATE "DirCommitRecord" SET "bytes" = 0 WHERE "id" = ?`, [record.id]);
+    await sql.run(backfill.replace(/;$/, ""));
+    expect(await read()).toBe(written);
+    expect(written).toBeGreaterThan(20_000);
   });
 
   it("bounded appends of one owner at once never pass the bound together", async () => {
