@@ -18,7 +18,7 @@ import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
 import { RefinementCard } from "./refinement-card";
-import { InterruptedTurnNotice, TurnSaveStatusLine } from "./turn-save-status";
+import { InterruptedTurnNotice, NotKeptSave, TurnSaveStatusLine } from "./turn-save-status";
 import { PendingChangeConfirm } from "./pending-change-confirm";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -43,6 +43,10 @@ interface TurnData {
     pendingCommits?: number;
     /** Held until the person confirms copying private memory into company knowledge. */
     awaitingConfirmation?: number;
+    /** Refused and not kept: the person's Commit failures already hold their bound. */
+    notKeptCommits?: number;
+    /** Why, in plain words. */
+    notKept?: string;
   };
 }
 
@@ -143,7 +147,16 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
   else if ((persistence.awaitingConfirmation ?? 0) > 0) text = "Nothing saved yet: waiting for you";
-  else text = "No memory changes";
+  else if (!persistence.notKeptCommits) text = "No memory changes";
+  // Refused and not kept: said before whatever else the line says, since nothing else shows it.
+  if ((persistence.notKeptCommits ?? 0) > 0 && data.status === "completed")
+    text = (
+      <>
+        <NotKeptSave message={persistence.notKept ?? ""} />
+        {text ? " " : null}
+        {text}
+      </>
+    );
   const line = (
     <p className="text-muted-foreground text-xs" data-testid="turn-status">
       {text}

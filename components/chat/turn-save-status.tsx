@@ -175,6 +175,19 @@ export function TurnSaveStatusLine({
   );
 }
 
+/**
+ * A turn's change refused for a reason that would repeat (a full history, a dir limit) and not
+ * kept either, because the person's Commit failures already hold their bound: nothing of it waits
+ * anywhere, so the line says so plainly and points at where room is made.
+ */
+export function NotKeptSave({ message }: { message: string }) {
+  return (
+    <span className="text-destructive" data-testid="save-not-kept">
+      Memory not saved, and not kept: {message} Open {failuresLink}.
+    </span>
+  );
+}
+
 /** The notice where an interrupted turn's answer would be. */
 export function InterruptedTurnNotice({
   keptChanges,

@@ -46,6 +46,7 @@ export {
   DEFAULT_MEMORY_LISTING_LIMITS,
   commitChangeSet,
   definePersistentDirs,
+  FailedCommitsQuotaError,
   fileMapFromEntries,
   isProjectDirReference,
   joinHarnessPath,

@@ -149,6 +149,10 @@ function describePersistence(persistence: PersistenceResult): { ok: boolean; mes
       notes.push(
         `Saved ${commit.harnessDir} (version ${String(commit.cursor)})${commit.merged ? ", merged with a concurrent change" : ""}.`,
       );
+    } else if (commit.notKept) {
+      ok = false;
+      // Refused, and past the bound on Commit failures: nothing is kept, and the client must hear it.
+      notes.push(`Not saved to ${commit.harnessDir}, and not kept: ${commit.error?.message ?? ""}`);
     } else if (commit.status === "conflict" || commit.status === "failed") {
       ok = false;
       notes.push(

@@ -1,7 +1,7 @@
 import { defaultDataDirectory, getDb } from "@/lib/db";
 import { spoolKeyFromSecret } from "@/lib/harness";
 import { getJobQueue } from "@/lib/jobs";
-import { dirHistorySettingsFromEnv } from "@/lib/storage";
+import { dirHistorySettingsFromEnv, failedCommitsMaxBytesFromEnv } from "@/lib/storage";
 import { createDurability, durabilitySettingsFromEnv, type Durability } from "./durability";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./service";
@@ -14,15 +14,16 @@ const globalForDirs = globalThis as unknown as {
  * The app's persistent-dirs service for this process, on the process-wide database client and
  * the environment: `CAIRN_COMPANY_DOCS_DIR` (optional read-only folder at `/persistent/docs`)
  * `CAIRN_DIR_HISTORY_MAX_BYTES`, `CAIRN_WORKSPACE_HISTORY_MAX_BYTES` and
- * `CAIRN_DIR_HISTORY_RETENTION_DAYS` (decision 0030), and `CAIRN_FAULT_INJECTION` (testing
- * only; see docs/persistent-dirs.md).
+ * `CAIRN_DIR_HISTORY_RETENTION_DAYS` and `CAIRN_FAILED_COMMITS_MAX_BYTES` (decision 0030), and
+ * `CAIRN_FAULT_INJECTION` (testing only; see docs/persistent-dirs.md).
  */
 export function getPersistentDirs(): PersistentDirsService {
   const db = getDb();
   const companyDocsDir = process.env.CAIRN_COMPANY_DOCS_DIR?.trim() || null;
   const faultInjection = process.env.CAIRN_FAULT_INJECTION ?? "";
   const history = dirHistorySettingsFromEnv();
-  const key = JSON.stringify([companyDocsDir, faultInjection, history]);
+  const failedCommitsMaxBytes = failedCommitsMaxBytesFromEnv();
+  const key = JSON.stringify([companyDocsDir, faultInjection, history, failedCommitsMaxBytes]);
   const cached = globalForDirs.cairnPersistentDirs;
   if (cached && cached.key === key && cached.db === db) return cached.service;
   const service = createPersistentDirsService({
@@ -30,6 +31,7 @@ export function getPersistentDirs(): PersistentDirsService {
     companyDocsDir,
     faultInjection: parseFaultInjection(faultInjection),
     history,
+    failedCommitsMaxBytes,
   });
   globalForDirs.cairnPersistentDirs = { service, key, db };
   return service;

@@ -3,7 +3,9 @@
 // results; saving uses the core's commitChangeSet, retries the core's retryCommit.
 import {
   describeError,
+  FailedCommitsQuotaError,
   HarnessConflictError,
+  HarnessValidationError,
   HarnessForbiddenError,
   HarnessNotFoundError,
   awaitsConfirmation,
@@ -24,6 +26,7 @@ import {
 } from "@/lib/harness";
 import {
   createCommitLog,
+  DEFAULT_FAILED_COMMITS_MAX_BYTES,
   listDirCommits,
   listDirFiles,
   readDirCommitDetail,
@@ -265,8 +268,15 @@ function retryResult(result: RetryCommitResult): RetryResult {
 
 /** Options for `createPersistentDirsService`. */
 export interface PersistentDirsServiceOptions extends AppDirsOptions {
-  /** Default: the database commit log on `db`'s database. */
+  /** Default: the database commit log on `db`'s database, bounded by `failedCommitsMaxBytes`. */
   commitLog?: DatabaseCommitLog;
+  /**
+   * What one owner's open commit records may hold before a refusal that would repeat (a dir
+   * limit, a history quota) is no longer kept (decision 0030). `null`: no bound. Default
+   * `DEFAULT_FAILED_COMMITS_MAX_BYTES` (256 MiB); the server reads `CAIRN_FAILED_COMMITS_MAX_BYTES`.
+   * Ignored when `commitLog` is given.
+   */
+  failedCommitsMaxBytes?: number | null;
 }
 
 /** The app's persistent dirs, their commit log, and what the Files pages do with them. */
@@ -394,7 +404,15 @@ export function createPersistentDirsService(
   const sql = options.target ? sqlFor(options.target) : sqlForDb(db);
   const appDirs = createAppDirs(options);
   const dirs = appDirs.map((dir) => dir.definition);
-  const commitLog = options.commitLog ?? createCommitLog({ sql });
+  const commitLog =
+    options.commitLog ??
+    createCommitLog({
+      sql,
+      maxOwnerBytes:
+        options.failedCommitsMaxBytes === undefined
+          ? DEFAULT_FAILED_COMMITS_MAX_BYTES
+          : options.failedCommitsMaxBytes,
+    });
 
   /** A dir's name for people ("My memory"), or its path when it is not one of the app's. */
   const dirLabelOf = (harnessDir: string): string =>
@@ -692,6 +710,9 @@ export function createPersistentDirsService(
         : outcome.error;
       try {
         const record = await commitLog.appendCommit({
+          // A refusal (a limit, a quota) would refuse the same edit again: kept only within the
+          // bound on what the owner's Commit failures hold.
+          bounded: outcome.status === "failed" && HarnessValidationError.isInstance(outcome.cause),
           commit: {
             harnessDir: dir.harnessDir,
             mode: dir.definition.commit ?? "after-turn",
@@ -715,6 +736,13 @@ export function createPersistentDirsService(
               message: `Saving failed: ${error.message} Your edit was kept; retry it on the Commit failures page.`,
             };
       } catch (logError) {
+        if (FailedCommitsQuotaError.isInstance(logError)) {
+          return {
+            status: "failed",
+            commitId: null,
+            message: `Saving failed: ${error.message} ${logError.message} Copy your text before leaving this page.`,
+          };
+        }
         return {
           status: "failed",
           commitId: null,

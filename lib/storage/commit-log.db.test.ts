@@ -1,9 +1,15 @@
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { type CommitLog } from "@/lib/harness";
+import { FailedCommitsQuotaError, type CommitLog } from "@/lib/harness";
 import { type NewCommitRecord } from "@/lib/harness/spi";
-import { createCommitLog, type DatabaseCommitLog } from "./commit-log";
+import {
+  createCommitLog,
+  DEFAULT_FAILED_COMMITS_MAX_BYTES,
+  failedCommitsMaxBytesFromEnv,
+  type DatabaseCommitLog,
+} from "./commit-log";
 import { sqlFor } from "./sql";
 
 const database = registerTestDatabase();
@@ -220,5 +226,182 @@ describe(`SQL commit log on ${testDatabaseProvider()}`, () => {
       new Date(due.getTime() + 30_000),
     );
     expect(await claim()).toEqual([]);
+  });
+});
+
+describe(`SQL commit log: the bound on an owner's open records on ${testDatabaseProvider()}`, () => {
+  const LIMIT = 100_000;
+  let bounded: DatabaseCommitLog;
+  let sequence = 0;
+  beforeAll(() => {
+    bounded = createCommitLog({
+      sql: sqlFor(database.target),
+      generateId: () => `bnd-${String(++sequence).padStart(4, "0")}`,
+      maxOwnerBytes: LIMIT,
+    });
+  });
+  const text = (tag: string) => tag.padEnd(5_000, "é"); // 2 bytes a character past the tag
+  const refused = (owner: string, tag: string, overrides: Partial<NewCommitRecord> = {}) =>
+    newRecord({
+      owner,
+      changes: { created: [], updated: [{ path: "a.md", content: text(tag) }], deleted: [] },
+      base: Object.assign(Object.create(null) as Record<string, string | null>, {
+        "a.md": text(`base ${tag}`),
+      }),
+      error: { code: "validation:dir", message: "The history of /persistent/user is full" },
+      ...overrides,
+    });
+  /** The owner's open records' bytes as the database counts the stored text. */
+  const counted = async (owner: string) => {
+    const sql = sqlFor(database.target);
+    const length = (column: string) =>
+      sql.dialect === "postgres" ? `octet_length(${column})` : `length(CAST(${column} AS BLOB))`;
+    const columns = [
+      `"changes"`,
+      `"base"`,
+      `"conflicts"`,
+      `COALESCE("error", '')`,
+      `"extraBody"`,
+      `"session"`,
+    ];
+    const row = await sql.get<{ bytes: number | null; stored: number | null }>(
+      `SELECT SUM(${columns.map(length).join(" + ")}) AS "bytes", SUM("bytes") AS "stored"
+       FROM "DirCommitRecord" WHERE "owner" = ? AND "status" <> 'resolved'`,
+      [owner],
+    );
+    return { bytes: Number(row?.bytes ?? 0), stored: Number(row?.stored ?? 0) };
+  };
+
+  it("keeps a record's bytes as the database counts them, through appends, updates and resolutions", async () => {
+    const owner = "user:sizes";
+    const first = await bounded.appendCommit({ commit: refused(owner, "one") });
+    await bounded.appendCommit({ commit: refused(owner, "two"), bounded: true });
+    let usage = await counted(owner);
+    expect(usage.stored).toBe(usage.bytes);
+    expect(await bounded.getOpenCommitBytes({ owner })).toBe(usage.bytes);
+    // A conflict adds every version of the file; a new error replaces the old one.
+    await bounded.updateCommit({
+      id: first.id,
+      patch: {
+        status: "conflict",
+        error: { code: "conflict:commit", message: "changed on both sides" },
+        conflicts: [
+          { path: "a.md", reason: "both-modified", base: "b", ours: text("o"), theirs: "t é" },
+        ],
+        attempts: 2,
+      },
+    });
+    usage = await counted(owner);
+    expect(usage.stored).toBe(usage.bytes);
+    await bounded.updateCommit({ id: first.id, patch: { error: null, attempts: 3 } });
+    usage = await counted(owner);
+    expect(usage.stored).toBe(usage.bytes);
+    expect(await bounded.getOpenCommitBytes({ owner })).toBe(usage.bytes);
+    // Resolved records no longer count.
+    await bounded.markResolved({ id: first.id, resolution: "discarded" });
+    const after = await counted(owner);
+    expect(after.bytes).toBeLessThan(usage.bytes);
+    expect(await bounded.getOpenCommitBytes({ owner })).toBe(after.bytes);
+  });
+
+  it("declines a bounded append past the bound, storing nothing; unbounded ones are always kept", async () => {
+    const owner = "user:bound";
+    const kept: string[] = [];
+    let declined: unknown;
+    for (let index = 0; index < 10 && declined === undefined; index += 1) {
+      try {
+        kept.push(
+          (await bounded.appendCommit({ commit: refused(owner, `r${index}`), bounded: true })).id,
+        );
+      } catch (error) {
+        declined = error;
+      }
+    }
+    expect(kept.length).toBeGreaterThan(1);
+    expect(FailedCommitsQuotaError.isInstance(declined)).toBe(true);
+    const error = declined as FailedCommitsQuotaError;
+    expect(error.code).toBe("validation:commit");
+    expect(error.details).toMatchObject({ owner, limitBytes: LIMIT });
+    expect(error.message).toMatch(
+      /^This change was not kept either: your Commit failures already hold .* past the limit of 97\.7 KiB \(CAIRN_FAILED_COMMITS_MAX_BYTES\)\..*Files → Commit failures/,
+    );
+    const usage = await counted(owner);
+    expect(usage.bytes).toBeLessThanOrEqual(LIMIT);
+    expect((await bounded.listCommits({ owner, limit: 100 })).commits).toHaveLength(kept.length);
+    // Another owner has room of their own; a record without an owner is never bounded.
+    await bounded.appendCommit({ commit: refused("user:other", "x"), bounded: true });
+    await bounded.appendCommit({ commit: refused(null as never, "x"), bounded: true });
+    // A transient failure or a conflict (not bounded) is kept past the bound.
+    await bounded.appendCommit({ commit: refused(owner, "transient") });
+    await bounded.appendCommit({ commit: refused(owner, "conflict", { status: "conflict" }) });
+    expect((await counted(owner)).bytes).toBeGreaterThan(LIMIT);
+    // A record that exists under a stable id is returned, bound or not.
+    const stable = refused(owner, "stable", { id: "turn:tb:/persistent/user", turnId: "tb" });
+    await expect(bounded.appendCommit({ commit: stable, bounded: true })).rejects.toThrow(
+      FailedCommitsQuotaError,
+    );
+    await bounded.appendCommit({ commit: stable });
+    const again = await bounded.appendCommit({ commit: stable, bounded: true });
+    expect(again.id).toBe(stable.id);
+  });
+
+  it("the migration's backfill counts a record's bytes as the code does", async () => {
+    const sql = sqlFor(database.target);
+    const record = await bounded.appendCommit({
+      commit: refused("user:backfill", "ü ✓", { extraBody: { name: "ß" } }),
+    });
+    const read = async () =>
+      Number(
+        (
+          await sql.get<{ bytes: number }>(`SELECT "bytes" FROM "DirCommitRecord" WHERE "id" = ?`, [
+            record.id,
+          ])
+        )?.bytes,
+      );
+    const written = await read();
+    const folder = sql.dialect === "postgres" ? "postgres" : "sqlite";
+    const migration = readFileSync(
+      `prisma/${folder}/migrations/20261202080546_failed_commit_bytes/migration.sql`,
+      "utf8",
+    );
+    const backfill = migration
+      .split("\n")
+      .find((line) => line.startsWith(`UPDATE "DirCommitRecord" SET "bytes"`))!;
+    await sql.run(`UPDATE "DirCommitRecord" SET "bytes" = 0 WHERE "id" = ?`, [record.id]);
+    await sql.run(backfill.replace(/;$/, ""));
+    expect(await read()).toBe(written);
+    expect(written).toBeGreaterThan(20_000);
+  });
+
+  it("bounded appends of one owner at once never pass the bound together", async () => {
+    const owner = "user:race";
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, index) =>
+        bounded.appendCommit({ commit: refused(owner, `c${index}`), bounded: true }),
+      ),
+    );
+    const stored = results.filter((result) => result.status === "fulfilled").length;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(12);
+    for (const result of results) {
+      if (result.status === "rejected")
+        expect(FailedCommitsQuotaError.isInstance(result.reason)).toBe(true);
+    }
+    expect((await counted(owner)).bytes).toBeLessThanOrEqual(LIMIT);
+  });
+});
+
+describe("failedCommitsMaxBytesFromEnv", () => {
+  it("reads CAIRN_FAILED_COMMITS_MAX_BYTES: a positive integer, off, or the default", () => {
+    expect(DEFAULT_FAILED_COMMITS_MAX_BYTES).toBe(256 * 1024 * 1024);
+    expect(failedCommitsMaxBytesFromEnv({})).toBe(DEFAULT_FAILED_COMMITS_MAX_BYTES);
+    expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: "1048576" })).toBe(
+      1048576,
+    );
+    expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: " OFF " })).toBeNull();
+    for (const value of ["", "0", "-5", "1.5", "lots"])
+      expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: value })).toBe(
+        DEFAULT_FAILED_COMMITS_MAX_BYTES,
+      );
   });
 });

@@ -6,6 +6,7 @@ import {
   type CommitRecord,
   type CommitRecordStatus,
   type DirCursor,
+  FailedCommitsQuotaError,
   type FileConflict,
   type FileContent,
   HarnessConflictError,
@@ -13,6 +14,7 @@ import {
   HarnessValidationError,
 } from "@/lib/harness";
 import { type CommitResolution, OPEN_COMMIT_STATUSES } from "@/lib/harness/spi";
+import { formatHistoryBytes } from "./dir-history";
 import { pageSize } from "./internal/files";
 import {
   isUniqueViolation,
@@ -20,8 +22,72 @@ import {
   toDate,
   toDateOrNull,
   type Sql,
+  type SqlDialect,
+  type SqlExecutor,
   type SqlValue,
 } from "./sql";
+
+const MIB = 1024 * 1024;
+
+/** The default of `CAIRN_FAILED_COMMITS_MAX_BYTES`: what one owner's open commit records may hold. */
+export const DEFAULT_FAILED_COMMITS_MAX_BYTES = 256 * MIB;
+
+/**
+ * `CAIRN_FAILED_COMMITS_MAX_BYTES` from the environment (decision 0030, "Commit failures have a
+ * bound"): a positive integer; `off` for no bound (`null`); anything else means the default.
+ */
+export function failedCommitsMaxBytesFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): number | null {
+  const value = env.CAIRN_FAILED_COMMITS_MAX_BYTES?.trim();
+  if (value?.toLowerCase() === "off") return null;
+  const number = Number(value);
+  return value !== undefined && value !== "" && Number.isSafeInteger(number) && number > 0
+    ? number
+    : DEFAULT_FAILED_COMMITS_MAX_BYTES;
+}
+
+/**
+ * The JSON columns whose UTF-8 bytes make up `DirCommitRecord.bytes` (the migration's backfill
+ * counts the same, `COALESCE("error", '')` included).
+ */
+const SIZED_COLUMNS = ["changes", "base", "conflicts", "error", "extraBody", "session"] as const;
+type SizedColumn = (typeof SIZED_COLUMNS)[number];
+
+const utf8Bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text, "utf8"));
+
+/** A column's UTF-8 byte length in SQL, on either database. */
+function byteLengthOf(dialect: SqlDialect, column: SizedColumn): string {
+  const value = column === "error" ? `COALESCE("error", '')` : `"${column}"`;
+  return dialect === "postgres" ? `octet_length(${value})` : `length(CAST(${value} AS BLOB))`;
+}
+
+/** Whose Commit failures an owner key names, for the person reading the refusal. */
+function failuresOf(owner: string): string {
+  if (owner.startsWith("user:")) return "your Commit failures";
+  if (owner.startsWith("workspace:")) return "the workspace's Commit failures (company knowledge)";
+  return `the Commit failures of ${owner}`;
+}
+
+/** The refusal to keep a refused commit past the owner's bound, in words a person can act on. */
+function failedCommitsQuotaError(options: {
+  owner: string;
+  limitBytes: number;
+  usedBytes: number;
+  addedBytes: number;
+}): FailedCommitsQuotaError {
+  const { owner, limitBytes, usedBytes, addedBytes } = options;
+  return new FailedCommitsQuotaError({
+    ...options,
+    message:
+      `This change was not kept either: ${failuresOf(owner)} already hold ` +
+      `${formatHistoryBytes(usedBytes)} of changes waiting to be saved, and keeping this one would ` +
+      `add ${formatHistoryBytes(addedBytes)}, past the limit of ${formatHistoryBytes(limitBytes)} ` +
+      `(CAIRN_FAILED_COMMITS_MAX_BYTES). A change refused for a limit would be refused again as ` +
+      `it is, so it is kept only while there is room: resolve or discard the waiting ones on ` +
+      `Files → Commit failures (/files/failures), then try again.`,
+  });
+}
 
 /** An injected clock (the core's `Clock` shape). */
 type Clock = { now(): Date };
@@ -143,6 +209,11 @@ interface RecordRow {
 
 const RECORD_COLUMNS = `"id", "harnessDir", "mode", "status", "owner", "changes", "baseCursor", "base", "extraBody", "session", "error", "conflicts", "attempts", "nextAttemptAt", "turnId", "createdAt", "updatedAt", "resolvedAt", "resolution", "resolvedCursor"`;
 
+/** What a row about to be written holds (`DirCommitRecord.bytes`). */
+function rowBytes(row: Pick<RecordRow, SizedColumn>): number {
+  return SIZED_COLUMNS.reduce((sum, column) => sum + utf8Bytes(row[column]), 0);
+}
+
 function recordFromRow(row: RecordRow): CommitRecord {
   return {
     id: row.id,
@@ -214,6 +285,13 @@ export interface DatabaseCommitLog extends CommitLog {
   listCommitsForOwners(
     options: ListCommitsForOwnersOptions,
   ): Promise<{ commits: CommitRecord[]; nextCursor: string | null }>;
+  /**
+   * Bytes the open (`failed`, `conflict`, `interrupted`) records of `owner` hold: the sum the
+   * bound on `bounded` appends is checked against (one index range, `owner, status, bytes`).
+   */
+  getOpenCommitBytes(options: { owner: string; abortSignal?: AbortSignal }): Promise<number>;
+  /** The bound on what one owner's open records may hold for a `bounded` append; `null`: none. */
+  readonly maxOwnerBytes: number | null;
 }
 
 /**
@@ -240,8 +318,15 @@ export function createCommitLog(options: {
   sql: Sql;
   clock?: Clock;
   generateId?: () => string;
+  /**
+   * What one owner's open records may hold before a `bounded` append (a refusal that would
+   * repeat) is declined with `FailedCommitsQuotaError`. Default `null`: no bound. The app passes
+   * `CAIRN_FAILED_COMMITS_MAX_BYTES` (`failedCommitsMaxBytesFromEnv`).
+   */
+  maxOwnerBytes?: number | null;
 }): DatabaseCommitLog {
   const { sql } = options;
+  const maxOwnerBytes = options.maxOwnerBytes ?? null;
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? defaultIdGenerator();
 
@@ -276,15 +361,48 @@ export function createCommitLog(options: {
     });
   };
 
+  const openBytes = async (executor: SqlExecutor, owner: string): Promise<number> => {
+    const row = await executor.get<{ bytes: number | string | null }>(
+      `SELECT SUM("bytes") AS "bytes" FROM "DirCommitRecord"
+       WHERE "owner" = ? AND "status" IN (${placeholders(OPEN_COMMIT_STATUSES.length)})`,
+      [owner, ...OPEN_COMMIT_STATUSES],
+    );
+    return Number(row?.bytes ?? 0);
+  };
+
   /** `UPDATE … SET <columns> WHERE id AND status <> 'resolved' RETURNING *`. */
-  const updateOpen = async (id: string, columns: Record<string, SqlValue>) => {
+  const updateOpen = async (
+    id: string,
+    columns: Record<string, SqlValue>,
+    size?: { expression: string; parameters: SqlValue[] },
+  ) => {
     const names = Object.keys(columns);
+    const assignments = names.map((name) => `"${name}" = ?`);
+    if (size) assignments.push(`"bytes" = ${size.expression}`);
     const row = await sql.get<RecordRow>(
-      `UPDATE "DirCommitRecord" SET ${names.map((name) => `"${name}" = ?`).join(", ")}
+      `UPDATE "DirCommitRecord" SET ${assignments.join(", ")}
        WHERE "id" = ? AND "status" <> 'resolved' RETURNING ${RECORD_COLUMNS}`,
-      [...names.map((name) => columns[name]), id],
+      [...names.map((name) => columns[name]), ...(size?.parameters ?? []), id],
     );
     return row ? recordFromRow(row) : notOpen(id);
+  };
+
+  /**
+   * `"bytes"` after an update that sets `columns`, in the same statement: a SET expression sees
+   * the row as it was, so a rewritten column counts its new text (bound) and every other one its
+   * stored length. `undefined` when no sized column changes.
+   */
+  const sizeAfter = (columns: Record<string, SqlValue>) => {
+    if (!SIZED_COLUMNS.some((column) => column in columns)) return undefined;
+    const parts: string[] = [];
+    const parameters: SqlValue[] = [];
+    for (const column of SIZED_COLUMNS) {
+      if (column in columns) {
+        parts.push("?");
+        parameters.push(utf8Bytes(columns[column] as string | null));
+      } else parts.push(byteLengthOf(sql.dialect, column));
+    }
+    return { expression: parts.join(" + "), parameters };
   };
 
   const list = async (
@@ -339,7 +457,9 @@ export function createCommitLog(options: {
   };
 
   return {
-    async appendCommit({ commit, abortSignal }) {
+    maxOwnerBytes,
+
+    async appendCommit({ commit, bounded = false, abortSignal }) {
       abortSignal?.throwIfAborted();
       const at = now();
       const row: RecordRow = {
@@ -364,10 +484,11 @@ export function createCommitLog(options: {
         resolution: null,
         resolvedCursor: null,
       };
-      try {
-        await sql.run(
-          `INSERT INTO "DirCommitRecord" (${RECORD_COLUMNS})
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      const bytes = rowBytes(row);
+      const insert = (executor: SqlExecutor) =>
+        executor.run(
+          `INSERT INTO "DirCommitRecord" (${RECORD_COLUMNS}, "bytes")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             row.id,
             row.harnessDir,
@@ -389,8 +510,43 @@ export function createCommitLog(options: {
             null,
             null,
             null,
+            bytes,
           ],
         );
+      const owner = commit.owner;
+      try {
+        if (!bounded || maxOwnerBytes === null || owner === null) await insert(sql);
+        else {
+          // Checked and inserted in one transaction; on PostgreSQL a lock per owner keeps two
+          // bounded appends of one owner from both reading the sum before either inserts
+          // (SQLite's write transaction is one at a time anyway).
+          const existing = await sql.transaction(async (tx) => {
+            if (commit.id !== undefined) {
+              const found = await tx.get<{ id: string }>(
+                `SELECT "id" FROM "DirCommitRecord" WHERE "id" = ?`,
+                [commit.id],
+              );
+              if (found) return found.id;
+            }
+            if (tx.dialect === "postgres") {
+              await tx.run(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [
+                `DirCommitRecord.owner:${owner}`,
+              ]);
+            }
+            const usedBytes = await openBytes(tx, owner);
+            if (usedBytes + bytes > maxOwnerBytes) {
+              throw failedCommitsQuotaError({
+                owner,
+                limitBytes: maxOwnerBytes,
+                usedBytes,
+                addedBytes: bytes,
+              });
+            }
+            await insert(tx);
+            return null;
+          });
+          if (existing !== null) return getOrThrow(existing);
+        }
       } catch (error) {
         // A stable id (a spooled change, a turn's record): the primary key makes it idempotent,
         // also when two instances import the same change at once.
@@ -421,6 +577,11 @@ export function createCommitLog(options: {
       return list(where, [...owners], rest);
     },
 
+    async getOpenCommitBytes({ owner, abortSignal }) {
+      abortSignal?.throwIfAborted();
+      return openBytes(sql, owner);
+    },
+
     async updateCommit({ id, patch, abortSignal }) {
       abortSignal?.throwIfAborted();
       const columns: Record<string, SqlValue> = { updatedAt: now() };
@@ -434,7 +595,7 @@ export function createCommitLog(options: {
       if (patch.base !== undefined) columns.base = encodeBase(patch.base);
       if (patch.baseCursor !== undefined) columns.baseCursor = toJson(patch.baseCursor);
       if (patch.nextAttemptAt !== undefined) columns.nextAttemptAt = patch.nextAttemptAt;
-      return updateOpen(id, columns);
+      return updateOpen(id, columns, sizeAfter(columns));
     },
 
     async markResolved({ id, resolution, cursor = null, abortSignal }) {

@@ -18,6 +18,8 @@ export {
 } from "./dir-backing";
 export {
   createCommitLog,
+  DEFAULT_FAILED_COMMITS_MAX_BYTES,
+  failedCommitsMaxBytesFromEnv,
   type DatabaseCommitLog,
   type ListCommitsForOwnersOptions,
 } from "./commit-log";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { FailedCommitsQuotaError } from "../persistent/failed-commits-quota-error";
 import { FrontmatterError } from "../portability";
 import { RefinementError } from "../refine/refinement-error";
 import {
@@ -37,8 +38,14 @@ export const coreErrorFamily: readonly ErrorFamilyMember[] = [
     make: () => new FrontmatterError("x", 3),
     parent: HarnessValidationError,
   },
+  {
+    Class: FailedCommitsQuotaError,
+    make: () =>
+      new FailedCommitsQuotaError({ owner: "user:x", limitBytes: 1, usedBytes: 1, addedBytes: 1 }),
+    parent: HarnessValidationError,
+  },
 ];
-export const coreErrorStatuses = [400, 403, 404, 409, 409, 400];
+export const coreErrorStatuses = [400, 403, 404, 409, 409, 400, 400];
 
 /**
  * The error family's contract, for the classes given: `isInstance` tells every one apart and is

@@ -117,9 +117,17 @@ export interface CommitLog {
    * Stores a new open record and returns it with its id. When `commit.id` is given and a record
    * with that id exists, nothing is written and the existing record is returned (a unique key,
    * so two instances appending the same id at once store one record).
+   *
+   * `bounded`: the commit failed for a reason that would refuse it again as it is (a
+   * `validation` error: a dir limit, a history quota). A log with a bound on what one owner's
+   * open records may hold then declines to keep it when keeping it would pass that bound: it
+   * stores nothing and throws `FailedCommitsQuotaError` (an existing record with `commit.id` is
+   * still returned). Without `bounded` — conflicts, transient failures, spooled change sets,
+   * interrupted turns — the record is always stored: nothing the person cannot redo is dropped.
    */
   appendCommit(options: {
     commit: NewCommitRecord;
+    bounded?: boolean;
     abortSignal?: AbortSignal;
   }): Promise<CommitRecord>;
   /** The record with `id`, or `null`. */

@@ -1,7 +1,35 @@
 import { HarnessConflictError, HarnessNotFoundError } from "../errors";
 import { systemClock } from "./checkout";
-import type { CommitLog, CommitRecord } from "./commit-log";
-import type { Clock } from "./types";
+import { OPEN_COMMIT_STATUSES, type CommitLog, type CommitRecord } from "./commit-log";
+import { FailedCommitsQuotaError } from "./failed-commits-quota-error";
+import { contentByteLength } from "./internal/content";
+import type { Clock, FileContent } from "./types";
+
+const utf8 = (text: string) => Buffer.byteLength(text, "utf8");
+const sized = (content: FileContent | null | undefined) =>
+  content === null || content === undefined ? 0 : contentByteLength(content);
+
+/**
+ * What a record holds, as this log counts it: paths and contents of its change set, base and
+ * conflicts, and the JSON of its error, `extraBody` and `session`. (A database log counts the
+ * bytes of its own encoding.)
+ */
+function recordBytes(
+  record: Pick<CommitRecord, "changes" | "base" | "conflicts" | "error" | "extraBody" | "session">,
+): number {
+  let bytes = utf8(
+    JSON.stringify([record.error, record.extraBody ?? null, record.session ?? null]),
+  );
+  for (const file of [...record.changes.created, ...record.changes.updated])
+    bytes += utf8(file.path) + sized(file.content);
+  for (const path of record.changes.deleted) bytes += utf8(path);
+  for (const [path, content] of Object.entries(record.base)) bytes += utf8(path) + sized(content);
+  for (const conflict of record.conflicts) {
+    bytes += utf8(conflict.path) + utf8(conflict.markers ?? "");
+    bytes += sized(conflict.base) + sized(conflict.ours) + sized(conflict.theirs);
+  }
+  return bytes;
+}
 
 /** An in-memory `CommitLog` with the full contract; also the reference for adapters. */
 export interface InMemoryCommitLog extends CommitLog {
@@ -12,11 +40,13 @@ export interface InMemoryCommitLog extends CommitLog {
 /**
  * The reference `CommitLog`. Not durable across restarts — use it in tests and single-process
  * tools; the app uses a database-backed log. Ids are `commit-1`, `commit-2`, … unless
- * `generateId` is injected.
+ * `generateId` is injected. With `maxOwnerBytes`, a `bounded` append whose owner's open records
+ * would then hold more than that is declined (`FailedCommitsQuotaError`).
  */
 export function createInMemoryCommitLog(
-  options: { clock?: Clock; generateId?: () => string } = {},
+  options: { clock?: Clock; generateId?: () => string; maxOwnerBytes?: number | null } = {},
 ): InMemoryCommitLog {
+  const maxOwnerBytes = options.maxOwnerBytes ?? null;
   const clock = options.clock ?? systemClock;
   let counter = 0;
   const generateId = options.generateId ?? (() => `commit-${++counter}`);
@@ -43,10 +73,27 @@ export function createInMemoryCommitLog(
   };
 
   return {
-    async appendCommit({ commit, abortSignal }) {
+    async appendCommit({ commit, bounded = false, abortSignal }) {
       abortSignal?.throwIfAborted();
       const now = clock.now();
       if (commit.id !== undefined && records.has(commit.id)) return clone(records.get(commit.id)!);
+      if (bounded && maxOwnerBytes !== null && commit.owner !== null) {
+        const open = new Set<string>(OPEN_COMMIT_STATUSES);
+        let usedBytes = 0;
+        for (const record of records.values()) {
+          if (record.owner === commit.owner && open.has(record.status))
+            usedBytes += recordBytes(record);
+        }
+        const addedBytes = recordBytes(commit);
+        if (usedBytes + addedBytes > maxOwnerBytes) {
+          throw new FailedCommitsQuotaError({
+            owner: commit.owner,
+            limitBytes: maxOwnerBytes,
+            usedBytes,
+            addedBytes,
+          });
+        }
+      }
       const id = commit.id ?? generateId();
       if (records.has(id))
         throw new HarnessConflictError({

@@ -55,6 +55,7 @@ export {
   type RetrySweepResult,
 } from "./recovery";
 export { definePersistentDirs } from "./define-persistent-dirs";
+export { FailedCommitsQuotaError } from "./failed-commits-quota-error";
 export {
   DEFAULT_MIN_COPIED_CHARS,
   findCopiedText,

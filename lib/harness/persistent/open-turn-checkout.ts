@@ -17,6 +17,7 @@ import {
   type CommitRecord,
   type NewCommitRecord,
 } from "./commit-log";
+import { FailedCommitsQuotaError } from "./failed-commits-quota-error";
 import {
   JournalWriteError,
   nextAttemptAt,
@@ -273,7 +274,10 @@ export function toPersistenceResult(commits: DirCommitResult[]): PersistenceResu
  *
  * A commit that conflicts or fails is appended to `commitLog` with its full change set, base
  * content and base cursor, reported in the result and trace, and passed to
- * `onPersistenceError` — never to the model. Conflicts are first resolved automatically where
+ * `onPersistenceError` — never to the model. One exception: a commit the dir refused as invalid
+ * (a `validation` error, which would refuse it again as it is) is appended `bounded`, and a log
+ * whose bound its owner's open records already hold declines it — the result is then `failed`
+ * with `notKept` and an error saying both why it was refused and why it was not kept. Conflicts are first resolved automatically where
  * possible: the change set is rebased onto the backing's current state, merging text files both
  * sides changed with diff3.
  *
@@ -411,12 +415,14 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     const conflicts = outcome.status === "conflict" ? outcome.conflicts : [];
     let record: CommitRecord | null = null;
     let logError: unknown;
+    let notKept: FailedCommitsQuotaError | null = null;
     let spooled = false;
+    // The same change set would be refused again as it is: no automatic retry, and the commit
+    // log may decline to keep it when its owner's open records already hold their bound.
+    const refusal =
+      outcome.status === "failed" && !held && HarnessValidationError.isInstance(outcome.cause);
     const retryAt =
-      outcome.status === "failed" &&
-      options.retryPolicy &&
-      !held &&
-      !HarnessValidationError.isInstance(outcome.cause)
+      outcome.status === "failed" && options.retryPolicy && !held && !refusal
         ? nextAttemptAt({ policy: options.retryPolicy, attempts: 1, now: clock.now() })
         : null;
     const newRecord: NewCommitRecord = {
@@ -438,9 +444,15 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       nextAttemptAt: retryAt,
     };
     try {
-      record = await options.commitLog.appendCommit({ commit: newRecord });
+      record = await options.commitLog.appendCommit({ commit: newRecord, bounded: refusal });
     } catch (caught) {
-      logError = caught;
+      if (FailedCommitsQuotaError.isInstance(caught)) {
+        // Declined by the log's bound: not spooled either (the spool would keep it past the
+        // bound), and nothing is left for the journal to recover.
+        notKept = caught;
+      } else logError = caught;
+    }
+    if (logError !== undefined) {
       // The commit log shares the database that just failed: keep the change set on local disk
       // until the database answers again (drainSpool).
       if (options.spool) {
@@ -469,8 +481,9 @@ export async function openTurnCheckout<TExtraBody, TSession>(
       mode,
       status: outcome.status,
       changes: summary,
-      error:
-        logError === undefined
+      error: notKept
+        ? { code: error.code, message: `${error.message} ${notKept.message}` }
+        : logError === undefined
           ? error
           : {
               code: error.code,
@@ -482,7 +495,9 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         ? { commitId: record.id }
         : spooled
           ? {}
-          : { unrecorded: { changes, baseCursor: state.cursor, base } }),
+          : notKept
+            ? { notKept: true }
+            : { unrecorded: { changes, baseCursor: state.cursor, base } }),
       ...(((record && retryAt !== null) || spooled) && !held ? { retrying: true } : {}),
       ...(spooled ? { spooled: true } : {}),
       ...(held ? { awaitsConfirmation: true } : {}),

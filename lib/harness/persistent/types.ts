@@ -214,6 +214,13 @@ export interface DirCommitResult {
    */
   awaitsConfirmation?: boolean;
   /**
+   * `failed` only: refused for a reason that would refuse it again as it is (a limit or quota),
+   * and not kept either, because the open commit records of its owner already hold the commit
+   * log's bound (`FailedCommitsQuotaError`; `error` says both). Nothing of it is stored and
+   * nothing waits for a person: the change is gone unless the caller still holds it.
+   */
+  notKept?: boolean;
+  /**
    * `failed` only: the commit log did not answer either, so the change set is in the local
    * spool; it reaches the commit log (and is retried) when the database answers again.
    */

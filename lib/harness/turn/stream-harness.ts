@@ -84,6 +84,7 @@ function summarizeForUi(
   const failed = persistence.status === "failed" ? persistence.failedCommits : [];
   const pending = failed.filter((commit) => commit.retrying === true).length;
   const held = failed.filter((commit) => commit.awaitsConfirmation === true).length;
+  const notKept = failed.filter((commit) => commit.notKept === true);
   return {
     status,
     ...(error ? { error } : {}),
@@ -92,9 +93,11 @@ function summarizeForUi(
       savedFiles: commits
         .filter((commit) => commit.status === "succeeded")
         .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
-      failedCommits: failed.length - pending - held,
+      failedCommits: failed.length - pending - held - notKept.length,
       pendingCommits: pending,
       awaitingConfirmation: held,
+      notKeptCommits: notKept.length,
+      ...(notKept[0]?.error ? { notKept: notKept[0].error.message } : {}),
     },
   };
 }

@@ -208,5 +208,13 @@ export interface TurnStatusData {
      * the person confirms or discards them (docs/decisions/0031). Not counted in `failedCommits`.
      */
     awaitingConfirmation: number;
+    /**
+     * Commits refused for a reason that would repeat (a limit, a quota) and not kept either,
+     * because the person's Commit failures already hold their bound (`DirCommitResult.notKept`).
+     * Not counted in `failedCommits`: nothing of them waits anywhere.
+     */
+    notKeptCommits: number;
+    /** Why, in plain words (the first such commit's error), when `notKeptCommits` > 0. */
+    notKept?: string;
   };
 }
