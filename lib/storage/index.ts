@@ -37,7 +37,6 @@ export {
   compactDirHistories,
   compactDirHistory,
   DEFAULT_DIR_HISTORY_SETTINGS,
-  dirHistorySettingsFromEnv,
   formatHistoryBytes,
   getDirHistoryUsage,
   getSharedHistoryBytes,
