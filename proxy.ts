@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { cairnConfig } from "@/lib/config";
 import {
   hasMalformedEscape,
-  imageOriginsFromEnv,
   malformedPathResponse,
   refuseSignedOutActionBody,
   securityHeaders,
@@ -21,10 +21,11 @@ import {
  */
 export function proxy(request: NextRequest) {
   const response = refusal(request) ?? NextResponse.next();
+  const config = cairnConfig();
   const headers = securityHeaders({
-    imageOrigins: imageOriginsFromEnv(),
+    imageOrigins: config.imageOrigins,
     development: process.env.NODE_ENV === "development",
-    githubSignIn: Boolean(process.env.AUTH_GITHUB_ID && process.env.AUTH_GITHUB_SECRET),
+    githubSignIn: config.github !== null,
   });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;

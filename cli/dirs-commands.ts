@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
-import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import type { CairnConfig } from "@/lib/config";
+import { createDb, migrateDatabase } from "@/lib/db";
 import { compactHistory, workspaceDirKeys } from "@/lib/persistent-dirs";
-import { dirHistorySettingsFromEnv, formatHistoryBytes, sqlFor } from "@/lib/storage";
+import { formatHistoryBytes, sqlFor } from "@/lib/storage";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
 
@@ -13,7 +14,11 @@ export const DIRS_COMPACT_USAGE = "cairn dirs compact [--workspace W] [--retenti
  * the retention window — `CAIRN_DIR_HISTORY_RETENTION_DAYS` (default 30) or N days — as the
  * background job does (decision 0030). Returns 0, or 1 when the workspace does not exist.
  */
-export async function dirsCompactCommand(args: string[], io: CommandIo): Promise<number> {
+export async function dirsCompactCommand(
+  args: string[],
+  io: CommandIo,
+  config: CairnConfig,
+): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
@@ -22,7 +27,7 @@ export async function dirsCompactCommand(args: string[], io: CommandIo): Promise
       "retention-days": { type: "string" },
     },
   });
-  let retentionDays = dirHistorySettingsFromEnv().retentionDays;
+  let retentionDays = config.dirHistory.retentionDays;
   if (values["retention-days"] !== undefined) {
     const days = Number(values["retention-days"]);
     if (!Number.isSafeInteger(days) || days < 0) {
@@ -36,7 +41,7 @@ export async function dirsCompactCommand(args: string[], io: CommandIo): Promise
     );
     return 0;
   }
-  const target = resolveDatabaseTarget();
+  const target = config.database;
   await migrateDatabase({ target });
   const db = createDb(target);
   try {

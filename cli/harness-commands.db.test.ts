@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
 import { harnessStorageFor } from "@/lib/storage";
@@ -37,7 +38,8 @@ function content(entry: Entry) {
 describe(`cairn export / import (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
   let scratch: string;
-  const previousUrl = process.env.DATABASE_URL;
+  // The commands get the configuration `main` parses; here, one naming the test's database.
+  const cliConfig = () => loadConfig({ DATABASE_URL: database.target.url });
 
   const harnessOf = (workspaceId: string) =>
     createHarness({
@@ -47,7 +49,6 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     });
 
   beforeAll(async () => {
-    process.env.DATABASE_URL = database.target.url;
     scratch = mkdtempSync(path.join(tmpdir(), "cairn-cli-harness-"));
     // Harness rows reference a workspace row: create the workspaces first.
     const source = await database.db.workspace.create({ data: { name: "Source" } });
@@ -82,14 +83,15 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     });
   });
   afterAll(async () => {
-    process.env.DATABASE_URL = previousUrl;
     rmSync(scratch, { recursive: true, force: true });
   });
 
   it("exports a workspace and imports it into another, twice without duplicates", async () => {
     const firstDir = path.join(scratch, "first");
     const exported = capture();
-    expect(await exportCommand(["--workspace", "Source", "--out", firstDir], exported.io)).toBe(0);
+    expect(
+      await exportCommand(["--workspace", "Source", "--out", firstDir], exported.io, cliConfig()),
+    ).toBe(0);
     expect(exported.out.join("\n")).toContain(
       'exported 0 prompt, 1 memory, 1 skill, 1 subagent from workspace "Source"',
     );
@@ -101,11 +103,13 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     ]);
 
     const imported = capture();
-    expect(await importCommand(["--workspace", "Target", firstDir], imported.io)).toBe(0);
+    expect(await importCommand(["--workspace", "Target", firstDir], imported.io, cliConfig())).toBe(
+      0,
+    );
     expect(imported.out[0]).toContain("3 created, 0 updated, 0 unchanged, 0 skipped");
 
     const again = capture();
-    expect(await importCommand(["--workspace", "Target", firstDir], again.io)).toBe(0);
+    expect(await importCommand(["--workspace", "Target", firstDir], again.io, cliConfig())).toBe(0);
     expect(again.out[0]).toContain("0 created, 0 updated, 3 unchanged");
 
     const source = await database.db.workspace.findUniqueOrThrow({ where: { name: "Source" } });
@@ -120,15 +124,17 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     expect(revisions.map((revision) => revision.cause)).toEqual(["import", "import", "import"]);
 
     const secondDir = path.join(scratch, "second");
-    expect(await exportCommand(["--workspace", "Target", "--out", secondDir], capture().io)).toBe(
-      0,
-    );
+    expect(
+      await exportCommand(["--workspace", "Target", "--out", secondDir], capture().io, cliConfig()),
+    ).toBe(0);
     expect(readTree(secondDir)).toEqual(readTree(firstDir));
   });
 
   it("stores imported refinement history once and writes it back on export", async () => {
     const dir = path.join(scratch, "with-history");
-    expect(await exportCommand(["--workspace", "Source", "--out", dir], capture().io)).toBe(0);
+    expect(
+      await exportCommand(["--workspace", "Source", "--out", dir], capture().io, cliConfig()),
+    ).toBe(0);
     const lines = [
       JSON.stringify({
         id: "ref-1",
@@ -143,10 +149,10 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     await database.db.workspace.create({ data: { name: "History" } });
 
     const first = capture();
-    expect(await importCommand(["--workspace", "History", dir], first.io)).toBe(0);
+    expect(await importCommand(["--workspace", "History", dir], first.io, cliConfig())).toBe(0);
     expect(first.out[1]).toContain("2 read, 0 duplicate(s), 1 malformed line(s) skipped");
     const second = capture();
-    expect(await importCommand(["--workspace", "History", dir], second.io)).toBe(0);
+    expect(await importCommand(["--workspace", "History", dir], second.io, cliConfig())).toBe(0);
     expect(second.out[1]).toContain("2 duplicate(s)");
 
     const workspace = await database.db.workspace.findUniqueOrThrow({ where: { name: "History" } });
@@ -157,7 +163,9 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     ]);
 
     const out = path.join(scratch, "history-out");
-    expect(await exportCommand(["--workspace", "History", "--out", out], capture().io)).toBe(0);
+    expect(
+      await exportCommand(["--workspace", "History", "--out", out], capture().io, cliConfig()),
+    ).toBe(0);
     const written = readFileSync(path.join(out, "refinements.jsonl"), "utf8").trim().split("\n");
     expect(written.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([
       "ref-1",
@@ -167,12 +175,16 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
 
   it("exits 1 with a clear message for an unknown workspace", async () => {
     const { io, err } = capture();
-    expect(await exportCommand(["--workspace", "Nope", "--out", path.join(scratch, "x")], io)).toBe(
-      1,
-    );
+    expect(
+      await exportCommand(
+        ["--workspace", "Nope", "--out", path.join(scratch, "x")],
+        io,
+        cliConfig(),
+      ),
+    ).toBe(1);
     expect(err.join("\n")).toContain('no workspace named "Nope"');
     const second = capture();
-    expect(await importCommand(["--workspace", "Nope", scratch], second.io)).toBe(1);
+    expect(await importCommand(["--workspace", "Nope", scratch], second.io, cliConfig())).toBe(1);
     expect(second.err.join("\n")).toContain('no workspace named "Nope"');
   });
 
@@ -182,12 +194,13 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
       await exportCommand(
         ["--workspace", "Source", "--out", path.join(scratch, "first")],
         first.io,
+        cliConfig(),
       ),
     ).toBe(1);
     expect(first.err.join("\n")).toContain("is not empty");
     const empty = mkdtempSync(path.join(scratch, "empty-"));
     const second = capture();
-    expect(await importCommand(["--workspace", "Target", empty], second.io)).toBe(1);
+    expect(await importCommand(["--workspace", "Target", empty], second.io, cliConfig())).toBe(1);
     expect(second.err.join("\n")).toContain("holds no harness export");
   });
 
@@ -199,7 +212,7 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
       JSON.stringify({ schema: 1, entries: [{ kind: "memory", title: "A", content: "x" }] }),
     );
     const run = capture();
-    expect(await importCommand(["--workspace", "Target", dir], run.io)).toBe(1);
+    expect(await importCommand(["--workspace", "Target", dir], run.io, cliConfig())).toBe(1);
     expect(run.err.join("\n")).toMatch(/"entries" must be an object keyed by kind.*an array/);
     expect(run.out.join("\n")).not.toContain("created");
   });
@@ -213,7 +226,7 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     [importCommand, ["dir"], "--workspace is required"],
   ])("exits 2 on bad arguments (%#)", async (command, argv, message) => {
     const { io, err } = capture();
-    expect(await command(argv, io)).toBe(2);
+    expect(await command(argv, io, cliConfig())).toBe(2);
     expect(err.join("\n")).toContain(message);
     expect(err.join("\n")).toContain("Usage: cairn");
   });

@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
-import { createDb, migrateDatabase, resolveDatabaseTarget, type Db } from "@/lib/db";
+import { createCairn } from "@/lib/cairn";
+import type { CairnConfig } from "@/lib/config";
+import { migrateDatabase, type Db } from "@/lib/db";
 import {
   HarnessError,
   createHarness,
@@ -7,7 +9,7 @@ import {
   importHarness,
   type Harness,
 } from "@/lib/harness";
-import { harnessStorageFor, SqlRefinementHistory, sqlFor } from "@/lib/storage";
+import { SqlRefinementHistory } from "@/lib/storage";
 
 /** Where a command writes: `out` for results, `err` for problems. */
 export interface CommandIo {
@@ -40,15 +42,16 @@ function isParseArgsError(error: unknown): error is Error {
 async function withWorkspaceHarness(
   workspaceName: string,
   io: CommandIo,
+  config: CairnConfig,
   action: (
     harness: Harness,
     workspace: { id: string; name: string },
     history: SqlRefinementHistory,
   ) => Promise<number>,
 ): Promise<number> {
-  const target = resolveDatabaseTarget();
-  await migrateDatabase({ target });
-  const db: Db = createDb(target);
+  await migrateDatabase({ target: config.database });
+  const root = createCairn(config);
+  const db: Db = root.db;
   try {
     const workspace = await db.workspace.findUnique({ where: { name: workspaceName } });
     if (!workspace) {
@@ -56,11 +59,11 @@ async function withWorkspaceHarness(
       return 1;
     }
     const harness = createHarness({
-      storage: harnessStorageFor({ db, target }),
+      storage: root.harnessStorage,
       actor: { userId: CLI_USER_ID, workspaceId: workspace.id, role: "admin" },
       chatId: null,
     });
-    return await action(harness, workspace, new SqlRefinementHistory(sqlFor(target), workspace.id));
+    return await action(harness, workspace, new SqlRefinementHistory(root.sql, workspace.id));
   } catch (error) {
     if (HarnessError.isInstance(error)) {
       io.err(`cairn: ${error.message}`);
@@ -68,7 +71,7 @@ async function withWorkspaceHarness(
     }
     throw error;
   } finally {
-    await db.$disconnect();
+    await root.close();
   }
 }
 
@@ -76,7 +79,11 @@ async function withWorkspaceHarness(
  * `cairn export --workspace W --out DIR`: writes workspace W's global harness to DIR (new or
  * empty) in Prime Agent's layout. Returns 0 ok, 1 failure, 2 bad arguments.
  */
-export async function exportCommand(args: string[], io: CommandIo): Promise<number> {
+export async function exportCommand(
+  args: string[],
+  io: CommandIo,
+  config: CairnConfig,
+): Promise<number> {
   let values: { workspace?: string; out?: string };
   try {
     ({ values } = parseArgs({
@@ -92,7 +99,7 @@ export async function exportCommand(args: string[], io: CommandIo): Promise<numb
   if (!values.out) return usageError(io, "--out is required", EXPORT_USAGE);
   const outDir = values.out;
 
-  return withWorkspaceHarness(values.workspace, io, async (harness, workspace, history) => {
+  return withWorkspaceHarness(values.workspace, io, config, async (harness, workspace, history) => {
     // Imported refinement history is written back; Cairn's own refinements join it with the
     // refinement pipeline.
     const report = await exportHarness({
@@ -115,7 +122,11 @@ export async function exportCommand(args: string[], io: CommandIo): Promise<numb
  * W's global harness. Importing the same directory twice changes nothing. Returns 0 ok,
  * 1 failure, 2 bad arguments.
  */
-export async function importCommand(args: string[], io: CommandIo): Promise<number> {
+export async function importCommand(
+  args: string[],
+  io: CommandIo,
+  config: CairnConfig,
+): Promise<number> {
   let values: { workspace?: string };
   let positionals: string[];
   try {
@@ -135,7 +146,7 @@ export async function importCommand(args: string[], io: CommandIo): Promise<numb
   }
   const dir = positionals[0]!;
 
-  return withWorkspaceHarness(values.workspace, io, async (harness, workspace, history) => {
+  return withWorkspaceHarness(values.workspace, io, config, async (harness, workspace, history) => {
     const report = await importHarness({
       harness,
       dir,

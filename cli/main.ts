@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { AccessTokenError } from "@/lib/access-tokens";
 import { AccountError, createUserInWorkspace } from "@/lib/accounts";
-import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
+import { createDb, migrateDatabase } from "@/lib/db";
 import { isRole } from "@/lib/harness";
 import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
@@ -43,14 +44,18 @@ export async function main(
       io.out(usage);
       return group ? 0 : 2;
     }
+    // The environment, parsed as the server parses it: a bad value stops here, named.
+    const config = loadConfig(process.env);
     // export/import take options right after the group: pass everything but the group.
-    if (group === "export") return await exportCommand(argv.slice(1), io);
-    if (group === "import") return await importCommand(argv.slice(1), io);
-    if (group === "db" && command === "migrate") return await dbMigrate(rest, io);
-    if (group === "user" && command === "create") return await userCreate(rest, io);
-    if (group === "token" && command === "create") return await tokenCreateCommand(rest, io);
-    if (group === "dirs" && command === "compact") return await dirsCompactCommand(rest, io);
-    if (group === "mcp") return await mcpCommand(argv.slice(1));
+    if (group === "export") return await exportCommand(argv.slice(1), io, config);
+    if (group === "import") return await importCommand(argv.slice(1), io, config);
+    if (group === "db" && command === "migrate") return await dbMigrate(rest, io, config);
+    if (group === "user" && command === "create") return await userCreate(rest, io, config);
+    if (group === "token" && command === "create")
+      return await tokenCreateCommand(rest, io, config);
+    if (group === "dirs" && command === "compact")
+      return await dirsCompactCommand(rest, io, config);
+    if (group === "mcp") return await mcpCommand(argv.slice(1), config);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {
     if (
@@ -58,6 +63,10 @@ export async function main(
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
       io.err(`cairn: ${(error as Error).message}\n\n${usage}`);
+      return 2;
+    }
+    if (ConfigError.isInstance(error)) {
+      io.err(`cairn: ${error.message}`);
       return 2;
     }
     if (AccountError.isInstance(error) || AccessTokenError.isInstance(error)) {
@@ -76,9 +85,13 @@ export async function main(
   }
 }
 
-async function dbMigrate(args: string[], io: { out: (line: string) => void }): Promise<number> {
+async function dbMigrate(
+  args: string[],
+  io: { out: (line: string) => void },
+  config: CairnConfig,
+): Promise<number> {
   parseArgs({ args, options: {}, strict: true });
-  const target = resolveDatabaseTarget();
+  const target = config.database;
   const result = await migrateDatabase({ target, log: (line) => io.out(line) });
   io.out(
     `${target.provider}: ${result.applied.length} migration(s) applied, ${result.alreadyApplied} already up to date`,
@@ -86,7 +99,11 @@ async function dbMigrate(args: string[], io: { out: (line: string) => void }): P
   return 0;
 }
 
-async function userCreate(args: string[], io: { out: (line: string) => void }): Promise<number> {
+async function userCreate(
+  args: string[],
+  io: { out: (line: string) => void },
+  config: CairnConfig,
+): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
@@ -102,7 +119,7 @@ async function userCreate(args: string[], io: { out: (line: string) => void }): 
   if (!values.password) throw new UsageError("--password is required");
   if (!values.role || !isRole(values.role))
     throw new UsageError("--role must be admin, editor or member");
-  const target = resolveDatabaseTarget();
+  const target = config.database;
   await migrateDatabase({ target });
   const db = createDb(target);
   try {

@@ -6,7 +6,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { createAccessToken } from "@/lib/access-tokens";
-import { createDb, migrateDatabase, resolveDatabaseTarget } from "@/lib/db";
+import type { CairnConfig } from "@/lib/config";
+import { createDb, migrateDatabase } from "@/lib/db";
 import { UsageError } from "./usage-error";
 
 type Io = { out: (line: string) => void; err: (line: string) => void };
@@ -15,7 +16,11 @@ type Io = { out: (line: string) => void; err: (line: string) => void };
  * `cairn token create --email E --workspace W [--name N] [--expires-in-days D]`: prints a new
  * personal access token (once; only its hash is stored) for E in workspace W.
  */
-export async function tokenCreateCommand(args: string[], io: Io): Promise<number> {
+export async function tokenCreateCommand(
+  args: string[],
+  io: Io,
+  config: CairnConfig,
+): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
@@ -36,7 +41,7 @@ export async function tokenCreateCommand(args: string[], io: Io): Promise<number
     }
     expiresAt = new Date(Date.now() + days * 24 * 60 * 60 * 1000);
   }
-  const target = resolveDatabaseTarget();
+  const target = config.database;
   await migrateDatabase({ target });
   const db = createDb(target);
   try {
@@ -121,14 +126,14 @@ export async function runMcpBridge(options: McpBridgeOptions): Promise<void> {
 }
 
 /** `cairn mcp --url U [--token T]` (or `CAIRN_TOKEN`): the stdio bridge. */
-export async function mcpCommand(args: string[]): Promise<number> {
+export async function mcpCommand(args: string[], config: CairnConfig): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
     options: { url: { type: "string" }, token: { type: "string" } },
   });
-  const url = values.url ?? process.env.CAIRN_URL;
-  const token = values.token ?? process.env.CAIRN_TOKEN;
+  const url = values.url ?? config.mcpBridge.url;
+  const token = values.token ?? config.mcpBridge.token;
   if (!url) throw new UsageError("--url is required (e.g. http://localhost:3000/api/mcp)");
   if (!token) throw new UsageError("--token (or CAIRN_TOKEN) is required");
   try {

@@ -1,11 +1,10 @@
 import bcrypt from "bcryptjs";
-
-const cost = Number(process.env.CAIRN_BCRYPT_COST ?? 12);
+import { cairnConfig } from "@/lib/config/process-config";
 
 export const MIN_PASSWORD_LENGTH = 8;
 
 export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, cost);
+  return bcrypt.hash(password, cairnConfig().bcryptCost);
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {

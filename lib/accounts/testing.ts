@@ -1,20 +1,26 @@
+import { installTestCairn } from "@/lib/cairn/testing";
 import { createTestDatabase, registerFixture, type TestDatabase } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { createUserInWorkspace } from "./accounts";
 
 /**
- * For tests of app modules that read the database through `getDb()`: a fresh database made the
- * process's `DATABASE_URL`, one person with `role` in a new workspace, and a chat of theirs.
- * `cleanup` disconnects the app's client and removes the database.
+ * For tests of app modules that reach the process's Cairn (`getDb()`, `getPersistentDirs()`, …):
+ * a fresh database, a Cairn on it installed as the process's (`installTestCairn`, with `env` on
+ * top of the process's environment), one person with `role` in a new workspace, and a chat of
+ * theirs. `cleanup` closes that Cairn, puts the previous one back and removes the database.
  */
-export async function createAppTestWorld(options: { role: Role; email?: string }): Promise<{
+export async function createAppTestWorld(options: {
+  role: Role;
+  email?: string;
+  env?: Record<string, string>;
+}): Promise<{
   database: TestDatabase;
   actor: Actor;
   chatId: string;
   cleanup(): Promise<void>;
 }> {
   const database = await createTestDatabase();
-  process.env.DATABASE_URL = database.target.url;
+  const app = installTestCairn({ database: database.target, env: options.env });
   const { user, workspace } = await createUserInWorkspace(database.db, {
     email: options.email ?? "eve@example.com",
     password: "long-password",
@@ -29,8 +35,7 @@ export async function createAppTestWorld(options: { role: Role; email?: string }
     actor: { userId: user.id, workspaceId: workspace.id, role: options.role },
     chatId: chat.id,
     async cleanup() {
-      const { getDb } = await import("@/lib/db");
-      await getDb().$disconnect();
+      await app.cleanup();
       await database.cleanup();
     },
   };
@@ -44,7 +49,11 @@ export interface AppTestWorld {
 }
 
 /** `createAppTestWorld` as a `registerFixture` (`@/lib/db/testing`). */
-export function registerAppTestWorld(options: { role: Role; email?: string }): AppTestWorld {
+export function registerAppTestWorld(options: {
+  role: Role;
+  email?: string;
+  env?: Record<string, string>;
+}): AppTestWorld {
   const current = registerFixture(
     "registerAppTestWorld",
     () => createAppTestWorld(options),

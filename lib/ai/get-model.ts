@@ -2,6 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel, streamText } from "ai";
+import { cairn } from "@/lib/cairn";
 import { OLLAMA_DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from "./context-window";
 import { findOllamaModel, isOllamaChatModel, probeOllama } from "./probe-ollama";
 import {
@@ -50,7 +51,7 @@ export type ModelResolution = ModelReady | ModelNotReady;
 
 /** Options of `getChatModel` / `getRefineModel`; all default to the real process. */
 export interface GetModelOptions {
-  /** Defaults to `process.env`. */
+  /** The model variables to read; default the process's configuration (`cairn().modelSettings`). */
   env?: ModelEnv;
   /** Used for the Ollama probe and every model call (tests, proxies). Defaults to `fetch`. */
   fetch?: typeof fetch;
@@ -102,7 +103,7 @@ async function getModel(options: GetModelOptions & { role: "chat" | "refine" }) 
 async function resolveModelSelection(
   options: GetModelOptions,
 ): Promise<{ status: "ready"; settings: ModelConfig } | ModelNotReady> {
-  const resolved = resolveModelConfig(options.env ?? process.env);
+  const resolved = options.env ? resolveModelConfig(options.env) : cairn().modelSettings;
   if (resolved.status === "configured") return { status: "ready", settings: resolved.config };
   if (resolved.status === "misconfigured") return resolved;
 

@@ -1,4 +1,4 @@
-// The one place that chooses models. Server-side only: it reads process.env and holds API keys.
+// The one place that chooses models. Server-side only: it holds API keys (from the configuration, lib/config).
 export {
   DEFAULT_CONTEXT_WINDOW,
   OLLAMA_DEFAULT_CONTEXT_WINDOW,

@@ -1,3 +1,4 @@
+import { cairn } from "@/lib/cairn";
 import type { ContextWindowSource } from "./context-window";
 import { getChatModel, getRefineModel, type GetModelOptions } from "./get-model";
 import { resolveModelConfig, type ModelProvider } from "./resolve-model-config";
@@ -32,7 +33,7 @@ export async function getModelOverview(options: GetModelOptions = {}): Promise<M
   const [chat, refine] = await Promise.all([getChatModel(options), getRefineModel(options)]);
   if (chat.status !== "ready") return { status: chat.status, message: chat.message };
   if (refine.status !== "ready") return { status: refine.status, message: refine.message };
-  const resolved = resolveModelConfig(options.env ?? process.env);
+  const resolved = options.env ? resolveModelConfig(options.env) : cairn().modelSettings;
   return {
     status: "ready",
     provider: chat.provider,

@@ -2,10 +2,11 @@ import "server-only";
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
+import { cairn } from "@/lib/cairn";
 import { getSessionMembership, listUserMemberships } from "@/lib/accounts/queries";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
 import { auth, unstable_update } from "./auth";
-import { SessionClaimsCache, sessionCacheKey, type SessionClaims } from "./session-claims";
+import { sessionCacheKey, type SessionClaims } from "./session-claims";
 
 /**
  * The Actor for this request, from the auth session, or null when signed out. The role is
@@ -23,9 +24,6 @@ export const getActor = cache(async (): Promise<Actor | null> => {
   return { userId, workspaceId, role: membership.role };
 });
 
-const globalForAuth = globalThis as unknown as { cairnSessionClaims?: SessionClaimsCache };
-const claimsCache = (globalForAuth.cairnSessionClaims ??= new SessionClaimsCache());
-
 /**
  * The request's session token as Auth.js decodes it, remembered per process by a hash of the
  * session cookie: a chat turn (and any request) with a cookie seen before skips the JWE
@@ -38,6 +36,7 @@ async function sessionClaims(): Promise<SessionClaims | null> {
     requestHeaders.get("cookie"),
     requestHeaders.get("x-forwarded-proto"),
   );
+  const claimsCache = cairn().sessionClaims;
   const known = key === null ? null : claimsCache.get(key);
   if (known) return known;
   const session = await auth();

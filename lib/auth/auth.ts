@@ -7,6 +7,7 @@ import { isRole } from "@/lib/harness";
 import { authLogger } from "./auth-logger";
 import { clientAddressOf } from "./client-address";
 import { checkSignIn } from "./sign-in";
+import { cairnConfig } from "@/lib/config/process-config";
 
 /** Wrong email or password. One message for both, so sign-in does not reveal which emails exist. */
 class InvalidCredentials extends CredentialsSignin {
@@ -44,7 +45,7 @@ async function primaryMembership(db: Db, userId: string) {
   return db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
 }
 
-export const githubEnabled = Boolean(process.env.AUTH_GITHUB_ID && process.env.AUTH_GITHUB_SECRET);
+export const githubEnabled = cairnConfig().github !== null;
 
 const config: NextAuthConfig = {
   trustHost: true,

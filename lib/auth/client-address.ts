@@ -2,6 +2,8 @@ import { BlockList, isIP } from "node:net";
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { processSlot } from "@/lib/cairn/process-slot";
+import { cairnConfig } from "@/lib/config/process-config";
 
 /**
  * The header that carries the TCP peer's address from Node's HTTP server to route handlers,
@@ -13,8 +15,6 @@ import type { Socket } from "node:net";
  */
 export const SOCKET_ADDRESS_HEADER = "x-cairn-socket-address";
 
-const installed = Symbol.for("cairn.socketAddressStamp");
-
 /**
  * Stamps each incoming request with its socket's remote address (`SOCKET_ADDRESS_HEADER`). Uses
  * Node's `http.server.request.start` diagnostics channel, which fires for every request of every
@@ -22,9 +22,9 @@ const installed = Symbol.for("cairn.socketAddressStamp");
  * without a custom server. Call once per process (instrumentation.ts does); later calls do nothing.
  */
 export function installSocketAddressStamp(): void {
-  const flags = globalThis as { [installed]?: boolean };
-  if (flags[installed]) return;
-  flags[installed] = true;
+  const slot = processSlot();
+  if (slot.socketAddressStamp) return;
+  slot.socketAddressStamp = true;
   subscribe("http.server.request.start", (message) => {
     const { request, socket } = message as { request: IncomingMessage; socket?: Socket };
     const address = (socket ?? request.socket)?.remoteAddress;
@@ -91,17 +91,6 @@ export function parseTrustedProxies(value: string | undefined): TrustedProxies {
   };
 }
 
-let cachedProxies: { value: string | undefined; proxies: TrustedProxies } | undefined;
-
-/** `CAIRN_TRUSTED_PROXIES`, parsed once per value. */
-export function trustedProxiesFromEnv(): TrustedProxies {
-  const value = process.env.CAIRN_TRUSTED_PROXIES;
-  if (cachedProxies && cachedProxies.value === value) return cachedProxies.proxies;
-  const proxies = parseTrustedProxies(value);
-  cachedProxies = { value, proxies };
-  return proxies;
-}
-
 /** The longest address kept as a limiter key; longer values are cut (a hop can be garbage). */
 const MAX_ADDRESS_LENGTH = 64;
 
@@ -116,7 +105,7 @@ const MAX_ADDRESS_LENGTH = 64;
  */
 export function clientAddressOf(
   headers: Headers,
-  trusted: TrustedProxies = trustedProxiesFromEnv(),
+  trusted: TrustedProxies = cairnConfig().trustedProxies,
 ): string | null {
   const socket = headers.get(SOCKET_ADDRESS_HEADER);
   if (!socket) return null;

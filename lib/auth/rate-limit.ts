@@ -14,7 +14,7 @@ export const KNOWN_ADDRESS_MS = 30 * 24 * 3600 * 1000;
 /** A backoff run resets after this long without attempts. */
 export const BACKOFF_RESET_MS = 24 * 3600 * 1000;
 
-/** The limits, with their defaults; `signInLimitsFromEnv` reads overrides. */
+/** The limits, with their defaults; `signInLimitsOf` makes them from the configuration. */
 export interface SignInLimits {
   /** Attempts per client address per window, across emails. Default 20. */
   perAddress: number;
@@ -28,21 +28,14 @@ export interface SignInLimits {
   backoffMaxMs: number;
 }
 
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive whole number, got "${raw}"`);
-  }
-  return value;
-}
-
-/** The limits from `CAIRN_SIGNIN_LIMIT_IP` and `CAIRN_SIGNIN_LIMIT_EMAIL`, else the defaults. */
-export function signInLimitsFromEnv(): SignInLimits {
-  const perEmailAndAddress = positiveInteger("CAIRN_SIGNIN_LIMIT_EMAIL", 5);
+/** The limits from the configuration's `CAIRN_SIGNIN_LIMIT_IP` and `CAIRN_SIGNIN_LIMIT_EMAIL`. */
+export function signInLimitsOf(config: {
+  perEmailAndAddress: number;
+  perAddress: number;
+}): SignInLimits {
+  const perEmailAndAddress = config.perEmailAndAddress;
   return {
-    perAddress: positiveInteger("CAIRN_SIGNIN_LIMIT_IP", 20),
+    perAddress: config.perAddress,
     perEmailAndAddress,
     backoffAfter: 2 * perEmailAndAddress,
     backoffBaseMs: 1000,

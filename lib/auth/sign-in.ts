@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hashPassword, verifyPassword } from "@/lib/accounts";
+import { cairnConfig } from "@/lib/config";
 import type { Db } from "@/lib/db";
 import {
   countWindowAttempt,
@@ -10,7 +11,7 @@ import {
   refundWindowAttempt,
   SIGN_IN_WINDOW_MS,
   signInBuckets,
-  signInLimitsFromEnv,
+  signInLimitsOf,
   takeBackoffSlot,
   touchBucket,
   type SignInLimits,
@@ -60,7 +61,7 @@ export async function checkSignIn(options: {
 }): Promise<SignInCheck> {
   const { db, password, address } = options;
   const email = options.email.trim().toLowerCase();
-  const limits = options.limits ?? signInLimitsFromEnv();
+  const limits = options.limits ?? signInLimitsOf(cairnConfig().signIn);
   const now = options.now ?? Date.now();
   const buckets = signInBuckets({ email, address });
 

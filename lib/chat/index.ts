@@ -23,7 +23,6 @@ export {
 export {
   createTurnSlots,
   DEFAULT_MAX_TURNS_PER_USER,
-  maxTurnsPerUserFromEnv,
   userTurnSlots,
   withTurnSlot,
   type TooManyTurns,
@@ -34,7 +33,6 @@ export {
   createTurnRate,
   DEFAULT_TURNS_PER_MINUTE,
   turnRateMessage,
-  turnsPerMinuteFromEnv,
   userTurnRate,
   type TurnRate,
   type TurnRateDecision,

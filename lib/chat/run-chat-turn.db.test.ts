@@ -1,3 +1,4 @@
+import { installTestCairn } from "@/lib/cairn/testing";
 import { simulateReadableStream, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -58,9 +59,10 @@ describe(`concurrent turns in one chat (${testDatabaseProvider()})`, () => {
   let database: TestDatabase;
   let actor: Actor;
   let chatId: string;
+  let app: ReturnType<typeof installTestCairn>;
   beforeAll(async () => {
     database = await createTestDatabase();
-    process.env.DATABASE_URL = database.target.url;
+    app = installTestCairn({ database: database.target });
     const { user, workspace } = await createUserInWorkspace(database.db, {
       email: "ada@example.com",
       password: "long-password",
@@ -75,8 +77,7 @@ describe(`concurrent turns in one chat (${testDatabaseProvider()})`, () => {
     ).id;
   });
   afterAll(async () => {
-    const { getDb } = await import("@/lib/db");
-    await getDb().$disconnect();
+    await app.cleanup();
     await database.cleanup();
   });
 

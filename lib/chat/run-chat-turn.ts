@@ -9,6 +9,7 @@ import {
   type ModelNotReady,
   unclonedFetch,
 } from "@/lib/ai";
+import { cairn } from "@/lib/cairn";
 import { getDb } from "@/lib/db";
 import {
   canWriteGlobal,
@@ -20,7 +21,6 @@ import {
 import { harnessForTurn } from "@/lib/harness-service";
 import {
   getDurability,
-  getPersistentDirs,
   type AppExtraBody,
   type AppSession,
   type Durability,
@@ -54,7 +54,6 @@ import {
   type ChatForTurn,
 } from "./queries";
 import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
-import { shellLimitsFromEnv } from "./shell-settings";
 
 export type StartTurnResult =
   | {
@@ -96,12 +95,6 @@ function textOf(message: UIMessage): string {
   return message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
 
-/** The share of the context window after which older messages are summarized. */
-function compactionThreshold(): number {
-  const value = Number(process.env.CAIRN_COMPACTION_THRESHOLD ?? 0.7);
-  return Number.isFinite(value) && value > 0 && value <= 1 ? value : 0.7;
-}
-
 /** The harness definition the app runs a chat turn with. */
 function appHarness(
   actor: Actor,
@@ -110,8 +103,9 @@ function appHarness(
   extraTools: ReturnType<typeof createRefineTool>["tools"],
 ) {
   const chatId = chat.id;
-  const dirs = getPersistentDirs();
-  const durability = getDurability();
+  const root = cairn();
+  const dirs = root.persistentDirs;
+  const durability = root.durability;
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model.model,
     instructions: BASE_PROMPT,
@@ -123,10 +117,13 @@ function appHarness(
     // The chat was checked to be the actor's own when the turn started.
     store: () => harnessForTurn(actor, chatId, { chatChecked: true }),
     tokenBudget: chat.settings.tokenBudget,
-    compaction: { contextWindowTokens: model.contextWindow, threshold: compactionThreshold() },
+    compaction: {
+      contextWindowTokens: model.contextWindow,
+      threshold: root.config.compactionThreshold,
+    },
     tools: () => extraTools,
     memoryTool: providerMemoryTool(model.provider),
-    shell: shellLimitsFromEnv(),
+    shell: root.shellLimits,
     recentRefinements: () =>
       listRecentRefinements(sqlOf(), { workspaceId: actor.workspaceId, chatId }),
   };

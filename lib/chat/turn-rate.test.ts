@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTurnRate, DEFAULT_TURNS_PER_MINUTE, turnsPerMinuteFromEnv } from "./turn-rate";
+import { createTurnRate } from "./turn-rate";
 import { createTurnSlots, withTurnSlot } from "./turn-slots";
 
 /** A clock the test moves by hand. */
@@ -35,15 +35,6 @@ describe("turn rate (token bucket per person)", () => {
     expect(rate.available("ann")).toBe(5);
     expect(rate.tryTake("ann", 5)).toEqual({ ok: true });
     expect(rate.burst).toBe(30);
-  });
-
-  it("reads CAIRN_TURNS_PER_MINUTE as a positive integer, else the default", () => {
-    expect(turnsPerMinuteFromEnv({ CAIRN_TURNS_PER_MINUTE: "12" })).toBe(12);
-    for (const value of [undefined, "", "0", "-3", "2.5", "many"]) {
-      expect(turnsPerMinuteFromEnv({ CAIRN_TURNS_PER_MINUTE: value })).toBe(
-        DEFAULT_TURNS_PER_MINUTE,
-      );
-    }
   });
 
   it("refuses a chat turn over the rate with Retry-After seconds, without holding a slot", async () => {

@@ -1,3 +1,5 @@
+import { cairn } from "@/lib/cairn";
+
 /** The default of `CAIRN_TURNS_PER_MINUTE`. */
 export const DEFAULT_TURNS_PER_MINUTE = 30;
 
@@ -68,21 +70,12 @@ export function createTurnRate(options: { perMinute: number; now?: () => number 
   };
 }
 
-/** `CAIRN_TURNS_PER_MINUTE` as a positive integer; anything else means the default. */
-export function turnsPerMinuteFromEnv(env: Record<string, string | undefined> = process.env) {
-  const value = Number(env.CAIRN_TURNS_PER_MINUTE);
-  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_TURNS_PER_MINUTE;
-}
-
-const globalRate = globalThis as typeof globalThis & { cairnTurnRate?: TurnRate };
-
 /**
- * The process's turn rate (one instance even when modules reload in development). Per process:
- * with several instances, each counts its own turns.
+ * The process's turn rate (`cairn().turnRate`, `CAIRN_TURNS_PER_MINUTE`). Per process: with
+ * several instances, each counts its own turns.
  */
 export function userTurnRate(): TurnRate {
-  globalRate.cairnTurnRate ??= createTurnRate({ perMinute: turnsPerMinuteFromEnv() });
-  return globalRate.cairnTurnRate;
+  return cairn().turnRate;
 }
 
 /** The person-facing refusal for a turn over the rate. */

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  createTurnSlots,
-  DEFAULT_MAX_TURNS_PER_USER,
-  maxTurnsPerUserFromEnv,
-  withTurnSlot,
-} from "./turn-slots";
+import { createTurnSlots, withTurnSlot } from "./turn-slots";
 
 /** A started turn whose `finished` the test settles by hand. */
 function startedTurn() {
@@ -78,14 +73,5 @@ describe("concurrent turns per user", () => {
     });
     await flush();
     expect(slots.running("ann")).toBe(0);
-  });
-
-  it("reads CAIRN_MAX_TURNS_PER_USER, falling back to the default for anything but a positive integer", () => {
-    expect(maxTurnsPerUserFromEnv({})).toBe(DEFAULT_MAX_TURNS_PER_USER);
-    expect(maxTurnsPerUserFromEnv({ CAIRN_MAX_TURNS_PER_USER: "5" })).toBe(5);
-    for (const bad of ["0", "-1", "1.5", "many"])
-      expect(maxTurnsPerUserFromEnv({ CAIRN_MAX_TURNS_PER_USER: bad })).toBe(
-        DEFAULT_MAX_TURNS_PER_USER,
-      );
   });
 });

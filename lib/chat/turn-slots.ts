@@ -1,3 +1,4 @@
+import { cairn } from "@/lib/cairn";
 import { turnRateMessage, type TurnRate } from "./turn-rate";
 
 /** The default of `CAIRN_MAX_TURNS_PER_USER`. */
@@ -40,21 +41,12 @@ export function createTurnSlots(options: { maxPerUser: number }): TurnSlots {
   };
 }
 
-/** `CAIRN_MAX_TURNS_PER_USER` as a positive integer; anything else means the default. */
-export function maxTurnsPerUserFromEnv(env: Record<string, string | undefined> = process.env) {
-  const value = Number(env.CAIRN_MAX_TURNS_PER_USER);
-  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_TURNS_PER_USER;
-}
-
-const globalSlots = globalThis as typeof globalThis & { cairnTurnSlots?: TurnSlots };
-
 /**
- * The process's turn slots (one instance even when modules reload in development). Per
- * process: with several instances, each counts its own turns.
+ * The process's turn slots (`cairn().turnSlots`, `CAIRN_MAX_TURNS_PER_USER`). Per process: with
+ * several instances, each counts its own turns.
  */
 export function userTurnSlots(): TurnSlots {
-  globalSlots.cairnTurnSlots ??= createTurnSlots({ maxPerUser: maxTurnsPerUserFromEnv() });
-  return globalSlots.cairnTurnSlots;
+  return cairn().turnSlots;
 }
 
 /**

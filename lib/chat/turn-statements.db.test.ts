@@ -163,20 +163,17 @@ const MAX_STATEMENTS_PER_TURN = 25;
 const MAX_TRANSACTIONS_PER_TURN = 2;
 
 describe(`statements per chat turn (${testDatabaseProvider()})`, () => {
-  const world = registerAppTestWorld({ role: "member" });
+  // The turn's spool goes to a data dir of its own.
   const dataDir = mkdtempSync(path.join(tmpdir(), "cairn-statements-"));
-  const interval = process.env.CAIRN_DURABILITY_INTERVAL_MS;
-  afterAll(() => {
-    rmSync(dataDir, { recursive: true, force: true });
-    if (interval === undefined) delete process.env.CAIRN_DURABILITY_INTERVAL_MS;
-    else process.env.CAIRN_DURABILITY_INTERVAL_MS = interval;
+  // The durability loop sweeps at start and then every interval: on a slow machine a sweep every
+  // 5 s could land inside a measured turn. Once at start (during the warm-up turn) is enough here.
+  const world = registerAppTestWorld({
+    role: "member",
+    env: { CAIRN_DATA_DIR: dataDir, CAIRN_DURABILITY_INTERVAL_MS: String(60 * 60 * 1000) },
   });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it(`runs at most ${MAX_STATEMENTS_PER_TURN} statements in ${MAX_TRANSACTIONS_PER_TURN} transactions per turn, all on the SQL layer`, async () => {
-    process.env.CAIRN_DATA_DIR = dataDir; // the turn's spool
-    // The durability loop sweeps at start and then every interval: on a slow machine a sweep every
-    // 5 s could land inside a measured turn. Once at start (during the warm-up turn) is enough here.
-    process.env.CAIRN_DURABILITY_INTERVAL_MS = String(60 * 60 * 1000);
     session.current = { userId: world.actor.userId, workspaceId: world.actor.workspaceId };
     // On PostgreSQL every query of the process goes through the pool (Prisma's too): count there
     // as well, so a statement that bypasses the SQL layer is counted.

@@ -2,6 +2,8 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { cairn } from "@/lib/cairn";
+import { processSlot } from "@/lib/cairn/process-slot";
 import { pgPool } from "./connections";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./database-url";
 
@@ -22,11 +24,9 @@ function createSqliteClient(filePath: string) {
  */
 export type Db = ReturnType<typeof createSqliteClient>;
 
-// On globalThis: Next bundles this module into several chunks, each with its own copy; the
-// client `getDb()` caches on globalThis may have been made by another copy.
-const targets = ((
-  globalThis as unknown as { cairnDbTargets?: WeakMap<Db, DatabaseTarget> }
-).cairnDbTargets ??= new WeakMap<Db, DatabaseTarget>());
+// On the process's slot: Next bundles this module into several chunks, each with its own copy;
+// the process's client may have been made by another copy.
+const targets = (processSlot().dbTargets ??= new WeakMap()) as WeakMap<Db, DatabaseTarget>;
 
 /**
  * Open a client for a target. Callers own it and must `$disconnect()` it. On PostgreSQL it runs
@@ -48,13 +48,7 @@ export function databaseTargetOf(db: Db): DatabaseTarget {
   return target;
 }
 
-const globalForDb = globalThis as unknown as { cairnDb?: { db: Db; url: string } };
-
-/** The process-wide client for `DATABASE_URL`, created on first use. */
+/** The process's client (`cairn().db`, on `DATABASE_URL`'s database). */
 export function getDb(): Db {
-  const target = resolveDatabaseTarget();
-  if (globalForDb.cairnDb?.url !== target.url) {
-    globalForDb.cairnDb = { db: createDb(target), url: target.url };
-  }
-  return globalForDb.cairnDb.db;
+  return cairn().db;
 }

@@ -1,26 +1,22 @@
 import Database from "better-sqlite3";
 import pg from "pg";
+import { processSlot } from "@/lib/cairn/process-slot";
 import { securePrivateSqliteFile } from "./private-files";
 
 /**
- * The process's connections, one per database: a better-sqlite3 handle per SQLite file and a
+ * The process's connections (on the process's slot, lib/cairn), one per database: a better-sqlite3 handle per SQLite file and a
  * `pg` pool per PostgreSQL URL. The SQL layer (`lib/storage/sql`) runs every hot-path query on
  * them, and the Prisma client of the same PostgreSQL URL uses the same pool (`createDb`), so a
  * process holds one pool per database whatever it uses. (Prisma's SQLite adapter cannot take
  * a handle; it keeps its own connection to the file.)
  */
 
-const globalForConnections = globalThis as unknown as {
-  cairnSqliteConnections?: Map<string, Database.Database>;
-  cairnPgPools?: Map<string, pg.Pool>;
-};
-
 /** How long a write waits for another connection's lock on SQLite (Prisma's adapter uses the same). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /** The process's better-sqlite3 connection to a migrated SQLite file, opened on first use. */
 export function sqliteConnection(filePath: string): Database.Database {
-  const cache = (globalForConnections.cairnSqliteConnections ??= new Map());
+  const cache = (processSlot().sqliteConnections ??= new Map());
   let database = cache.get(filePath);
   if (!database?.open) {
     // Once per process and file: a server started without `cairn db migrate` tightens it too.
@@ -54,7 +50,7 @@ function getTypeParser(oid: number, format?: "text" | "binary"): unknown {
  * discarded quietly (the pool replaces it on the next query).
  */
 export function pgPool(url: string): pg.Pool {
-  const cache = (globalForConnections.cairnPgPools ??= new Map());
+  const cache = (processSlot().pgPools ??= new Map());
   let pool = cache.get(url);
   if (!pool) {
     pool = new pg.Pool({
@@ -73,13 +69,13 @@ export async function closeConnection(
   target: { provider: "sqlite"; filePath: string } | { provider: "postgresql"; url: string },
 ): Promise<void> {
   if (target.provider === "sqlite") {
-    const cache = globalForConnections.cairnSqliteConnections;
+    const cache = processSlot().sqliteConnections;
     const database = cache?.get(target.filePath);
     cache?.delete(target.filePath);
     if (database?.open) database.close();
     return;
   }
-  const cache = globalForConnections.cairnPgPools;
+  const cache = processSlot().pgPools;
   const pool = cache?.get(target.url);
   cache?.delete(target.url);
   await pool?.end();

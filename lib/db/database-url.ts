@@ -37,15 +37,32 @@ let last:
   | undefined;
 
 function resolveUncached(url: string | undefined): DatabaseTarget {
-  const value = url?.trim();
+  return resolveDatabaseTargetFrom({
+    url,
+    dataDir: defaultDataDirectory(),
+    cwd: process.cwd(),
+  });
+}
+
+/**
+ * The pure form of `resolveDatabaseTarget`: `url` against an absolute data dir (for the default
+ * SQLite file) and a working directory (for relative `file:` paths). Throws on a URL that is
+ * neither form; `loadConfig` (lib/config) reports that as a bad `DATABASE_URL`.
+ */
+export function resolveDatabaseTargetFrom(options: {
+  url: string | undefined;
+  dataDir: string;
+  cwd: string;
+}): DatabaseTarget {
+  const value = options.url?.trim();
   if (!value) {
-    const filePath = path.join(defaultDataDirectory(), "cairn.db");
+    const filePath = path.join(options.dataDir, "cairn.db");
     return { provider: "sqlite", url: `file:${filePath}`, filePath };
   }
   if (value.startsWith("file:")) {
     const raw = value.slice("file:".length).replace(/^\/\/(?=\/)/, "");
     if (!raw) throw new Error("DATABASE_URL=file: needs a path, e.g. file:./data/cairn.db");
-    const filePath = path.resolve(/*turbopackIgnore: true*/ raw.split("?")[0]!);
+    const filePath = path.resolve(/*turbopackIgnore: true*/ options.cwd, raw.split("?")[0]!);
     return { provider: "sqlite", url: `file:${filePath}`, filePath };
   }
   if (/^postgres(ql)?:\/\//.test(value)) {

@@ -7,7 +7,8 @@ import {
   scheduleHistoryCompaction,
   type CommitRetryPayload,
 } from "@/lib/persistent-dirs";
-import { dirHistorySettingsFromEnv, getSql } from "@/lib/storage";
+import { cairn } from "@/lib/cairn";
+import { getSql } from "@/lib/storage";
 import {
   REFINEMENT_JOB,
   runRefinementJob,
@@ -53,7 +54,7 @@ async function registerWorkers(): Promise<void> {
       historyCompactionJob({
         sql: getSql,
         queue: getJobQueue,
-        settings: dirHistorySettingsFromEnv,
+        settings: () => cairn().config.dirHistory,
         log: (line) => console.log(line),
       }),
     );

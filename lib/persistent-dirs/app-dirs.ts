@@ -100,7 +100,7 @@ export interface AppDirsOptions {
   /**
    * Bounds on the dirs' history (decision 0030): per dir, per workspace, and the retention
    * window compacted before a commit is refused. Default `DEFAULT_DIR_HISTORY_SETTINGS`; the
-   * server reads them from the environment (`dirHistorySettingsFromEnv`).
+   * server's come from its configuration (lib/config).
    */
   history?: DirHistorySettings;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */

@@ -312,30 +312,3 @@ export function createDurability(options: DurabilityOptions): Durability {
     },
   };
 }
-
-function positiveNumber(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
-}
-
-/** The retry policy, lease and pass interval from the environment (documented in the README). */
-export function durabilitySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): {
-  retryPolicy: RetryPolicy;
-  turnLeaseMs: number;
-  intervalMs: number;
-} {
-  return {
-    retryPolicy: {
-      maxAttempts: Math.floor(
-        positiveNumber(env.CAIRN_COMMIT_RETRY_ATTEMPTS, DEFAULT_RETRY_POLICY.maxAttempts),
-      ),
-      baseDelayMs: positiveNumber(
-        env.CAIRN_COMMIT_RETRY_DELAY_MS,
-        DEFAULT_RETRY_POLICY.baseDelayMs,
-      ),
-      maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs,
-    },
-    turnLeaseMs: positiveNumber(env.CAIRN_TURN_LEASE_MS, DEFAULT_TURN_LEASE_MS),
-    intervalMs: positiveNumber(env.CAIRN_DURABILITY_INTERVAL_MS, DEFAULT_DURABILITY_INTERVAL_MS),
-  };
-}

@@ -47,7 +47,6 @@ export {
   DEFAULT_DURABILITY_INTERVAL_MS,
   DEFAULT_TURN_LEASE_MS,
   createDurability,
-  durabilitySettingsFromEnv,
   type CommitRetryPayload,
   type CommitRetryRunner,
   type RetryScheduleResult,

@@ -3,7 +3,8 @@ import { tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
-import { getDb, resolveDatabaseTarget } from "@/lib/db";
+import { cairn } from "@/lib/cairn";
+import { getDb } from "@/lib/db";
 import {
   canWriteGlobal,
   heldRefinementLock,
@@ -19,7 +20,6 @@ import {
 } from "@/lib/harness";
 import { harnessFor } from "@/lib/harness-service";
 import { getJobQueue, jobExpirySeconds, type Job, type JobQueue } from "@/lib/jobs";
-import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { SqlRefinementStore } from "@/lib/storage/refinement-store";
 import { getSql } from "@/lib/storage/sql";
 import { getWorkspaceSettings, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
@@ -49,23 +49,13 @@ export function refinementStore() {
   return new SqlRefinementStore(getSql());
 }
 
-const globalForLock = globalThis as unknown as {
-  cairnRefinementLock?: { lock: RefinementLock; url: string };
-};
-
 /**
  * The refinement lock every app path uses (run, approve, rollback, restore): held across all
- * instances on the database — a PostgreSQL advisory lock, or a lock row on SQLite.
+ * instances on the database — a PostgreSQL advisory lock, or a lock row on SQLite
+ * (`cairn().refinementLock`).
  */
 export function refinementLock(): RefinementLock {
-  const target = resolveDatabaseTarget();
-  if (globalForLock.cairnRefinementLock?.url !== target.url) {
-    globalForLock.cairnRefinementLock = {
-      lock: createDatabaseLock({ db: getDb(), target }),
-      url: target.url,
-    };
-  }
-  return globalForLock.cairnRefinementLock.lock;
+  return cairn().refinementLock;
 }
 
 /** The job queue's name for refinements. */

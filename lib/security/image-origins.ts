@@ -1,8 +1,11 @@
+import { cairnConfig } from "@/lib/config/process-config";
+
 /**
  * Origins an admin allows images from, besides the app itself and `data:`/`blob:` URLs:
  * `CAIRN_IMAGE_ORIGINS`, a space- or comma-separated list of `https://host[:port]` origins.
- * Entries that are not a bare http(s) origin are ignored with a warning (a path would widen or
- * narrow the CSP in ways the admin did not mean).
+ * Entries that are not a bare http(s) origin go to `warn` and are left out (a path would widen
+ * or narrow the CSP in ways the admin did not mean); the configuration (lib/config) turns such an
+ * entry into an error that stops the start.
  */
 export function parseImageOrigins(
   value: string | undefined,
@@ -29,11 +32,7 @@ export function parseImageOrigins(
   return origins;
 }
 
-let cached: { raw: string | undefined; origins: string[] } | null = null;
-
-/** `CAIRN_IMAGE_ORIGINS` parsed once per value (the proxy asks on every request). */
-export function imageOriginsFromEnv(): string[] {
-  const raw = process.env.CAIRN_IMAGE_ORIGINS;
-  if (cached === null || cached.raw !== raw) cached = { raw, origins: parseImageOrigins(raw) };
-  return cached.origins;
+/** `CAIRN_IMAGE_ORIGINS` from the process's configuration, parsed once (the proxy asks on every request). */
+export function configuredImageOrigins(): readonly string[] {
+  return cairnConfig().imageOrigins;
 }

@@ -1,4 +1,4 @@
-export { imageOriginsFromEnv, parseImageOrigins } from "./image-origins";
+export { configuredImageOrigins, parseImageOrigins } from "./image-origins";
 export { hasMalformedEscape, malformedPathResponse } from "./malformed-path";
 export {
   refuseForeignRequest,

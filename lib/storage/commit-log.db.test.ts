@@ -7,7 +7,6 @@ import { type NewCommitRecord } from "@/lib/harness/spi";
 import {
   createCommitLog,
   DEFAULT_FAILED_COMMITS_MAX_BYTES,
-  failedCommitsMaxBytesFromEnv,
   type DatabaseCommitLog,
 } from "./commit-log";
 import { sqlFor } from "./sql";
@@ -388,20 +387,5 @@ describe(`SQL commit log: the bound on an owner's open records on ${testDatabase
         expect(FailedCommitsQuotaError.isInstance(result.reason)).toBe(true);
     }
     expect((await counted(owner)).bytes).toBeLessThanOrEqual(LIMIT);
-  });
-});
-
-describe("failedCommitsMaxBytesFromEnv", () => {
-  it("reads CAIRN_FAILED_COMMITS_MAX_BYTES: a positive integer, off, or the default", () => {
-    expect(DEFAULT_FAILED_COMMITS_MAX_BYTES).toBe(256 * 1024 * 1024);
-    expect(failedCommitsMaxBytesFromEnv({})).toBe(DEFAULT_FAILED_COMMITS_MAX_BYTES);
-    expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: "1048576" })).toBe(
-      1048576,
-    );
-    expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: " OFF " })).toBeNull();
-    for (const value of ["", "0", "-5", "1.5", "lots"])
-      expect(failedCommitsMaxBytesFromEnv({ CAIRN_FAILED_COMMITS_MAX_BYTES: value })).toBe(
-        DEFAULT_FAILED_COMMITS_MAX_BYTES,
-      );
   });
 });

@@ -33,21 +33,6 @@ const MIB = 1024 * 1024;
 export const DEFAULT_FAILED_COMMITS_MAX_BYTES = 256 * MIB;
 
 /**
- * `CAIRN_FAILED_COMMITS_MAX_BYTES` from the environment (decision 0030, "Commit failures have a
- * bound"): a positive integer; `off` for no bound (`null`); anything else means the default.
- */
-export function failedCommitsMaxBytesFromEnv(
-  env: Record<string, string | undefined> = process.env,
-): number | null {
-  const value = env.CAIRN_FAILED_COMMITS_MAX_BYTES?.trim();
-  if (value?.toLowerCase() === "off") return null;
-  const number = Number(value);
-  return value !== undefined && value !== "" && Number.isSafeInteger(number) && number > 0
-    ? number
-    : DEFAULT_FAILED_COMMITS_MAX_BYTES;
-}
-
-/**
  * The JSON columns whose UTF-8 bytes make up `DirCommitRecord.bytes` (the migration's backfill
  * counts the same, `COALESCE("error", '')` included).
  */
@@ -321,7 +306,7 @@ export function createCommitLog(options: {
   /**
    * What one owner's open records may hold before a `bounded` append (a refusal that would
    * repeat) is declined with `FailedCommitsQuotaError`. Default `null`: no bound. The app passes
-   * `CAIRN_FAILED_COMMITS_MAX_BYTES` (`failedCommitsMaxBytesFromEnv`).
+   * `CAIRN_FAILED_COMMITS_MAX_BYTES` (parsed in lib/config).
    */
   maxOwnerBytes?: number | null;
 }): DatabaseCommitLog {

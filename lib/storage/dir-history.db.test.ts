@@ -9,7 +9,6 @@ import { createDirBacking, listDirCommits, type DirBackingHistoryOptions } from 
 import { readDirCommitDetail } from "./dir-commit-contents";
 import {
   compactDirHistory,
-  dirHistorySettingsFromEnv,
   getDirHistoryUsage,
   getSharedHistoryBytes,
   hasHistoryToCompact,
@@ -339,33 +338,5 @@ describe(`dir history compaction on ${testDatabaseProvider()}`, () => {
     const after = await counted(dirKey);
     expect(after.counter).toBe(after.rows);
     expect(await getSharedHistoryBytes({ sql, quotaKey })).toBe(after.rows);
-  });
-});
-
-describe("dirHistorySettingsFromEnv", () => {
-  it("reads positive integers, `off`, and falls back to the defaults", () => {
-    expect(dirHistorySettingsFromEnv({})).toEqual({
-      maxDirBytes: 200 * 1024 * 1024,
-      maxSharedBytes: 1024 * 1024 * 1024,
-      retentionDays: 30,
-    });
-    expect(
-      dirHistorySettingsFromEnv({
-        CAIRN_DIR_HISTORY_MAX_BYTES: "1048576",
-        CAIRN_WORKSPACE_HISTORY_MAX_BYTES: "off",
-        CAIRN_DIR_HISTORY_RETENTION_DAYS: "7",
-      }),
-    ).toEqual({ maxDirBytes: 1_048_576, maxSharedBytes: null, retentionDays: 7 });
-    expect(
-      dirHistorySettingsFromEnv({
-        CAIRN_DIR_HISTORY_MAX_BYTES: "-5",
-        CAIRN_WORKSPACE_HISTORY_MAX_BYTES: "lots",
-        CAIRN_DIR_HISTORY_RETENTION_DAYS: "1.5",
-      }),
-    ).toEqual({
-      maxDirBytes: 200 * 1024 * 1024,
-      maxSharedBytes: 1024 * 1024 * 1024,
-      retentionDays: 30,
-    });
   });
 });

@@ -30,36 +30,6 @@ export const DEFAULT_DIR_HISTORY_SETTINGS: Readonly<DirHistorySettings> = Object
   retentionDays: 30,
 });
 
-function positiveInteger(value: string | undefined): number | null {
-  const number = Number(value);
-  return value !== undefined && value.trim() !== "" && Number.isSafeInteger(number) && number > 0
-    ? number
-    : null;
-}
-
-/**
- * The history settings from the environment: `CAIRN_DIR_HISTORY_MAX_BYTES`,
- * `CAIRN_WORKSPACE_HISTORY_MAX_BYTES` and `CAIRN_DIR_HISTORY_RETENTION_DAYS`, each a positive
- * integer; `off` turns that bound off; anything else means the default.
- */
-export function dirHistorySettingsFromEnv(
-  env: Record<string, string | undefined> = process.env,
-): DirHistorySettings {
-  const read = (name: string, fallback: number | null): number | null =>
-    env[name]?.trim().toLowerCase() === "off" ? null : (positiveInteger(env[name]) ?? fallback);
-  return {
-    maxDirBytes: read("CAIRN_DIR_HISTORY_MAX_BYTES", DEFAULT_DIR_HISTORY_SETTINGS.maxDirBytes),
-    maxSharedBytes: read(
-      "CAIRN_WORKSPACE_HISTORY_MAX_BYTES",
-      DEFAULT_DIR_HISTORY_SETTINGS.maxSharedBytes,
-    ),
-    retentionDays: read(
-      "CAIRN_DIR_HISTORY_RETENTION_DAYS",
-      DEFAULT_DIR_HISTORY_SETTINGS.retentionDays,
-    ),
-  };
-}
-
 /** The start of the retention window at `now`: versions made before it may be compacted. */
 export function retentionHorizon(options: { retentionDays: number; now?: Date }): Date {
   return new Date((options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000);

@@ -1,7 +1,9 @@
 // Over 500 lines, knowingly: the one harness storage adapter (entries, revisions, batches,
 // events, the prompt view's reads) for both databases; its statements share row mappers and
 // read best in one place.
-import { databaseTargetOf, resolveDatabaseTarget, type DatabaseTarget, type Db } from "@/lib/db";
+import { cairn } from "@/lib/cairn";
+import { processSlot } from "@/lib/cairn/process-slot";
+import { type DatabaseTarget, type Db } from "@/lib/db";
 import {
   type Entry,
   HarnessConflictError,
@@ -31,6 +33,7 @@ import {
   isUniqueViolation,
   placeholders,
   sqlFor,
+  sqlForDb,
   toBool,
   toDate,
   type Sql,
@@ -490,22 +493,21 @@ function pageOf<Row, Item>(
   };
 }
 
-const globalForStorage = globalThis as unknown as {
-  cairnHarnessStorage?: WeakMap<Sql, SqlHarnessStorage>;
-};
-
 /**
  * The harness storage for a database, one per database and process (so snapshots remembered
  * per storage, see SnapshotCache, are found again by the next request). Default: the database
- * `db` is connected to, else `target`, else `DATABASE_URL`'s.
+ * `target` names, else the one `db` is connected to, else the process's (`cairn().sql`).
  */
 export function harnessStorageFor(
   options: { db?: Db; target?: DatabaseTarget; sql?: Sql } = {},
 ): SqlHarnessStorage {
   const sql =
     options.sql ??
-    sqlFor(options.target ?? (options.db ? databaseTargetOf(options.db) : resolveDatabaseTarget()));
-  const cache = (globalForStorage.cairnHarnessStorage ??= new WeakMap());
+    (options.target ? sqlFor(options.target) : options.db ? sqlForDb(options.db) : cairn().sql);
+  const cache = (processSlot().harnessStorages ??= new WeakMap()) as WeakMap<
+    Sql,
+    SqlHarnessStorage
+  >;
   let storage = cache.get(sql);
   if (!storage) {
     storage = new SqlHarnessStorage(sql);

@@ -19,7 +19,6 @@ export {
 export {
   createCommitLog,
   DEFAULT_FAILED_COMMITS_MAX_BYTES,
-  failedCommitsMaxBytesFromEnv,
   type DatabaseCommitLog,
   type ListCommitsForOwnersOptions,
 } from "./commit-log";
@@ -39,7 +38,6 @@ export {
   compactDirHistories,
   compactDirHistory,
   DEFAULT_DIR_HISTORY_SETTINGS,
-  dirHistorySettingsFromEnv,
   formatHistoryBytes,
   getDirHistoryUsage,
   getSharedHistoryBytes,

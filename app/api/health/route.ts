@@ -1,11 +1,11 @@
-import { resolveDatabaseTarget } from "@/lib/db";
+import { cairnConfig } from "@/lib/config";
 import { pingDatabase } from "@/lib/db/health";
 
 export const dynamic = "force-dynamic";
 
 /** Liveness and database status. 200 when the database answers, 503 otherwise. Public by design. */
 export async function GET() {
-  const provider = resolveDatabaseTarget().provider;
+  const provider = cairnConfig().database.provider;
   try {
     await pingDatabase();
     return Response.json({ status: "ok", database: { provider, status: "up" } });

@@ -44,6 +44,8 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type pg from "pg";
 
+import { cairn } from "@/lib/cairn";
+import { processSlot } from "@/lib/cairn/process-slot";
 import { databaseTargetOf, type Db } from "@/lib/db/client";
 import { resolveDatabaseTarget, type DatabaseTarget } from "@/lib/db/database-url";
 import { closeConnection, pgPool, sqliteConnection } from "@/lib/db/connections";
@@ -92,10 +94,7 @@ export interface SqlStatementEvent {
   inTransaction: boolean;
 }
 
-const globalForObservers = globalThis as unknown as {
-  cairnSqlObservers?: Array<(event: SqlStatementEvent) => void>;
-};
-const observers = (globalForObservers.cairnSqlObservers ??= []);
+const observers = (processSlot().sqlObservers ??= []) as Array<(event: SqlStatementEvent) => void>;
 
 /**
  * Calls `listener` before every statement any SQL client of this process runs, until the
@@ -380,8 +379,6 @@ class PgSql implements Sql {
 // ---------------------------------------------------------------------------------------
 // Entry points
 
-const globalForSql = globalThis as unknown as { cairnSql?: Map<string, SqliteSql | PgSql> };
-
 function keyOf(target: DatabaseTarget): string {
   return target.provider === "sqlite" ? `sqlite:${target.filePath}` : target.url;
 }
@@ -389,7 +386,7 @@ function keyOf(target: DatabaseTarget): string {
 /** The client for a database (a target or a `DATABASE_URL`-style URL), one per process. */
 export function sqlFor(database: DatabaseTarget | string): Sql {
   const target = typeof database === "string" ? resolveDatabaseTarget(database) : database;
-  const cache = (globalForSql.cairnSql ??= new Map());
+  const cache = (processSlot().sqlClients ??= new Map()) as Map<string, SqliteSql | PgSql>;
   const key = keyOf(target);
   let sql = cache.get(key);
   if (sql && !sql.isOpen()) sql = undefined;
@@ -408,13 +405,13 @@ export function sqlForDb(db: Db): Sql {
   return sqlFor(databaseTargetOf(db));
 }
 
-/** The client for `DATABASE_URL`'s database (the one `getDb()` uses). */
+/** The process's SQL client (`cairn().sql`, on the database `getDb()` uses). */
 export function getSql(): Sql {
-  return sqlFor(resolveDatabaseTarget());
+  return cairn().sql;
 }
 
 /** Closes a database's connection and forgets its client (tests, before dropping a database). */
 export async function closeSql(target: DatabaseTarget): Promise<void> {
-  globalForSql.cairnSql?.delete(keyOf(target));
+  processSlot().sqlClients?.delete(keyOf(target));
   await closeConnection(target);
 }

@@ -13,7 +13,7 @@ import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
 import { findRollbacksOf } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
-import { imageOriginsFromEnv, requestOrigin } from "@/lib/security";
+import { configuredImageOrigins, requestOrigin } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 
@@ -63,7 +63,7 @@ export default async function ChatPage(props: {
           </Link>
         </div>
         {model.status === "ready" ? (
-          <ImagePolicyProvider appOrigin={appOrigin} imageOrigins={imageOriginsFromEnv()}>
+          <ImagePolicyProvider appOrigin={appOrigin} imageOrigins={configuredImageOrigins()}>
             <ChatView
               chatId={chat.id}
               initialMessages={messages}

@@ -1,0 +1,169 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { resolveModelConfig, type ModelConfigResult } from "@/lib/ai/resolve-model-config";
+import { SessionClaimsCache } from "@/lib/auth/session-claims";
+import { createTurnRate, type TurnRate } from "@/lib/chat/turn-rate";
+import { createTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
+import type { CairnConfig } from "@/lib/config";
+import { createDb, type Db } from "@/lib/db/client";
+import { spoolKeyFromSecret, type RefinementLock, type ShellLimits } from "@/lib/harness";
+import type { JobQueue } from "@/lib/jobs/job-queue";
+import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
+import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
+import { createDurability, type Durability } from "@/lib/persistent-dirs/durability";
+import {
+  createPersistentDirsService,
+  type PersistentDirsService,
+} from "@/lib/persistent-dirs/service";
+import { createDatabaseLock } from "@/lib/storage/database-lock";
+import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/storage/harness-storage";
+import { sqlFor, type Sql } from "@/lib/storage/sql";
+
+/**
+ * One Cairn: everything the app's routes, actions, workers and the CLI need, built from one
+ * configuration (decision 0033). Collaborators that open connections or start work (the
+ * database client, the job queue, the durability loop) are made on first use and then kept;
+ * the rest are made at once.
+ */
+export interface Cairn {
+  readonly config: CairnConfig;
+  /** The Prisma client on `config.database`. */
+  readonly db: Db;
+  /** The SQL layer on `config.database` (the process's client for that database). */
+  readonly sql: Sql;
+  /** The harness storage on `sql` (its snapshot cache is shared by every request). */
+  readonly harnessStorage: SqlHarnessStorage;
+  /** The app's persistent dirs: `/persistent/user`, `/company`, and `/docs` when configured. */
+  readonly persistentDirs: PersistentDirsService;
+  /**
+   * Journal, spool (under `config.dataDir/spool`) and the recovery loop, with automatic commit
+   * retries on `jobQueue`. The first access starts the loop; `close()` stops it.
+   */
+  readonly durability: Durability;
+  /** The durable job queue: pg-boss on PostgreSQL, the `Job` table on SQLite. */
+  readonly jobQueue: JobQueue;
+  /** The lock every refinement path holds (an advisory lock, or a lease row on SQLite). */
+  readonly refinementLock: RefinementLock;
+  /** Running turns per person (`CAIRN_MAX_TURNS_PER_USER`), per process. */
+  readonly turnSlots: TurnSlots;
+  /** Turns started per person per minute (`CAIRN_TURNS_PER_MINUTE`), per process. */
+  readonly turnRate: TurnRate;
+  /** Session tokens already decrypted, by a hash of the cookie (decision 0025). */
+  readonly sessionClaims: SessionClaimsCache;
+  /** The agent's `bash` limits and its worker's entry. */
+  readonly shellLimits: ShellLimits;
+  /** Which provider and models the configuration names (lib/ai), resolved once. */
+  readonly modelSettings: ModelConfigResult;
+  /** Stops the durability loop and the job queue's workers and closes the database client. */
+  close(): Promise<void>;
+}
+
+/** A value made by `make` on first read, then kept. */
+function lazy<T>(make: () => T): { get(): T; made(): T | undefined } {
+  let value: { current: T } | undefined;
+  return {
+    get: () => (value ??= { current: make() }).current,
+    made: () => value?.current,
+  };
+}
+
+/**
+ * Builds a Cairn from a configuration (`loadConfig(env)`, lib/config). The app's own instance
+ * is `cairn()` (lib/cairn); tests and commands build theirs with this and `close()` it.
+ */
+export function createCairn(config: CairnConfig): Cairn {
+  const target = config.database;
+  const db = lazy(() => createDb(target));
+  const sql = lazy(() => sqlFor(target));
+  const harnessStorage = lazy(() => harnessStorageFor({ sql: sql.get() }));
+  const jobQueue = lazy<JobQueue>(() =>
+    target.provider === "postgresql"
+      ? createPgBossJobQueue({
+          url: target.url,
+          maintenanceIntervalSeconds: Math.min(30, Math.max(1, config.jobExpireSeconds / 3)),
+        })
+      : createTableJobQueue(db.get()),
+  );
+  const persistentDirs = lazy(() =>
+    createPersistentDirsService({
+      db: db.get(),
+      target,
+      companyDocsDir: config.companyDocsDir,
+      faultInjection: config.faultInjection,
+      history: config.dirHistory,
+      failedCommitsMaxBytes: config.failedCommitsMaxBytes,
+    }),
+  );
+  const durability = lazy(() => {
+    const service = persistentDirs.get();
+    const started = createDurability({
+      db: db.get(),
+      dirs: service.dirs,
+      commitLog: service.commitLog,
+      jobQueue: jobQueue.get(),
+      dataDir: config.dataDir,
+      spoolKey: spoolKeyOf(config),
+      retryPolicy: { ...config.commitRetry },
+      turnLeaseMs: config.turns.leaseMs,
+      intervalMs: config.durabilityIntervalMs,
+    });
+    started.start();
+    return started;
+  });
+  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target }));
+  const turnSlots = createTurnSlots({ maxPerUser: config.turns.maxPerUser });
+  const turnRate = createTurnRate({ perMinute: config.turns.perMinute });
+  const sessionClaims = new SessionClaimsCache();
+  const shellLimits: ShellLimits = {
+    ...config.shell,
+    // Named by its place in the project: the server bundle moves modules, but `next start` runs
+    // in the project folder and the .mjs file is loaded by Node as it is.
+    workerUrl: pathToFileURL(path.join(process.cwd(), "lib/harness/turn/shell-worker.mjs")),
+  };
+  const modelSettings = resolveModelConfig(config.models);
+
+  return {
+    config,
+    get db() {
+      return db.get();
+    },
+    get sql() {
+      return sql.get();
+    },
+    get harnessStorage() {
+      return harnessStorage.get();
+    },
+    get persistentDirs() {
+      return persistentDirs.get();
+    },
+    get durability() {
+      return durability.get();
+    },
+    get jobQueue() {
+      return jobQueue.get();
+    },
+    get refinementLock() {
+      return refinementLock.get();
+    },
+    turnSlots,
+    turnRate,
+    sessionClaims,
+    shellLimits,
+    modelSettings,
+    async close() {
+      durability.made()?.stop();
+      await jobQueue.made()?.stop();
+      await db.made()?.$disconnect();
+    },
+  };
+}
+
+/** The spool's signing key, from `AUTH_SECRET` (the server cannot run without it anyway). */
+function spoolKeyOf(config: CairnConfig): Uint8Array {
+  if (!config.authSecret) {
+    throw new Error(
+      "AUTH_SECRET is not set: Cairn needs it to sign sessions and the records of its spool (`npm start` generates one in .env.local).",
+    );
+  }
+  return spoolKeyFromSecret(config.authSecret);
+}

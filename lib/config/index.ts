@@ -1,0 +1,3 @@
+export { loadConfig, ConfigError, type ConfigIssue } from "./load-config";
+export { CONFIG_DEFAULTS, envSchema, type CairnConfig, type ModelEnvironment } from "./schema";
+export { cairnConfig } from "./process-config";

@@ -1,0 +1,354 @@
+import path from "node:path";
+import { z } from "zod";
+import { parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
+import { resolveDatabaseTargetFrom, type DatabaseTarget } from "@/lib/db/database-url";
+import { DEFAULT_RETRY_POLICY, DEFAULT_SHELL_LIMITS } from "@/lib/harness";
+import {
+  parseFaultInjection,
+  type FaultInjectionSetting,
+} from "@/lib/persistent-dirs/fault-injection";
+import { parseImageOrigins } from "@/lib/security/image-origins";
+import { DEFAULT_FAILED_COMMITS_MAX_BYTES } from "@/lib/storage/commit-log";
+import { DEFAULT_DIR_HISTORY_SETTINGS, type DirHistorySettings } from "@/lib/storage/dir-history";
+
+/**
+ * The defaults of the documented variables, as README.md's Configuration table states them
+ * (`lib/config/load-config.test.ts` checks that the two agree).
+ */
+export const CONFIG_DEFAULTS = Object.freeze({
+  PORT: 3000,
+  CAIRN_SIGNIN_LIMIT_EMAIL: 5,
+  CAIRN_SIGNIN_LIMIT_IP: 20,
+  CAIRN_BCRYPT_COST: 12,
+  CAIRN_SHELL_TIMEOUT_MS: DEFAULT_SHELL_LIMITS.timeoutMs,
+  CAIRN_SHELL_MEMORY_MB: DEFAULT_SHELL_LIMITS.memoryMb,
+  CAIRN_SHELL_OUTPUT_CHARS: DEFAULT_SHELL_LIMITS.maxOutputChars,
+  CAIRN_MAX_TURNS_PER_USER: 2,
+  CAIRN_TURNS_PER_MINUTE: 30,
+  CAIRN_TURN_LEASE_MS: 60_000,
+  CAIRN_COMMIT_RETRY_ATTEMPTS: DEFAULT_RETRY_POLICY.maxAttempts,
+  CAIRN_COMMIT_RETRY_DELAY_MS: DEFAULT_RETRY_POLICY.baseDelayMs,
+  CAIRN_DURABILITY_INTERVAL_MS: 5_000,
+  CAIRN_DIR_HISTORY_MAX_BYTES: DEFAULT_DIR_HISTORY_SETTINGS.maxDirBytes,
+  CAIRN_WORKSPACE_HISTORY_MAX_BYTES: DEFAULT_DIR_HISTORY_SETTINGS.maxSharedBytes,
+  CAIRN_DIR_HISTORY_RETENTION_DAYS: DEFAULT_DIR_HISTORY_SETTINGS.retentionDays,
+  CAIRN_FAILED_COMMITS_MAX_BYTES: DEFAULT_FAILED_COMMITS_MAX_BYTES,
+  CAIRN_JOB_EXPIRE_SECONDS: 300,
+  CAIRN_COMPACTION_THRESHOLD: 0.7,
+  OLLAMA_BASE_URL: "http://127.0.0.1:11434",
+});
+
+// Every variable is read as text; blank (or only spaces) counts as unset, as it always has.
+const text = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+/** A whole number in [min, max], default `fallback`; `_` separators are not accepted. */
+function wholeNumber(fallback: number, options: { min?: number; max?: number } = {}) {
+  const min = options.min ?? 1;
+  const max = options.max ?? Number.MAX_SAFE_INTEGER;
+  const wanted =
+    max === Number.MAX_SAFE_INTEGER
+      ? min === 1
+        ? "a positive whole number"
+        : `a whole number of at least ${min}`
+      : `a whole number from ${min} to ${max}`;
+  return text.transform((value, context) => {
+    if (value === undefined) return fallback;
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) {
+      context.addIssue({ code: "custom", message: `must be ${wanted}, got "${value}"` });
+      return z.NEVER;
+    }
+    return number;
+  });
+}
+
+/** Like `wholeNumber`, but `off` (any case) means "no limit" (`null`). */
+function wholeNumberOrOff(fallback: number | null) {
+  return text.transform((value, context) => {
+    if (value === undefined) return fallback;
+    if (value.toLowerCase() === "off") return null;
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a positive whole number or "off", got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return number;
+  });
+}
+
+/** An http(s) URL; not echoed in the message (it may carry credentials). */
+const httpUrl = text.refine(
+  (value) => {
+    if (value === undefined) return true;
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  },
+  { message: "must be an http(s) URL" },
+);
+
+/**
+ * A parser from another module that throws on a bad value: its message becomes the issue. (Pass
+ * a function that calls it: those modules import the process's configuration in turn.)
+ */
+function parsedBy<T>(parse: (value: string | undefined) => T) {
+  return text.transform((value, context) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      context.addIssue({
+        code: "custom",
+        message: error instanceof Error ? error.message : String(error),
+      });
+      return z.NEVER;
+    }
+  });
+}
+
+/**
+ * Every environment variable Cairn reads at run time (README.md: Configuration, Models, Running
+ * on PostgreSQL, Command line), as text in, typed values out. Unknown variables are ignored.
+ */
+export const envSchema = z.object({
+  DATABASE_URL: parsedBy((value) => {
+    // The form only; resolved against CAIRN_DATA_DIR and the working directory in toConfig.
+    resolveDatabaseTargetFrom({ url: value, dataDir: "/", cwd: "/" });
+    return value;
+  }),
+  CAIRN_DATA_DIR: text,
+  PORT: wholeNumber(CONFIG_DEFAULTS.PORT, { min: 1, max: 65_535 }),
+  AUTH_SECRET: text,
+  AUTH_GITHUB_ID: text,
+  AUTH_GITHUB_SECRET: text,
+  CAIRN_SIGNIN_LIMIT_EMAIL: wholeNumber(CONFIG_DEFAULTS.CAIRN_SIGNIN_LIMIT_EMAIL),
+  CAIRN_SIGNIN_LIMIT_IP: wholeNumber(CONFIG_DEFAULTS.CAIRN_SIGNIN_LIMIT_IP),
+  CAIRN_TRUSTED_PROXIES: parsedBy((value) => parseTrustedProxies(value)),
+  // bcrypt accepts costs 4–31; every step doubles the time a hash takes.
+  CAIRN_BCRYPT_COST: wholeNumber(CONFIG_DEFAULTS.CAIRN_BCRYPT_COST, { min: 4, max: 31 }),
+  CAIRN_COMPANY_DOCS_DIR: text,
+  CAIRN_IMAGE_ORIGINS: parsedBy((value) =>
+    parseImageOrigins(value, (message) => {
+      throw new Error(
+        message.replace(/^CAIRN_IMAGE_ORIGINS: ignoring (\S+) — /, "$1 is not an origin: "),
+      );
+    }),
+  ),
+  CAIRN_SHELL_TIMEOUT_MS: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_TIMEOUT_MS),
+  CAIRN_SHELL_MEMORY_MB: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_MEMORY_MB),
+  CAIRN_SHELL_OUTPUT_CHARS: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_OUTPUT_CHARS),
+  CAIRN_MAX_TURNS_PER_USER: wholeNumber(CONFIG_DEFAULTS.CAIRN_MAX_TURNS_PER_USER),
+  CAIRN_TURNS_PER_MINUTE: wholeNumber(CONFIG_DEFAULTS.CAIRN_TURNS_PER_MINUTE),
+  CAIRN_TURN_LEASE_MS: wholeNumber(CONFIG_DEFAULTS.CAIRN_TURN_LEASE_MS),
+  CAIRN_COMMIT_RETRY_ATTEMPTS: wholeNumber(CONFIG_DEFAULTS.CAIRN_COMMIT_RETRY_ATTEMPTS),
+  CAIRN_COMMIT_RETRY_DELAY_MS: wholeNumber(CONFIG_DEFAULTS.CAIRN_COMMIT_RETRY_DELAY_MS),
+  CAIRN_DURABILITY_INTERVAL_MS: wholeNumber(CONFIG_DEFAULTS.CAIRN_DURABILITY_INTERVAL_MS),
+  CAIRN_DIR_HISTORY_MAX_BYTES: wholeNumberOrOff(CONFIG_DEFAULTS.CAIRN_DIR_HISTORY_MAX_BYTES),
+  CAIRN_WORKSPACE_HISTORY_MAX_BYTES: wholeNumberOrOff(
+    CONFIG_DEFAULTS.CAIRN_WORKSPACE_HISTORY_MAX_BYTES,
+  ),
+  CAIRN_DIR_HISTORY_RETENTION_DAYS: wholeNumberOrOff(
+    CONFIG_DEFAULTS.CAIRN_DIR_HISTORY_RETENTION_DAYS,
+  ),
+  CAIRN_FAILED_COMMITS_MAX_BYTES: wholeNumberOrOff(CONFIG_DEFAULTS.CAIRN_FAILED_COMMITS_MAX_BYTES),
+  CAIRN_FAULT_INJECTION: parsedBy((value) => parseFaultInjection(value)),
+  CAIRN_WORKERS: text.transform((value, context) => {
+    const normalized = value?.toLowerCase() ?? "on";
+    if (normalized !== "on" && normalized !== "off") {
+      context.addIssue({ code: "custom", message: `must be "off" or "on", got "${value}"` });
+      return z.NEVER;
+    }
+    return normalized === "on";
+  }),
+  CAIRN_JOB_EXPIRE_SECONDS: wholeNumber(CONFIG_DEFAULTS.CAIRN_JOB_EXPIRE_SECONDS),
+  CAIRN_COMPACTION_THRESHOLD: text.transform((value, context) => {
+    if (value === undefined) return CONFIG_DEFAULTS.CAIRN_COMPACTION_THRESHOLD;
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0 || number > 1) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a number above 0 and at most 1 (a share of the context window), got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return number;
+  }),
+  AI_PROVIDER: text.transform((value, context) => {
+    if (value === undefined) return undefined;
+    const provider = value.toLowerCase();
+    if (provider !== "openai" && provider !== "anthropic" && provider !== "openai-compatible") {
+      const alias = ["ollama", "vllm", "lmstudio", "lm-studio", "llama.cpp", "llamacpp"].includes(
+        provider,
+      )
+        ? ` (for ${value}, use openai-compatible with AI_BASE_URL set to its /v1 endpoint)`
+        : "";
+      context.addIssue({
+        code: "custom",
+        message: `must be openai, anthropic or openai-compatible, got "${value}"${alias}`,
+      });
+      return z.NEVER;
+    }
+    return provider;
+  }),
+  AI_MODEL: text,
+  AI_API_KEY: text,
+  OPENAI_API_KEY: text,
+  ANTHROPIC_API_KEY: text,
+  AI_BASE_URL: httpUrl,
+  AI_REFINE_MODEL: text,
+  AI_CONTEXT_WINDOW: text.transform((value, context) => {
+    if (value === undefined) return undefined;
+    const digits = value.replace(/[_,]/g, "");
+    const number = Number(digits);
+    if (!/^\d+$/.test(digits) || !Number.isSafeInteger(number) || number < 1) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a whole number of tokens, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return number;
+  }),
+  OLLAMA_BASE_URL: httpUrl,
+  CAIRN_URL: httpUrl,
+  CAIRN_TOKEN: text,
+});
+
+/** The environment's variables as the schema reads them. */
+export type ParsedEnv = z.output<typeof envSchema>;
+
+/** The model variables, as `resolveModelConfig` (lib/ai) reads them: trimmed, blank = unset. */
+export type ModelEnvironment = Readonly<Partial<Record<ModelVariable, string>>>;
+
+type ModelVariable =
+  | "AI_PROVIDER"
+  | "AI_MODEL"
+  | "AI_API_KEY"
+  | "OPENAI_API_KEY"
+  | "ANTHROPIC_API_KEY"
+  | "AI_BASE_URL"
+  | "AI_REFINE_MODEL"
+  | "AI_CONTEXT_WINDOW"
+  | "OLLAMA_BASE_URL";
+
+/** Cairn's configuration: one object, parsed once from the environment by `loadConfig`. */
+export interface CairnConfig {
+  /** `DATABASE_URL` resolved (unset: SQLite at `<dataDir>/cairn.db`). */
+  database: DatabaseTarget;
+  /** `CAIRN_DATA_DIR`, absolute (default `./data`): the default database and the spool. */
+  dataDir: string;
+  /** `PORT` of `npm start`. */
+  port: number;
+  /** `AUTH_SECRET`; `null` when unset (the durability refuses to start without it). */
+  authSecret: string | null;
+  /** `AUTH_GITHUB_ID` and `AUTH_GITHUB_SECRET`, or `null` when GitHub sign-in is off. */
+  github: { clientId: string; clientSecret: string } | null;
+  /** `CAIRN_SIGNIN_LIMIT_EMAIL`, `CAIRN_SIGNIN_LIMIT_IP`. */
+  signIn: { perEmailAndAddress: number; perAddress: number };
+  /** `CAIRN_TRUSTED_PROXIES`, parsed. */
+  trustedProxies: TrustedProxies;
+  /** `CAIRN_BCRYPT_COST`. */
+  bcryptCost: number;
+  /** `CAIRN_COMPANY_DOCS_DIR`, or `null`. */
+  companyDocsDir: string | null;
+  /** `CAIRN_IMAGE_ORIGINS`, as origins. */
+  imageOrigins: readonly string[];
+  /** `CAIRN_SHELL_TIMEOUT_MS`, `CAIRN_SHELL_MEMORY_MB`, `CAIRN_SHELL_OUTPUT_CHARS`. */
+  shell: { timeoutMs: number; memoryMb: number; maxOutputChars: number };
+  /** `CAIRN_MAX_TURNS_PER_USER`, `CAIRN_TURNS_PER_MINUTE`, `CAIRN_TURN_LEASE_MS`. */
+  turns: { maxPerUser: number; perMinute: number; leaseMs: number };
+  /** `CAIRN_COMMIT_RETRY_ATTEMPTS`, `CAIRN_COMMIT_RETRY_DELAY_MS` (the cap stays the core's). */
+  commitRetry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** `CAIRN_DURABILITY_INTERVAL_MS`. */
+  durabilityIntervalMs: number;
+  /** `CAIRN_DIR_HISTORY_MAX_BYTES`, `CAIRN_WORKSPACE_HISTORY_MAX_BYTES`, `CAIRN_DIR_HISTORY_RETENTION_DAYS`. */
+  dirHistory: Readonly<DirHistorySettings>;
+  /** `CAIRN_FAILED_COMMITS_MAX_BYTES`; `null` when off (decision 0030). */
+  failedCommitsMaxBytes: number | null;
+  /** `CAIRN_FAULT_INJECTION` (testing only), parsed; `null` when off. */
+  faultInjection: FaultInjectionSetting | null;
+  /** `CAIRN_WORKERS` is not `off`. */
+  workers: boolean;
+  /** `CAIRN_JOB_EXPIRE_SECONDS`. */
+  jobExpireSeconds: number;
+  /** `CAIRN_COMPACTION_THRESHOLD`. */
+  compactionThreshold: number;
+  /** The `AI_*` variables, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and `OLLAMA_BASE_URL`. */
+  models: ModelEnvironment;
+  /** `CAIRN_URL` and `CAIRN_TOKEN`, for `cairn mcp` (the stdio bridge). */
+  mcpBridge: { url: string | null; token: string | null };
+}
+
+/** The parsed variables as the configuration object; `cwd` resolves relative paths. */
+export function toConfig(env: ParsedEnv, cwd: string): CairnConfig {
+  const dataDir = path.resolve(cwd, env.CAIRN_DATA_DIR ?? "data");
+  const models: Partial<Record<ModelVariable, string>> = {};
+  for (const name of [
+    "AI_PROVIDER",
+    "AI_MODEL",
+    "AI_API_KEY",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "AI_BASE_URL",
+    "AI_REFINE_MODEL",
+    "OLLAMA_BASE_URL",
+  ] as const) {
+    const value = env[name];
+    if (value !== undefined) models[name] = value;
+  }
+  if (env.AI_CONTEXT_WINDOW !== undefined) models.AI_CONTEXT_WINDOW = String(env.AI_CONTEXT_WINDOW);
+  return {
+    database: resolveDatabaseTargetFrom({ url: env.DATABASE_URL, dataDir, cwd }),
+    dataDir,
+    port: env.PORT,
+    authSecret: env.AUTH_SECRET ?? null,
+    github:
+      env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET
+        ? { clientId: env.AUTH_GITHUB_ID, clientSecret: env.AUTH_GITHUB_SECRET }
+        : null,
+    signIn: {
+      perEmailAndAddress: env.CAIRN_SIGNIN_LIMIT_EMAIL,
+      perAddress: env.CAIRN_SIGNIN_LIMIT_IP,
+    },
+    trustedProxies: env.CAIRN_TRUSTED_PROXIES,
+    bcryptCost: env.CAIRN_BCRYPT_COST,
+    companyDocsDir: env.CAIRN_COMPANY_DOCS_DIR ?? null,
+    imageOrigins: Object.freeze(env.CAIRN_IMAGE_ORIGINS),
+    shell: {
+      timeoutMs: env.CAIRN_SHELL_TIMEOUT_MS,
+      memoryMb: env.CAIRN_SHELL_MEMORY_MB,
+      maxOutputChars: env.CAIRN_SHELL_OUTPUT_CHARS,
+    },
+    turns: {
+      maxPerUser: env.CAIRN_MAX_TURNS_PER_USER,
+      perMinute: env.CAIRN_TURNS_PER_MINUTE,
+      leaseMs: env.CAIRN_TURN_LEASE_MS,
+    },
+    commitRetry: {
+      maxAttempts: env.CAIRN_COMMIT_RETRY_ATTEMPTS,
+      baseDelayMs: env.CAIRN_COMMIT_RETRY_DELAY_MS,
+      maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs,
+    },
+    durabilityIntervalMs: env.CAIRN_DURABILITY_INTERVAL_MS,
+    dirHistory: Object.freeze({
+      maxDirBytes: env.CAIRN_DIR_HISTORY_MAX_BYTES,
+      maxSharedBytes: env.CAIRN_WORKSPACE_HISTORY_MAX_BYTES,
+      retentionDays: env.CAIRN_DIR_HISTORY_RETENTION_DAYS,
+    }),
+    failedCommitsMaxBytes: env.CAIRN_FAILED_COMMITS_MAX_BYTES,
+    faultInjection: env.CAIRN_FAULT_INJECTION,
+    workers: env.CAIRN_WORKERS,
+    jobExpireSeconds: env.CAIRN_JOB_EXPIRE_SECONDS,
+    compactionThreshold: env.CAIRN_COMPACTION_THRESHOLD,
+    models: Object.freeze(models),
+    mcpBridge: { url: env.CAIRN_URL ?? null, token: env.CAIRN_TOKEN ?? null },
+  };
+}
