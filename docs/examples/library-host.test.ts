@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createInMemoryCommitLog } from "@/lib/harness/testing";
+import { HarnessForbiddenError } from "@/lib/harness";
+import { createInMemoryCommitLog, InMemoryHarnessStorage } from "@/lib/harness/testing";
 import {
   promptText,
   scriptedModel,
@@ -14,6 +15,8 @@ import {
   chatWithUpload,
   createFolderStorage,
   createHostHarness,
+  hostStore,
+  recordBuildLesson,
   retryFailedCommits,
   type HostUser,
 } from "./library-host";
@@ -38,7 +41,13 @@ describe("docs/library.md example: the core as a library", () => {
       ),
       textReply("I read your report and noted your project."),
     ]);
-    const harness = createHostHarness({ model, storage, commitLog, alerts });
+    const harness = createHostHarness({
+      model,
+      storage,
+      harnessStorage: new InMemoryHarnessStorage(),
+      commitLog,
+      alerts,
+    });
     // The memory folder's store fails once, as a database outage would.
     const apply = storage.apply.bind(storage);
     vi.spyOn(storage, "apply").mockImplementationOnce(async (options) => {
@@ -91,6 +100,50 @@ describe("docs/library.md example: the core as a library", () => {
       "projects.md": "Alice works on the billing project.\n",
     });
     expect(await retryFailedCommits({ harness, commitLog })).toEqual([]);
+  });
+
+  it("keeps a lesson with createMemory/updateMemory, the reason on its revision, in the next turn's prompt", async () => {
+    const harnessStorage = new InMemoryHarnessStorage();
+    const chat = { chatId: "c1" };
+    const store = hostStore({ storage: harnessStorage, user: alice, chat });
+
+    const overview = await recordBuildLesson(store);
+    expect(overview).toBe(
+      [
+        "Harness v2: 0 prompt notes, 1 memories, 0 skills, 0 sub-agents (0 global, 1 local)",
+        "Memories (1):",
+        "  [local:project-x-build-steps] Project-X build steps (project-x/build, v2)",
+      ].join("\n"),
+    );
+    const history = await store.history({ entryId: "project-x-build-steps" });
+    expect(history.map(({ action, reason, actorId }) => [action, reason, actorId])).toEqual([
+      ["create", "", "alice"],
+      ["update", "Observed repeated build failures", "alice"],
+    ]);
+    // Alice is no editor: a global memory is refused, as the generic call refuses it.
+    await expect(
+      store.createMemory({ title: "Team rule", content: "x", global: true }),
+    ).rejects.toSatisfy(HarnessForbiddenError.isInstance);
+
+    const model = scriptedModel([textReply("Run `make clean` first.")]);
+    const harness = createHostHarness({
+      model,
+      storage: createFolderStorage(),
+      harnessStorage,
+      commitLog: createInMemoryCommitLog(),
+      alerts: [],
+    });
+    const { result } = await chatWithUpload({
+      harness,
+      user: alice,
+      chat,
+      messages: [userMessage("How do I build Project-X?")],
+      upload: { name: "notes.md", content: "build log" },
+    });
+    expect(result.status).toBe("completed");
+    expect(promptText(model.doStreamCalls[0]!)).toContain(
+      "Run `make clean` before `make` to avoid stale artifacts.",
+    );
   });
 
   it("is included in docs/library.md verbatim", () => {

@@ -1,13 +1,17 @@
 import type { LanguageModel, UIMessage } from "ai";
 import {
+  createHarness,
   definePersistentDirs,
   fileMapFromEntries,
   memory,
   retryCommit,
   streamHarness,
+  type Actor,
   type ChangeSet,
   type CommitLog,
+  type Harness,
   type HarnessDefinition,
+  type HarnessStoragePort,
   type HostFileContent,
   type LoadResult,
   type PersistentDir,
@@ -67,6 +71,48 @@ export interface Chat {
   chatId: string;
 }
 
+/** The core's actor for a host user: the team is the workspace; its editors may write global entries. */
+export function actorOf(user: HostUser): Actor {
+  return {
+    userId: user.id,
+    workspaceId: user.teamId,
+    role: user.isTeamEditor ? "editor" : "member",
+  };
+}
+
+/** The harness store as `user` sees it from `chat`: the team's global entries and the chat's own. */
+export function hostStore(options: {
+  storage: HarnessStoragePort;
+  user: HostUser;
+  chat: Chat;
+}): Harness {
+  return createHarness({
+    storage: options.storage,
+    actor: actorOf(options.user),
+    chatId: options.chat.chatId,
+  });
+}
+
+/**
+ * Host code keeping a lesson with the store's typed calls (the continual-harness design's
+ * `create_memory` / `update_memory`): a memory of this chat, then a correction whose reason its
+ * revision records. Returns the compact overview.
+ */
+export async function recordBuildLesson(store: Harness): Promise<string> {
+  const lesson = await store.createMemory({
+    title: "Project-X build steps",
+    content: "Use `make` after installing dependencies.",
+    path: "project-x/build",
+  });
+  await store.updateMemory({
+    id: lesson.id,
+    expectedVersion: lesson.version,
+    content: "Run `make clean` before `make` to avoid stale artifacts.",
+    reason: "Observed repeated build failures",
+  });
+  return store.overview({ limit: 5 });
+}
+
 /** One dir backed by one folder of the host's storage. */
 function folderDir(
   storage: FolderStorage,
@@ -85,12 +131,14 @@ function folderDir(
 
 /**
  * The host's harness: the user's memory (saved after each turn), the team's handbook (only
- * editors may write, decided per turn from the host's auth), and an uploads dir the host
- * stages files into and commits itself.
+ * editors may write, decided per turn from the host's auth), an uploads dir the host
+ * stages files into and commits itself, and the harness store (its entries are in the prompt).
  */
 export function createHostHarness(options: {
   model: LanguageModel;
   storage: FolderStorage;
+  /** Where harness entries live; a real host implements the port on its database. */
+  harnessStorage: HarnessStoragePort;
   commitLog: CommitLog;
   /** Where the host's alerting goes; here, a list. */
   alerts: string[];
@@ -112,6 +160,8 @@ export function createHostHarness(options: {
         }),
       ],
     }),
+    store: ({ extraBody, session }) =>
+      hostStore({ storage: options.harnessStorage, user: extraBody.user, chat: session }),
     commitLog: options.commitLog,
     // Host-facing only: the model never sees a failed commit.
     onPersistenceError: ({ commit, record, extraBody }) => {

@@ -46,6 +46,12 @@ export type {
   ListEntriesInput,
   HarnessEdit,
   ApplyEditsResult,
+  CreateMemoryInput,
+  UpdateMemoryInput,
+  DeleteMemoryInput,
+  CreatePromptInput,
+  UpdatePromptInput,
+  DeletePromptInput,
   CreateSkillInput,
   UpdateSkillInput,
   CreateSubagentInput,
@@ -291,7 +297,14 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   async function overview(
     input: { limit?: number; abortSignal?: AbortSignal } = {},
   ): Promise<string> {
-    const limit = Math.max(0, Math.floor(input.limit ?? 5));
+    const limit = input.limit ?? 5;
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new HarnessValidationError({
+        surface: "input",
+        message: `overview limit must be a whole number of at least 0 (got ${String(input.limit)})`,
+        details: { limit: input.limit },
+      });
+    }
     const state = await snapshot({ abortSignal: input.abortSignal });
     const byKind = new Map<EntryKind, Entry[]>(ENTRY_KINDS.map((kind) => [kind, []]));
     for (const entry of state.entries) byKind.get(entry.kind)?.push(entry);
@@ -343,6 +356,14 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     getEntry,
     getEntryOrThrow,
     listEntries,
+
+    // The design's typed calls: the generic ones with the kind filled in, nothing else.
+    createMemory: (input) => createEntry({ ...input, kind: "memory" }),
+    updateMemory: (input) => updateEntry({ ...input, kind: "memory" }),
+    deleteMemory: (input) => deleteEntry({ ...input, kind: "memory" }),
+    createPrompt: (input) => createEntry({ ...input, kind: "prompt" }),
+    updatePrompt: (input) => updateEntry({ ...input, kind: "prompt" }),
+    deletePrompt: (input) => deleteEntry({ ...input, kind: "prompt" }),
 
     createSkill: ({ name, description, body, title, metadata, ...rest }) =>
       createEntry({

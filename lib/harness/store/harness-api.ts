@@ -138,6 +138,22 @@ export interface ApplyEditsResult {
   revisions: Revision[];
 }
 
+/**
+ * `createMemory` input: `createEntry`'s without `kind` — title, content, optional path, id,
+ * metadata, pinned, scope (`global: true` to write a global memory) and `reason`.
+ */
+export type CreateMemoryInput = Omit<CreateEntryInput, "kind">;
+/** `updateMemory` input: `updateEntry`'s without `kind` (`id`, `expectedVersion`, the changed fields, `reason`). */
+export type UpdateMemoryInput = Omit<UpdateEntryInput, "kind">;
+/** `deleteMemory` input: `deleteEntry`'s without `kind` (`id`, `expectedVersion`, `reason`). */
+export type DeleteMemoryInput = Omit<DeleteEntryInput, "kind">;
+/** `createPrompt` input: `createEntry`'s without `kind`. */
+export type CreatePromptInput = Omit<CreateEntryInput, "kind">;
+/** `updatePrompt` input: `updateEntry`'s without `kind`. */
+export type UpdatePromptInput = Omit<UpdateEntryInput, "kind">;
+/** `deletePrompt` input: `deleteEntry`'s without `kind`. */
+export type DeletePromptInput = Omit<DeleteEntryInput, "kind">;
+
 /** `createSkill` input: content is the skill body; the title defaults to the name. */
 export type CreateSkillInput = Omit<CreateEntryInput, "kind" | "content" | "title"> & {
   name: string;
@@ -233,6 +249,20 @@ export interface Harness {
   /** A page of the merged view, newest first. */
   listEntries(input?: ListEntriesInput): Promise<Page<Entry>>;
 
+  /**
+   * The continual-harness design's typed calls for the two plain kinds (`create_memory`,
+   * `update_memory` with a reason, `delete_memory`, and the same for prompt notes): exactly
+   * `createEntry` / `updateEntry` / `deleteEntry` with the kind filled in — the same scope and
+   * role rules, validation, errors and revision (`reason`, `cause`, `source`).
+   */
+  createMemory(input: CreateMemoryInput): Promise<Entry>;
+  updateMemory(input: UpdateMemoryInput): Promise<Entry>;
+  deleteMemory(input: DeleteMemoryInput): Promise<Revision>;
+  /** Prompt notes: reusable instruction fragments (the base system prompt is not one). */
+  createPrompt(input: CreatePromptInput): Promise<Entry>;
+  updatePrompt(input: UpdatePromptInput): Promise<Entry>;
+  deletePrompt(input: DeletePromptInput): Promise<Revision>;
+
   /** Skills and sub-agents take their parts (name, description, body) instead of raw content. */
   createSkill(input: CreateSkillInput): Promise<Entry>;
   updateSkill(input: UpdateSkillInput): Promise<Entry>;
@@ -282,8 +312,14 @@ export interface Harness {
   getHarnessVersion(input?: { abortSignal?: AbortSignal }): Promise<number>;
 
   /**
-   * A compact text summary of the merged view: counts per kind and scope, then per kind up
-   * to `limit` entries (pinned first, then most recently updated). Default `limit` 5.
+   * The design's `overview(limit)`: a compact text summary of the merged view (what this chat
+   * sees) at the current harness version, built from `snapshot()`. First line
+   * `Harness vN: <count per kind> (<global> global, <local> local)`; then, per kind that has
+   * entries, `<Kind> (<count>):` and up to `limit` lines `[scope:id] title (path, vN[, pinned])`
+   * — pinned first, then most recently updated, then kind/scope/id — and `+N more` when some
+   * were left out. Skills and sub-agents show their name. No contents. `limit` is per kind,
+   * a whole number ≥ 0 (0: counts only); default 5; anything else is a `validation:input`
+   * error.
    */
   overview(input?: { limit?: number; abortSignal?: AbortSignal }): Promise<string>;
 }

@@ -260,6 +260,65 @@ export function runHarnessStorageConformance(name: string, makeStorage: MakeHarn
         expect((await harness.listEntries()).items).toEqual([]);
       });
 
+      it("keeps memories and prompt notes written through the typed calls, reasons included", async () => {
+        const harness = harnessFor();
+        const lesson = await harness.createMemory({
+          title: "Project-X build steps",
+          content: "Use `make` after installing dependencies.",
+          path: "project-x/build",
+        });
+        const note = await harness.createPrompt({
+          title: "Answer style",
+          content: "Answer in short paragraphs.",
+          global: true,
+          reason: "team convention",
+        });
+        await harness.updateMemory({
+          id: lesson.id,
+          expectedVersion: 1,
+          content: "Run `make clean` before `make`.",
+          reason: "Observed repeated build failures",
+        });
+        await harness.updatePrompt({
+          id: note.id,
+          global: true,
+          expectedVersion: 1,
+          pinned: true,
+          reason: "always relevant",
+        });
+        expect(
+          (await harness.listEntries()).items.map(({ kind, scope, id, version }) => ({
+            kind,
+            scope,
+            id,
+            version,
+          })),
+        ).toEqual([
+          { kind: "prompt", scope: "global", id: "answer-style", version: 2 },
+          { kind: "memory", scope: "local", id: "project-x-build-steps", version: 2 },
+        ]);
+        await harness.deleteMemory({ id: lesson.id, expectedVersion: 2, reason: "moved to Bazel" });
+        await harness.deletePrompt({ id: note.id, global: true, expectedVersion: 2 });
+        const reasons = async (entryId: string) =>
+          (await harness.history({ entryId })).map(({ kind, action, reason }) => [
+            kind,
+            action,
+            reason,
+          ]);
+        expect(await reasons(lesson.id)).toEqual([
+          ["memory", "create", ""],
+          ["memory", "update", "Observed repeated build failures"],
+          ["memory", "delete", "moved to Bazel"],
+        ]);
+        expect(await reasons(note.id)).toEqual([
+          ["prompt", "create", "team convention"],
+          ["prompt", "update", "always relevant"],
+          ["prompt", "delete", ""],
+        ]);
+        expect(await harness.getHarnessVersion()).toBe(6);
+        expect((await harness.listEntries()).items).toEqual([]);
+      });
+
       it("writes nothing for an update that changes nothing", async () => {
         const harness = harnessFor();
         const entry = await harness.createEntry(memory("Same", "Same content"));
