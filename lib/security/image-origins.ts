@@ -1,3 +1,5 @@
+import { parseOriginList } from "./origin-list";
+
 /**
  * Origins an admin allows images from, besides the app itself and `data:`/`blob:` URLs:
  * `CAIRN_IMAGE_ORIGINS`, a space- or comma-separated list of `https://host[:port]` origins.
@@ -8,25 +10,7 @@ export function parseImageOrigins(
   value: string | undefined,
   warn: (message: string) => void = (message) => console.warn(message),
 ): string[] {
-  const origins: string[] = [];
-  for (const raw of (value ?? "").split(/[\s,]+/)) {
-    if (!raw) continue;
-    let url: URL | null = null;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = null;
-    }
-    const bare = raw.replace(/\/$/, "");
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== bare) {
-      warn(
-        `CAIRN_IMAGE_ORIGINS: ignoring "${raw}" — list origins such as https://images.example.com (scheme, host and optional port, no path).`,
-      );
-      continue;
-    }
-    if (!origins.includes(url.origin)) origins.push(url.origin);
-  }
-  return origins;
+  return parseOriginList(value, "CAIRN_IMAGE_ORIGINS", warn, "https://images.example.com");
 }
 
 let cached: { raw: string | undefined; origins: string[] } | null = null;
