@@ -7,7 +7,9 @@ import {
   parseFaultInjection,
   type FaultInjectionSetting,
 } from "@/lib/persistent-dirs/fault-injection";
+import { parseMcpAllowedOrigins } from "@/lib/security/dns-rebinding-guard";
 import { parseImageOrigins } from "@/lib/security/image-origins";
+import { parseOriginList } from "@/lib/security/origin-list";
 import { DEFAULT_FAILED_COMMITS_MAX_BYTES } from "@/lib/storage/commit-log";
 import { DEFAULT_DIR_HISTORY_SETTINGS, type DirHistorySettings } from "@/lib/storage/dir-history";
 
@@ -142,6 +144,15 @@ export const envSchema = z.object({
       );
     }),
   ),
+  CAIRN_MCP_ALLOWED_ORIGINS: parsedBy((value) =>
+    parseOriginList(value, "CAIRN_MCP_ALLOWED_ORIGINS", (message) => {
+      throw new Error(
+        message.replace(/^CAIRN_MCP_ALLOWED_ORIGINS: ignoring (\S+) — /, "$1 is not an origin: "),
+      );
+    }),
+  ),
+  AUTH_URL: httpUrl,
+  NEXTAUTH_URL: httpUrl,
   CAIRN_SHELL_TIMEOUT_MS: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_TIMEOUT_MS),
   CAIRN_SHELL_MEMORY_MB: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_MEMORY_MB),
   CAIRN_SHELL_OUTPUT_CHARS: wholeNumber(CONFIG_DEFAULTS.CAIRN_SHELL_OUTPUT_CHARS),
@@ -259,6 +270,8 @@ export interface CairnConfig {
   bcryptCost: number;
   /** `CAIRN_COMPANY_DOCS_DIR`, or `null`. */
   companyDocsDir: string | null;
+  /** Origins `/api/mcp` accepts besides loopback: `CAIRN_MCP_ALLOWED_ORIGINS` and the origin of `AUTH_URL` / `NEXTAUTH_URL`. */
+  mcpAllowedOrigins: readonly string[];
   /** `CAIRN_IMAGE_ORIGINS`, as origins. */
   imageOrigins: readonly string[];
   /** `CAIRN_SHELL_TIMEOUT_MS`, `CAIRN_SHELL_MEMORY_MB`, `CAIRN_SHELL_OUTPUT_CHARS`. */
@@ -321,6 +334,13 @@ export function toConfig(env: ParsedEnv, cwd: string): CairnConfig {
     trustedProxies: env.CAIRN_TRUSTED_PROXIES,
     bcryptCost: env.CAIRN_BCRYPT_COST,
     companyDocsDir: env.CAIRN_COMPANY_DOCS_DIR ?? null,
+    mcpAllowedOrigins: Object.freeze(
+      parseMcpAllowedOrigins({
+        CAIRN_MCP_ALLOWED_ORIGINS: env.CAIRN_MCP_ALLOWED_ORIGINS.join(" "),
+        AUTH_URL: env.AUTH_URL,
+        NEXTAUTH_URL: env.NEXTAUTH_URL,
+      }),
+    ),
     imageOrigins: Object.freeze(env.CAIRN_IMAGE_ORIGINS),
     shell: {
       timeoutMs: env.CAIRN_SHELL_TIMEOUT_MS,

@@ -12,7 +12,13 @@ import { userTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { Db } from "@/lib/db";
 import type { HarnessStoragePort } from "@/lib/harness";
 import type { PersistentDirsService } from "@/lib/persistent-dirs";
-import { describeByteLimit, discardRestOfBody, readJsonWithLimit } from "@/lib/security";
+import {
+  describeByteLimit,
+  discardRestOfBody,
+  mcpAllowedOriginsFromEnv,
+  readJsonWithLimit,
+  refuseRebindingRequest,
+} from "@/lib/security";
 import { createCairnMcpServer, type CairnMcpServerOptions } from "./create-cairn-mcp-server";
 import { countTurnCalls, MAX_MCP_BATCH_MESSAGES } from "./turn-calls";
 
@@ -29,6 +35,11 @@ export interface HandleMcpRequestOptions {
   slots?: TurnSlots;
   /** The per-person turn rate shared with chat turns; default `userTurnRate()`. */
   rate?: TurnRate;
+  /**
+   * Origins (and, through them, hosts) accepted besides loopback; default
+   * `mcpAllowedOriginsFromEnv()` (`CAIRN_MCP_ALLOWED_ORIGINS`, `AUTH_URL`, `NEXTAUTH_URL`).
+   */
+  allowedOrigins?: readonly string[];
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers?: HeadersInit) {
@@ -66,7 +77,9 @@ function clientNameOf(message: unknown): string | null {
 }
 
 /**
- * The MCP endpoint (Streamable HTTP, stateless): authenticates the bearer token (401 with
+ * The MCP endpoint (Streamable HTTP, stateless): first refuses a request whose `Host` is not a
+ * name of this server or whose `Origin` is present and not allowed (403, `refuseRebindingRequest`:
+ * DNS rebinding, a page on another origin), then authenticates the bearer token (401 with
  * `WWW-Authenticate` when it is missing, unknown, expired or revoked, or its owner left the
  * workspace) before reading the body, reads the body with a limit (413 past
  * `MAX_MCP_BODY_BYTES`, counted while streaming), refuses a batch of more than
@@ -80,6 +93,14 @@ export async function handleMcpRequest(
   request: Request,
   options: HandleMcpRequestOptions,
 ): Promise<Response> {
+  const foreign = refuseRebindingRequest(
+    request,
+    options.allowedOrigins ?? mcpAllowedOriginsFromEnv(),
+  );
+  if (foreign) {
+    discardRestOfBody(request);
+    return jsonRpcError(foreign.status, -32000, foreign.error);
+  }
   let identity: AccessTokenIdentity;
   try {
     identity = await authenticateAccessToken(options.db, { token: bearerOf(request) });

@@ -194,6 +194,66 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     expect(row.clientName).toBe("claude-code");
   });
 
+  // Issue 29 item 7: a foreign Host or Origin was answered (the spec's DNS-rebinding MUST).
+  it("refuses a foreign Host or Origin with 403 before the token, and keeps MCP clients working", async () => {
+    const { token } = await identityFor("member", "rebinding");
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "rebinding-test", version: "1.0.0" },
+      },
+    });
+    const call = (headers: Record<string, string>, allowedOrigins: string[] = []) =>
+      handleMcpRequest(
+        new Request("http://127.0.0.1:3000/api/mcp", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...headers,
+          },
+          body: initialize,
+        }),
+        { db: database.db, dirs, harnessStorage, allowedOrigins },
+      );
+
+    const rebinding = await call({ host: "evil.example.com", origin: "http://evil.example.com" });
+    expect(rebinding.status).toBe(403);
+    expect(await rebinding.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000 },
+      id: null,
+    });
+    expect((await call({ host: "evil.example.com" })).status).toBe(403);
+    expect(
+      (await call({ host: "127.0.0.1:3000", origin: "https://evil.example.com" })).status,
+    ).toBe(403);
+    // Before the token is looked at: no token, still 403 (not 401).
+    const anonymous = await handleMcpRequest(
+      new Request("http://127.0.0.1:3000/api/mcp", {
+        method: "POST",
+        headers: { host: "evil.example.com" },
+        body: "{}",
+      }),
+      { db: database.db, dirs, harnessStorage, allowedOrigins: [] },
+    );
+    expect(anonymous.status).toBe(403);
+
+    // Clients without an Origin (Claude Code, the bridge) on loopback or the configured host.
+    expect((await call({ host: "127.0.0.1:3000" })).status).toBe(200);
+    expect((await call({ host: "cairn.example.com" }, ["https://cairn.example.com"])).status).toBe(
+      200,
+    );
+    expect((await call({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" })).status).toBe(
+      200,
+    );
+  });
+
   it("writes a memory file as its own commit, recorded as coming through MCP", async () => {
     const { identity } = await identityFor("member", "laptop");
     const client = await connect({

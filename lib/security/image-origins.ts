@@ -1,4 +1,5 @@
 import { cairnConfig } from "@/lib/config/process-config";
+import { parseOriginList } from "./origin-list";
 
 /**
  * Origins an admin allows images from, besides the app itself and `data:`/`blob:` URLs:
@@ -11,25 +12,7 @@ export function parseImageOrigins(
   value: string | undefined,
   warn: (message: string) => void = (message) => console.warn(message),
 ): string[] {
-  const origins: string[] = [];
-  for (const raw of (value ?? "").split(/[\s,]+/)) {
-    if (!raw) continue;
-    let url: URL | null = null;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = null;
-    }
-    const bare = raw.replace(/\/$/, "");
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== bare) {
-      warn(
-        `CAIRN_IMAGE_ORIGINS: ignoring "${raw}" — list origins such as https://images.example.com (scheme, host and optional port, no path).`,
-      );
-      continue;
-    }
-    if (!origins.includes(url.origin)) origins.push(url.origin);
-  }
-  return origins;
+  return parseOriginList(value, "CAIRN_IMAGE_ORIGINS", warn, "https://images.example.com");
 }
 
 /** `CAIRN_IMAGE_ORIGINS` from the process's configuration, parsed once (the proxy asks on every request). */

@@ -1,4 +1,12 @@
+export {
+  isLoopbackHostname,
+  mcpAllowedOriginsFromEnv,
+  parseMcpAllowedOrigins,
+  refuseRebindingRequest,
+  type McpOriginEnv,
+} from "./dns-rebinding-guard";
 export { configuredImageOrigins, parseImageOrigins } from "./image-origins";
+export { parseOriginList } from "./origin-list";
 export { hasMalformedEscape, malformedPathResponse } from "./malformed-path";
 export {
   refuseForeignRequest,
