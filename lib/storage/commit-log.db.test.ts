@@ -4,11 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { FailedCommitsQuotaError, type CommitLog } from "@/lib/harness";
 import { type NewCommitRecord } from "@/lib/harness/spi";
-import {
-  createCommitLog,
-  DEFAULT_FAILED_COMMITS_MAX_BYTES,
-  type DatabaseCommitLog,
-} from "./commit-log";
+import { createCommitLog, type DatabaseCommitLog } from "./commit-log";
 import { sqlFor } from "./sql";
 
 const database = registerTestDatabase();
