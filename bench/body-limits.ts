@@ -10,11 +10,10 @@
 //   CAIRN_SKIP_BUILD=1 npx tsx bench/body-limits.ts
 //
 // Env: BENCH_BODY_PORT (3152), BENCH_BODY_MB (450), BENCH_BODY_PARALLEL (2).
-import { encode } from "next-auth/jwt";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { startAppServer } from "../integration/support/app-server";
+import { sessionCookieFor, startAppServer } from "../integration/support/app-server";
 import { megabytes, rssOf, sampleRss, serverPidBelow } from "../integration/support/process-memory";
 import { postStreamedBody, type StreamedPostResult } from "../integration/support/streamed-body";
 import { loadLine } from "./stats";
@@ -22,7 +21,6 @@ import { loadLine } from "./stats";
 const PORT = Number(process.env.BENCH_BODY_PORT ?? 3152);
 const TOTAL = Number(process.env.BENCH_BODY_MB ?? 450) * 1024 * 1024;
 const PARALLEL = Number(process.env.BENCH_BODY_PARALLEL ?? 2);
-const SECRET = "integration-secret-not-for-production-0123456789";
 
 const app = await startAppServer({ port: PORT });
 try {
@@ -34,18 +32,11 @@ try {
     role: "member",
     workspaceName: "Acme",
   });
-  const session = await encode({
-    secret: SECRET,
-    salt: "authjs.session-token",
-    token: {
-      sub: user.id,
-      userId: user.id,
-      workspaceId: workspace.id,
-      role: "member",
-      sessionVersion: 0,
-    },
+  const cookie = await sessionCookieFor({
+    userId: user.id,
+    workspaceId: workspace.id,
+    role: "member",
   });
-  const cookie = `authjs.session-token=${session}`;
   const { token } = await createAccessToken(app.db, {
     userId: user.id,
     workspaceId: workspace.id,

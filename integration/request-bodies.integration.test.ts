@@ -7,7 +7,6 @@
  * CAIRN_INTEGRATION_PORT + 1, default 3151). The figures are printed; bench/body-limits.ts
  * measures the same on demand.
  */
-import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createAccessToken } from "@/lib/access-tokens";
@@ -16,12 +15,11 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from "../e2e/support/scripted-model-server";
-import { startAppServer, type AppServer } from "./support/app-server";
+import { sessionCookieFor, startAppServer, type AppServer } from "./support/app-server";
 import { megabytes, rssOf, sampleRss, serverPidBelow } from "./support/process-memory";
 import { postStreamedBody } from "./support/streamed-body";
 
 const port = Number(process.env.CAIRN_INTEGRATION_PORT ?? 3150) + 1;
-const SECRET = "integration-secret-not-for-production-0123456789";
 /** The body's size: 450 MB, as in the review (CAIRN_INTEGRATION_BODY_MB to change it). */
 const BIG = Number(process.env.CAIRN_INTEGRATION_BODY_MB ?? 450) * 1024 * 1024;
 /** How far the server's RSS may move during one 450 MB request. */
@@ -60,19 +58,7 @@ beforeAll(
     });
     userId = user.id;
     workspaceId = workspace.id;
-    // A session cookie as Auth.js issues it (a JWE keyed by AUTH_SECRET and the cookie's name).
-    const session = await encode({
-      secret: SECRET,
-      salt: "authjs.session-token",
-      token: {
-        sub: user.id,
-        userId: user.id,
-        workspaceId: workspace.id,
-        role: "member",
-        sessionVersion: 0,
-      },
-    });
-    cookie = `authjs.session-token=${session}`;
+    cookie = await sessionCookieFor({ userId: user.id, workspaceId: workspace.id, role: "member" });
     ({ token } = await createAccessToken(app.db, {
       userId: user.id,
       workspaceId: workspace.id,

@@ -1,9 +1,27 @@
+import { encode } from "next-auth/jwt";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { createDb, migrateDatabase, type DatabaseTarget, type Db } from "@/lib/db";
+
+/** The `AUTH_SECRET` every integration server runs with. */
+export const INTEGRATION_AUTH_SECRET = "integration-secret-not-for-production-0123456789";
+
+/** A session cookie as Auth.js issues it (a JWE keyed by AUTH_SECRET and the cookie's name). */
+export async function sessionCookieFor(person: {
+  userId: string;
+  workspaceId: string;
+  role: "admin" | "editor" | "member";
+}): Promise<string> {
+  const session = await encode({
+    secret: INTEGRATION_AUTH_SECRET,
+    salt: "authjs.session-token",
+    token: { sub: person.userId, ...person, sessionVersion: 0 },
+  });
+  return `authjs.session-token=${session}`;
+}
 
 /** A running `next start` on a fresh SQLite database, for tests that talk to the real app. */
 export interface AppServer {
@@ -43,7 +61,7 @@ export async function startAppServer(options: {
       PORT: String(options.port),
       DATABASE_URL: target.url,
       CAIRN_DATA_DIR: directory,
-      AUTH_SECRET: "integration-secret-not-for-production-0123456789",
+      AUTH_SECRET: INTEGRATION_AUTH_SECRET,
       AUTH_TRUST_HOST: "true",
       CAIRN_BCRYPT_COST: "4",
       NEXT_TELEMETRY_DISABLED: "1",
