@@ -4,6 +4,7 @@
 import { benchChatRoute } from "./chat-route";
 import { benchDiff } from "./diff";
 import { benchDirHistory } from "./dir-history";
+import { benchDocuments } from "./documents";
 import { benchHarnessStore } from "./harness-store";
 import { benchPeers } from "./peers/run";
 import { benchPersistentDirs } from "./persistent-dirs";
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<string>> = {
 };
 const namedOnly: Record<string, () => Promise<string>> = {
   "chat-route": benchChatRoute,
+  documents: benchDocuments,
   peers: benchPeers,
   "stack-floor": benchStackFloor,
 };

@@ -20,7 +20,8 @@ async function refusal(promise: Promise<unknown>): Promise<DocumentRefusedError>
     () => null,
     (caught: unknown) => caught,
   );
-  if (!DocumentRefusedError.isInstance(error)) throw new Error(`expected a refusal, got ${String(error)}`);
+  if (!DocumentRefusedError.isInstance(error))
+    throw new Error(`expected a refusal, got ${String(error)}`);
   return error;
 }
 
@@ -31,7 +32,9 @@ describe("convertDocument", () => {
     const { markdown } = converted;
     expect(markdown).toContain("<!-- page 1 -->");
     expect(markdown).toContain("<!-- page 2 -->");
-    expect(markdown.indexOf("<!-- page 2 -->")).toBeGreaterThan(markdown.indexOf("<!-- page 1 -->"));
+    expect(markdown.indexOf("<!-- page 2 -->")).toBeGreaterThan(
+      markdown.indexOf("<!-- page 1 -->"),
+    );
     expect(markdown).toMatch(/^# Travel Policy$/m);
     expect(markdown).toMatch(/^## Expense limits$/m);
     expect(markdown).toContain("Receipts are kept for seven years.");
@@ -48,7 +51,10 @@ describe("convertDocument", () => {
   });
 
   it("converts a DOCX: headings, paragraphs and the table survive", async () => {
-    const { markdown, type } = await convertDocument({ name: "handbook.docx", bytes: await makeDocx() });
+    const { markdown, type } = await convertDocument({
+      name: "handbook.docx",
+      bytes: await makeDocx(),
+    });
     expect(type).toBe("docx");
     expect(markdown).toMatch(/^# Onboarding Handbook$/m);
     expect(markdown).toMatch(/^## First week$/m);
@@ -96,19 +102,29 @@ describe("convertDocument", () => {
   it("refuses a corrupt PDF, an encrypted PDF, an oversized file and a renamed executable", async () => {
     const corrupt = await refusal(convertDocument({ name: "broken.pdf", bytes: makeCorruptPdf() }));
     expect(corrupt).toMatchObject({ reason: "corrupt", fileName: "broken.pdf" });
-    expect(corrupt.message).toBe("broken.pdf: the PDF could not be read (it is damaged or not really a PDF).");
+    expect(corrupt.message).toBe(
+      "broken.pdf: the PDF could not be read (it is damaged or not really a PDF).",
+    );
 
-    const encrypted = await refusal(convertDocument({ name: "secret.pdf", bytes: await makeEncryptedPdf() }));
+    const encrypted = await refusal(
+      convertDocument({ name: "secret.pdf", bytes: await makeEncryptedPdf() }),
+    );
     expect(encrypted.reason).toBe("encrypted");
     expect(encrypted.message).toMatch(/^secret\.pdf: the PDF is encrypted \(password-protected\)/);
 
     const oversized = await refusal(
-      convertDocument({ name: "big.txt", bytes: text("x".repeat(2048)), limits: { maxFileBytes: 1024 } }),
+      convertDocument({
+        name: "big.txt",
+        bytes: text("x".repeat(2048)),
+        limits: { maxFileBytes: 1024 },
+      }),
     );
     expect(oversized.reason).toBe("too_large");
     expect(oversized.message).toBe("big.txt: it is 2 KiB; the limit is 1 KiB.");
 
-    const executable = await refusal(convertDocument({ name: "invoice.pdf", bytes: makeExecutable() }));
+    const executable = await refusal(
+      convertDocument({ name: "invoice.pdf", bytes: makeExecutable() }),
+    );
     expect(executable.reason).toBe("mislabeled");
     expect(executable.message).toBe(
       "invoice.pdf: it is named .pdf but its content is a Windows executable; refused.",
@@ -119,19 +135,23 @@ describe("convertDocument", () => {
     const bomb = await makeZipBomb({ unzippedBytes: 8 * 1024 * 1024 });
     expect(bomb.byteLength).toBeLessThan(64 * 1024);
     const error = await refusal(
-      convertDocument({ name: "bomb.docx", bytes: bomb, limits: { maxUnzippedBytes: 1024 * 1024 } }),
+      convertDocument({
+        name: "bomb.docx",
+        bytes: bomb,
+        limits: { maxUnzippedBytes: 1024 * 1024 },
+      }),
     );
     expect(error.reason).toBe("zip_bomb");
     expect(error.message).toContain("unpacks to more than 1 MiB");
   });
 
   it("refuses unsupported types and text types holding binary data", () => {
-    expect(() => checkDocument({ name: "photo.png", bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]) })).toThrow(
-      /photo\.png: \.png files are not supported/,
-    );
-    expect(() => checkDocument({ name: "notes.txt", bytes: new Uint8Array([0x41, 0x00, 0x42]) })).toThrow(
-      /notes\.txt: it is named \.txt but its content is binary data/,
-    );
+    expect(() =>
+      checkDocument({ name: "photo.png", bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]) }),
+    ).toThrow(/photo\.png: \.png files are not supported/);
+    expect(() =>
+      checkDocument({ name: "notes.txt", bytes: new Uint8Array([0x41, 0x00, 0x42]) }),
+    ).toThrow(/notes\.txt: it is named \.txt but its content is binary data/);
   });
 });
 

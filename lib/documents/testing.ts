@@ -8,8 +8,34 @@ import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 
+/** Words from a 2,000-word made-up vocabulary in a repeatable order (text that compresses as prose does). */
+export function seededWords(seed: number): () => string {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    // xorshift32
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state;
+  };
+  const letters = "etaoinshrdlucmfwypvbgkjqxz";
+  const vocabulary = Array.from({ length: 2000 }, () => {
+    const length = 2 + (next() % 9);
+    return Array.from(
+      { length },
+      () => letters[Math.min(25, Math.floor(((next() % 1000) / 1000) * 13 + (next() % 14)))]!,
+    ).join("");
+  });
+  return () => vocabulary[next() % vocabulary.length]!;
+}
+
 /** A two-page PDF: a title and section headings, body text, and a 3×3 table on page 2. */
-export async function makeReportPdf(options: { pages?: number } = {}): Promise<Uint8Array> {
+export async function makeReportPdf(
+  options: { pages?: number; fillerLines?: number } = {},
+): Promise<Uint8Array> {
+  const words = seededWords(2);
   const document = await PDFDocument.create();
   const font = await document.embedFont(StandardFonts.Helvetica);
   const bold = await document.embedFont(StandardFonts.HelveticaBold);
@@ -21,7 +47,12 @@ export async function makeReportPdf(options: { pages?: number } = {}): Promise<U
       page.drawText("Travel Policy", { x: 50, y, size: 24, font: bold });
       y -= 50;
     }
-    page.drawText(number === 2 ? "Expense limits" : `Section ${number}`, { x: 50, y, size: 16, font: bold });
+    page.drawText(number === 2 ? "Expense limits" : `Section ${number}`, {
+      x: 50,
+      y,
+      size: 16,
+      font: bold,
+    });
     y -= 30;
     for (const sentence of [
       `Employees book travel through the portal on page ${number}.`,
@@ -29,6 +60,10 @@ export async function makeReportPdf(options: { pages?: number } = {}): Promise<U
     ]) {
       page.drawText(sentence, { x: 50, y, size: 11, font });
       y -= 16;
+    }
+    for (let line = 0; line < (options.fillerLines ?? 0); line += 1) {
+      page.drawText(Array.from({ length: 12 }, words).join(" "), { x: 50, y, size: 11, font });
+      y -= 14;
     }
     if (number === 2) {
       y -= 20;
@@ -38,7 +73,9 @@ export async function makeReportPdf(options: { pages?: number } = {}): Promise<U
         ["Meals", "60 EUR", "None"],
       ];
       for (const row of rows) {
-        row.forEach((cell, column) => page.drawText(cell, { x: 50 + column * 150, y, size: 11, font }));
+        row.forEach((cell, column) =>
+          page.drawText(cell, { x: 50 + column * 150, y, size: 11, font }),
+        );
         y -= 18;
       }
     }
@@ -59,12 +96,17 @@ export async function makeEncryptedPdf(): Promise<Uint8Array> {
   const bytes = Buffer.from(await makeReportPdf());
   const text = bytes.toString("latin1");
   const encrypt = `/Encrypt << /Filter /Standard /V 1 /R 2 /O <${"0".repeat(64)}> /U <${"1".repeat(64)}> /P -4 >>`;
-  return Buffer.from(text.replace(/trailer\s*<</, (match) => `${match}\n${encrypt}\n`), "latin1");
+  return Buffer.from(
+    text.replace(/trailer\s*<</, (match) => `${match}\n${encrypt}\n`),
+    "latin1",
+  );
 }
 
 /** Starts like a PDF, then is garbage. */
 export function makeCorruptPdf(): Uint8Array {
-  return Buffer.from("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\n\u0000\u0001garbage, cut off");
+  return Buffer.from(
+    "%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\n\u0000\u0001garbage, cut off",
+  );
 }
 
 /** The start of a Windows executable (`MZ`…), to be named `.pdf`. */
@@ -95,8 +137,9 @@ const table = (rows: string[][]) =>
  * filler paragraphs (the benchmark's large document).
  */
 export async function makeDocx(options: { paragraphs?: number } = {}): Promise<Uint8Array> {
+  const words = seededWords(1);
   const filler = Array.from({ length: options.paragraphs ?? 0 }, (_, i) =>
-    paragraph(`Paragraph ${i + 1}: onboarding takes two weeks, and every new colleague gets a buddy who answers questions about tools, people and customs. ${"x".repeat(i % 7)}`),
+    paragraph(`Paragraph ${i + 1}: ${Array.from({ length: 60 }, words).join(" ")}.`),
   ).join("");
   const body = [
     paragraph("Onboarding Handbook", "Heading1"),
@@ -135,7 +178,8 @@ export async function makeXlsx(options: { rows?: number } = {}): Promise<Uint8Ar
   const sheet = workbook.addWorksheet("Budget");
   sheet.addRow(["Team", "Quarter", "Amount"]);
   const rows = options.rows ?? 2;
-  for (let i = 0; i < rows; i += 1) sheet.addRow([i === 0 ? "Sales" : `Team ${i + 1}`, "Q1", 1200 + i]);
+  for (let i = 0; i < rows; i += 1)
+    sheet.addRow([i === 0 ? "Sales" : `Team ${i + 1}`, "Q1", 1200 + i]);
   workbook.addWorksheet("Notes");
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }

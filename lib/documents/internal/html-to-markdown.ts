@@ -2,7 +2,17 @@ import TurndownService from "turndown";
 import { markdownTables } from "./markdown-table";
 
 /** Elements whose content is never text for a reader: dropped with everything inside. */
-const DROPPED = ["script", "style", "noscript", "iframe", "object", "embed", "template", "head", "title"] as const;
+const DROPPED = [
+  "script",
+  "style",
+  "noscript",
+  "iframe",
+  "object",
+  "embed",
+  "template",
+  "head",
+  "title",
+] as const;
 
 /** Reads a `<table>` node's rows as cell texts (nested tables flatten into their cell). */
 function tableRows(table: HTMLElement): string[][] {

@@ -1,3 +1,4 @@
+import type * as PdfJsModule from "pdfjs-dist/legacy/build/pdf.mjs";
 import { DocumentRefusedError } from "../document-refused-error";
 import { markdownTables } from "./markdown-table";
 
@@ -25,7 +26,7 @@ export interface PdfConversion {
   noText: boolean;
 }
 
-type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
+type PdfJs = typeof PdfJsModule;
 let pdfjsModule: Promise<PdfJs> | null = null;
 /** pdf.js's Node build, loaded on first use (it is large, and most processes never read a PDF). */
 function loadPdfJs(): Promise<PdfJs> {
@@ -46,13 +47,17 @@ function declaresEncryption(bytes: Uint8Array): boolean {
 type PdfDocument = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
 
 /** Opens a PDF with pdf.js, refusing an encrypted or unreadable one (`DocumentRefusedError`). */
-async function openPdfDocument(options: { fileName: string; bytes: Uint8Array }): Promise<PdfDocument> {
+async function openPdfDocument(options: {
+  fileName: string;
+  bytes: Uint8Array;
+}): Promise<PdfDocument> {
   const { fileName } = options;
   if (declaresEncryption(options.bytes)) {
     throw new DocumentRefusedError({
       fileName,
       reason: "encrypted",
-      message: "the PDF is encrypted (password-protected); save an unprotected copy and upload that.",
+      message:
+        "the PDF is encrypted (password-protected); save an unprotected copy and upload that.",
     });
   }
   const pdfjs = await loadPdfJs();
@@ -72,7 +77,8 @@ async function openPdfDocument(options: { fileName: string; bytes: Uint8Array })
       throw new DocumentRefusedError({
         fileName,
         reason: "encrypted",
-        message: "the PDF is encrypted (password-protected); save an unprotected copy and upload that.",
+        message:
+          "the PDF is encrypted (password-protected); save an unprotected copy and upload that.",
         cause: error,
       });
     }
@@ -104,25 +110,32 @@ function linesOf(runs: Run[]): Line[] {
       line.size = Math.max(line.size, run.size);
     } else lines.push({ y: run.y, size: run.size, runs: [run] });
   }
-  return lines.map((line) => {
-    const runsInLine = line.runs.sort((a, b) => a.x - b.x);
-    const cells: { text: string; x: number }[] = [];
-    let end = -Infinity;
-    for (const run of runsInLine) {
-      const gap = run.x - end;
-      const cell = cells.at(-1);
-      // A gap of about two spaces or more starts a new cell (a table column, a tab stop).
-      if (cell && gap < 1.5 * run.size) {
-        cell.text += gap > 0.15 * run.size && !cell.text.endsWith(" ") && !run.text.startsWith(" ") ? ` ${run.text}` : run.text;
-      } else cells.push({ text: run.text, x: run.x });
-      end = Math.max(end, run.x + run.width);
-    }
-    return {
-      y: line.y,
-      size: line.size,
-      cells: cells.map((cell) => ({ ...cell, text: cell.text.replace(/\s+/g, " ").trim() })).filter((cell) => cell.text !== ""),
-    };
-  }).filter((line) => line.cells.length > 0);
+  return lines
+    .map((line) => {
+      const runsInLine = line.runs.sort((a, b) => a.x - b.x);
+      const cells: { text: string; x: number }[] = [];
+      let end = -Infinity;
+      for (const run of runsInLine) {
+        const gap = run.x - end;
+        const cell = cells.at(-1);
+        // A gap of about two spaces or more starts a new cell (a table column, a tab stop).
+        if (cell && gap < 1.5 * run.size) {
+          cell.text +=
+            gap > 0.15 * run.size && !cell.text.endsWith(" ") && !run.text.startsWith(" ")
+              ? ` ${run.text}`
+              : run.text;
+        } else cells.push({ text: run.text, x: run.x });
+        end = Math.max(end, run.x + run.width);
+      }
+      return {
+        y: line.y,
+        size: line.size,
+        cells: cells
+          .map((cell) => ({ ...cell, text: cell.text.replace(/\s+/g, " ").trim() }))
+          .filter((cell) => cell.text !== ""),
+      };
+    })
+    .filter((line) => line.cells.length > 0);
 }
 
 /** The size most of the text is set in (by characters): the body text. */
@@ -189,7 +202,10 @@ export async function pdfToMarkdown(options: {
     const body = bodySize(pages);
     const headingSizes = [
       ...new Set(
-        pages.flat().filter((line) => line.cells.length === 1 && line.size >= body * 1.15).map((line) => Math.round(line.size)),
+        pages
+          .flat()
+          .filter((line) => line.cells.length === 1 && line.size >= body * 1.15)
+          .map((line) => Math.round(line.size)),
       ),
     ].sort((a, b) => b - a);
     const levelOf = (size: number) => Math.min(3, headingSizes.indexOf(Math.round(size)) + 1);
@@ -212,7 +228,8 @@ export async function pdfToMarkdown(options: {
             rows.push(lines[i]!.cells.map((cell) => cell.text));
           }
           flush();
-          if (rows.length >= 2) blocks.push(markdownTables({ rows, maxRows: options.maxTableRows }));
+          if (rows.length >= 2)
+            blocks.push(markdownTables({ rows, maxRows: options.maxTableRows }));
           else blocks.push(rows[0]!.join(" "));
           previous = lines[i]!;
           continue;
