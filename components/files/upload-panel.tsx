@@ -54,6 +54,13 @@ async function filesOfEntry(
   return nested.flat();
 }
 
+/** `1048576` → `1 MiB`, `524288` → `512 KiB`. */
+function sizeLabel(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : `${Math.round(bytes / 1024)} KiB`;
+}
+
 function percent(part: number, whole: number): number {
   return whole === 0 ? 100 : Math.min(100, Math.round((part / whole) * 100));
 }
@@ -216,8 +223,8 @@ export function UploadPanel(props: { dirKind: string; harnessDir: string; maxFil
       >
         <p className="text-muted-foreground">
           Drop documents or a folder here — PDF, Word (.docx), Excel (.xlsx), HTML, CSV, Markdown or
-          text, up to {Math.round(props.maxFileBytes / 1024)} KiB each. They land in{" "}
-          <code>uploads/</code>, converted to text the agent can read; the original stays beside it.
+          text, up to {sizeLabel(props.maxFileBytes)} each. They land in <code>uploads/</code>,
+          converted to text the agent can read; the original stays beside it.
         </p>
         <div className="flex shrink-0 gap-2">
           <Button
