@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
+import { HarnessConflictError } from "@/lib/harness";
 import { isUniqueViolation } from "@/lib/storage/sql";
 import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
 
@@ -93,7 +94,11 @@ const MAX_APPEND_ATTEMPTS = 200;
  */
 export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
   if (!(await appendNewMessage(db, chatId, message)))
-    throw new Error(`A message with id ${message.id} is stored already.`);
+    throw new HarnessConflictError({
+      surface: "chat",
+      message: `A message with id ${message.id} is stored already.`,
+      details: { messageId: message.id },
+    });
 }
 
 /**
