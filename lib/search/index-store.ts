@@ -15,7 +15,7 @@ import {
   type Sql,
   type SqlExecutor,
 } from "@/lib/storage/sql";
-import { splitIntoPassages } from "./passages";
+import { splitIntoPassages, type Passage } from "./passages";
 
 /** What a passage was cut from. */
 export type SearchKind = "memory" | "company" | "docs" | "harness" | "chat";
@@ -54,8 +54,8 @@ const INSERT_PASSAGE = `INSERT INTO "SearchPassage"
 const DELETE_CHUNK = 100;
 
 /**
- * Indexes a dir commit's changes inside the commit's transaction `tx`: every updated or
- * deleted path's passages go, every created or updated text file's passages come. A commit
+ * Indexes a dir commit's changes inside the commit's transaction `tx`: a deleted path's
+ * passages go, a created file's come, an updated file's changed passages are replaced. A commit
  * that rolls back takes these rows with it; a rename (delete + create) leaves no stale hit.
  * Byte files are not indexed.
  */
@@ -67,21 +67,100 @@ export async function indexDirChanges(
   if (!target) return;
   const { changes, dirKey } = options;
   const at = options.at ?? new Date();
-  // A created path had no file at the commit's base, so it has no passages: only updated and
-  // deleted paths have some to remove.
-  const touched = [...changes.deleted, ...changes.updated.map((file) => file.path)].map(
-    (filePath) => dirSourceKey(dirKey, filePath),
-  );
-  for (let start = 0; start < touched.length; start += DELETE_CHUNK) {
-    const keys = touched.slice(start, start + DELETE_CHUNK);
+  // A created path had no file at the commit's base, so it has no passages; a deleted one (or
+  // one that became bytes) loses all of its own.
+  const removed = [
+    ...changes.deleted,
+    ...changes.updated.filter((file) => typeof file.content !== "string").map((file) => file.path),
+  ].map((filePath) => dirSourceKey(dirKey, filePath));
+  for (let start = 0; start < removed.length; start += DELETE_CHUNK) {
+    const keys = removed.slice(start, start + DELETE_CHUNK);
     await tx.run(
       `DELETE FROM "SearchPassage" WHERE "sourceKey" IN (${placeholders(keys.length)})`,
       keys,
     );
   }
-  for (const file of [...changes.created, ...changes.updated]) {
+  for (const file of changes.created) {
     if (typeof file.content !== "string") continue;
     await insertFilePassages(tx, { ...target, dirKey, path: file.path, text: file.content, at });
+  }
+  for (const file of changes.updated) {
+    if (typeof file.content !== "string") continue;
+    await updateFilePassages(tx, { ...target, dirKey, path: file.path, text: file.content, at });
+  }
+}
+
+interface StoredPassage {
+  id: number;
+  title: string;
+  body: string;
+  lineStart: number;
+  lineEnd: number;
+}
+
+/**
+ * An updated file's passages: those whose heading and text are unchanged stay (their line range
+ * follows the file; an edit above them moves them), the others go, the new ones come. An edit
+ * to one section re-indexes that section only, so the full-text index does work in proportion
+ * to what changed.
+ */
+async function updateFilePassages(
+  tx: SqlExecutor,
+  file: {
+    kind: SearchKind;
+    audience: string;
+    dirKey: string;
+    path: string;
+    text: string;
+    at: Date;
+  },
+): Promise<void> {
+  const sourceKey = dirSourceKey(file.dirKey, file.path);
+  const stored = await tx.all<StoredPassage>(
+    `SELECT "id", "title", "body", "lineStart", "lineEnd" FROM "SearchPassage" WHERE "sourceKey" = ?`,
+    [sourceKey],
+  );
+  const unused = new Map<string, StoredPassage[]>();
+  for (const row of stored) {
+    const key = `${row.title}\u0000${row.body}`;
+    unused.set(key, [...(unused.get(key) ?? []), row]);
+  }
+  const inserts: Passage[] = [];
+  for (const passage of splitIntoPassages(file.text)) {
+    const same = unused.get(`${passage.heading}\u0000${passage.text}`)?.shift();
+    if (!same) {
+      inserts.push(passage);
+    } else if (
+      Number(same.lineStart) !== passage.lineStart ||
+      Number(same.lineEnd) !== passage.lineEnd
+    ) {
+      await tx.run(`UPDATE "SearchPassage" SET "lineStart" = ?, "lineEnd" = ? WHERE "id" = ?`, [
+        passage.lineStart,
+        passage.lineEnd,
+        same.id,
+      ]);
+    }
+  }
+  const gone = [...unused.values()].flat().map((row) => Number(row.id));
+  for (let start = 0; start < gone.length; start += DELETE_CHUNK) {
+    const chunk = gone.slice(start, start + DELETE_CHUNK);
+    await tx.run(
+      `DELETE FROM "SearchPassage" WHERE "id" IN (${placeholders(chunk.length)})`,
+      chunk,
+    );
+  }
+  for (const passage of inserts) {
+    await tx.run(INSERT_PASSAGE, [
+      sourceKey,
+      file.kind,
+      file.audience,
+      file.path,
+      passage.heading,
+      passage.text,
+      passage.lineStart,
+      passage.lineEnd,
+      file.at,
+    ]);
   }
 }
 

@@ -189,6 +189,22 @@ describe(`search index on ${provider}`, () => {
     });
     const renamed = await search(people.alice, "whiskers");
     expect(renamed.map((hit) => hit.location)).toEqual(["/persistent/user/animals/pets.md"]);
+    // Lines inserted above a passage move its range; its text is not indexed again.
+    await memory(people.alice, {
+      command: "create",
+      path: "/persistent/user/animals/pets.md",
+      file_text: "# Pets\n\nintro\n\n## Cat\nThe cat is called Whiskers.\n",
+    });
+    const [cat] = await search(people.alice, "whiskers");
+    expect(cat).toMatchObject({ lineStart: 5, lineEnd: 6 });
+    await memory(people.alice, {
+      command: "insert",
+      path: "/persistent/user/animals/pets.md",
+      insert_line: 3,
+      insert_text: "more intro\nand more\n",
+    });
+    expect((await search(people.alice, "whiskers"))[0]).toMatchObject({ lineStart: 7, lineEnd: 8 });
+    expect(await search(people.alice, "intro")).toHaveLength(1);
     await memory(people.alice, { command: "delete", path: "/persistent/user/animals/pets.md" });
     expect(await search(people.alice, "whiskers")).toEqual([]);
   });

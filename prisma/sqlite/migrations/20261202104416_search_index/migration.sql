@@ -44,7 +44,7 @@ CREATE TRIGGER "SearchPassage_fts_delete" AFTER DELETE ON "SearchPassage" BEGIN
     VALUES ('delete', OLD."id", replace(replace(replace(OLD."path", '/', ' '), '.', ' '), '-', ' '), OLD."title", OLD."body");
 END;
 
-CREATE TRIGGER "SearchPassage_fts_update" AFTER UPDATE ON "SearchPassage" BEGIN
+CREATE TRIGGER "SearchPassage_fts_update" AFTER UPDATE OF "path", "title", "body" ON "SearchPassage" BEGIN
     INSERT INTO "SearchPassageFts" ("SearchPassageFts", rowid, "path", "title", "body")
     VALUES ('delete', OLD."id", replace(replace(replace(OLD."path", '/', ' '), '.', ' '), '-', ' '), OLD."title", OLD."body");
     INSERT INTO "SearchPassageFts" (rowid, "path", "title", "body")
