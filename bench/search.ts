@@ -12,7 +12,10 @@ import { parseQuery } from "@/lib/search/query";
 import { memory, openTurnCheckout, runMemoryCommand } from "@/lib/harness";
 import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
 import { freshDatabase } from "./databases";
+import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import { loadLine, ms, table, timeIt, type Summary } from "./stats";
+
+type Timed = Summary & { cpu: Summary };
 
 const PASSAGES = Number(process.env.BENCH_SEARCH_PASSAGES ?? 100_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
@@ -312,7 +315,7 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
         `${FILLER.join(" ")} ${version}`.padEnd(480, " x"),
       ].join("\n");
     }).join("\n\n");
-  const results: Record<string, Summary> = {};
+  const results: Record<string, Timed> = {};
   for (const indexed of [false, true]) {
     const dirKey = `user:commit-${indexed}-${randomUUID()}`;
     const backing = createDirBacking<null>({
@@ -321,10 +324,16 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
       ...(indexed ? { searchIndex: dirSearchIndex } : {}),
     });
     const dir = memory<null, null>({ harnessDir: "/persistent/user", ...backing });
+    const commitLog = createInMemoryCommitLog();
     let tag = 0;
     const commit = async () => {
       tag += 1;
-      const turn = await openTurnCheckout({ dirs: [dir], extraBody: null, session: null });
+      const turn = await openTurnCheckout({
+        dirs: [dir],
+        extraBody: null,
+        session: null,
+        commitLog,
+      });
       runMemoryCommand(turn.checkout, {
         command: "create",
         path: "/persistent/user/notes.md",
@@ -338,7 +347,7 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
       warmup: 10,
     });
   }
-  const { plain, indexed } = results as { plain: Summary; indexed: Summary };
+  const { plain, indexed } = results as { plain: Timed; indexed: Timed };
   return {
     edit,
     "turn commit p50 / p95, no index": `${ms(plain.p50)} / ${ms(plain.p95)}`,
