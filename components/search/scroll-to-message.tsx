@@ -13,13 +13,15 @@ export function ScrollToMessage({ messageId }: { messageId: string | undefined }
       `[data-message-id="${CSS.escape(messageId)}"]`,
     );
     if (!element) return;
-    element.scrollIntoView({ block: "center" });
     element.dataset.searchTarget = "true";
     element.classList.add("ring-2", "ring-yellow-400", "rounded-lg");
-    const timer = setTimeout(() => {
-      element.classList.remove("ring-2", "ring-yellow-400");
-    }, 4000);
-    return () => clearTimeout(timer);
+    // The chat view follows the end of the conversation as it mounts: bring the message back
+    // into view until the page has settled.
+    const scroll = () => element.scrollIntoView({ block: "center" });
+    scroll();
+    const timers = [50, 200, 500, 1000].map((delay) => setTimeout(scroll, delay));
+    timers.push(setTimeout(() => element.classList.remove("ring-2", "ring-yellow-400"), 4000));
+    return () => timers.forEach(clearTimeout);
   }, [messageId]);
   return null;
 }
