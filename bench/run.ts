@@ -10,6 +10,7 @@ import { benchPeers } from "./peers/run";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
+import { benchSearch } from "./search";
 import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
 import { benchSqlLayer } from "./sql-layer";
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<string>> = {
   snapshot: benchSnapshot,
   diff: benchDiff,
   "shell-start": benchShellStart,
+  search: benchSearch,
 };
 const namedOnly: Record<string, () => Promise<string>> = {
   "chat-route": benchChatRoute,
