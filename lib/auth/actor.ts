@@ -6,6 +6,7 @@ import { cairn } from "@/lib/cairn";
 import { getSessionMembership, listUserMemberships } from "@/lib/accounts/queries";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
 import { auth, unstable_update } from "./auth";
+import { REQUESTED_PATH_HEADER, signInPathFor } from "./return-path";
 import { sessionCacheKey, type SessionClaims } from "./session-claims";
 
 /**
@@ -56,7 +57,7 @@ async function sessionClaims(): Promise<SessionClaims | null> {
 /** The Actor, or a redirect to sign-in. For pages and server actions. */
 export async function requireActor(): Promise<Actor> {
   const actor = await getActor();
-  if (!actor) redirect("/sign-in");
+  if (!actor) redirect(signInPathFor((await headers()).get(REQUESTED_PATH_HEADER)));
   return actor;
 }
 
