@@ -85,13 +85,15 @@ for (const [name, viewport] of VIEWPORTS) {
     }
     await page.goto("/chat");
     await expect(page.getByTestId("start-chat-input")).toBeFocused();
-    // From the top of the page, the first Tab stop is the skip link, which leads to the page.
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    // From the top of a page, the first Tab stop is the skip link, which leads to the page.
+    await page.goto("/memory");
     await page.keyboard.press("Tab");
     await expect(page.getByTestId("skip-link")).toBeFocused();
     await expect(page.getByTestId("skip-link")).toBeVisible();
     await page.keyboard.press("Enter");
     await expect(page.locator("main#main")).toBeFocused();
+    await page.goto("/chat");
+    await expect(page.getByTestId("start-chat-input")).toBeFocused();
 
     await page.getByTestId("start-chat-input").fill(`Keyboard ${name}`);
     await page.keyboard.press("Enter");
@@ -165,7 +167,14 @@ test("copy works over plain http (no navigator.clipboard), for messages and invi
     Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined });
     const copied: string[] = [];
     (window as unknown as { __copied: string[] }).__copied = copied;
-    document.addEventListener("copy", () => copied.push(String(document.getSelection() ?? "")));
+    document.addEventListener("copy", () => {
+      const active = document.activeElement;
+      copied.push(
+        active instanceof HTMLTextAreaElement
+          ? active.value.slice(active.selectionStart, active.selectionEnd)
+          : String(document.getSelection() ?? ""),
+      );
+    });
   });
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
@@ -192,7 +201,6 @@ test("a failed reply reads the same with Retry before and after a reload; Retry 
   await model.setScript([
     {
       whenLastUserIncludes: "fail please",
-      times: 2,
       reply: { error: { status: 500, body: { error: { message: "Try again in a moment." } } } },
     },
     { reply: { text: "Now it worked." } },

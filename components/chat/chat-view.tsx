@@ -101,7 +101,8 @@ function ToolPart({ part }: { part: Part }) {
 }
 
 /** A small link that is still 44 px tall to tap on a phone. */
-const TAP_LINK = "inline-flex min-h-11 items-center px-1 underline sm:min-h-0 sm:px-0";
+const TAP_LINK =
+  "inline-flex min-h-11 min-w-11 items-center justify-center px-1 underline sm:min-h-0 sm:min-w-0 sm:px-0";
 
 function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   if (data.refine) return null;
@@ -566,6 +567,9 @@ export function ChatView({
   const lastAssistantId = messages.findLast((message) => message.role === "assistant")?.id;
   const lastMessage = messages.at(-1);
   const modelRefused = error ? describeChatError(error).modelMissing === true : false;
+  // The reply's own status line already says it failed (with Retry): no second error line.
+  const lastTurnFailed =
+    lastMessage?.role === "assistant" && turnData(lastMessage)?.status === "failed";
   // No model can answer: said at load, or when the server refused a message with 503.
   const modelMissing = !modelReady || modelRefused;
   // What a screen reader hears: that a reply is being written, then the reply once it is done.
@@ -662,7 +666,7 @@ export function ChatView({
             <Elapsed since={waitingFor.since} />
           </p>
         ) : null}
-        {error && !modelRefused ? (
+        {error && !modelRefused && !lastTurnFailed ? (
           <ChatError error={error} onRetry={busy ? undefined : retry} />
         ) : null}
         <div ref={endRef} data-testid="timeline-end" />
