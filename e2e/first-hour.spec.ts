@@ -143,7 +143,7 @@ test("an invite made for an email starts the sign-up form with it", async ({ bro
     .getByRole("button", { name: /invite link/i })
     .first()
     .click();
-  const link = await page.getByTestId("invite-link").first().textContent();
+  const link = await page.getByTestId("invite-link").first().inputValue();
   expect(link).toContain("/sign-up?invite=");
   const visitor = await newPage(browser, { viewport: PHONE });
   await visitor.goto(link!.trim());
