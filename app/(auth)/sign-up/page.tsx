@@ -23,10 +23,10 @@ export default async function SignUpPage({
   const { invite: token } = firstSearchValues(await searchParams);
   if (token) {
     const invite = await findInviteForSignUp(token).catch((error: unknown) => {
-      if (error instanceof AccountError) return error;
+      if (AccountError.isInstance(error)) return error;
       throw error;
     });
-    if (invite instanceof AccountError) return <Closed message={invite.message} />;
+    if (AccountError.isInstance(invite)) return <Closed message={invite.message} />;
     return (
       <Card className="space-y-4">
         <h1 className="text-lg font-semibold">Join {invite.workspace.name}</h1>
