@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { REQUESTED_PATH_HEADER } from "@/lib/auth/return-path";
 import { cairnConfig } from "@/lib/config";
 import {
   hasMalformedEscape,
@@ -20,7 +21,8 @@ import {
  * here before Next parses it (`refuseSignedOutActionBody`, decision 0029).
  */
 export function proxy(request: NextRequest) {
-  const response = refusal(request) ?? NextResponse.next();
+  const response =
+    refusal(request) ?? NextResponse.next({ request: { headers: withRequestedPath(request) } });
   const config = cairnConfig();
   const headers = securityHeaders({
     imageOrigins: config.imageOrigins,
@@ -29,6 +31,18 @@ export function proxy(request: NextRequest) {
   });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
+}
+
+/**
+ * The request's headers with the page asked for (path and query), so a signed-out visit to
+ * `/memory` can return there after sign-in (`requireActor`, lib/auth/return-path.ts).
+ */
+function withRequestedPath(request: NextRequest): Headers {
+  const headers = new Headers(request.headers);
+  if (request.method === "GET")
+    headers.set(REQUESTED_PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`);
+  else headers.delete(REQUESTED_PATH_HEADER);
+  return headers;
 }
 
 /** The answer to a request refused before Next handles it, or null to pass it on. */

@@ -4,7 +4,8 @@ import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Cairn",
+  // Every page names itself: "Memory · Cairn" (issue 26).
+  title: { default: "Cairn", template: "%s · Cairn" },
   description: "Durable, versioned knowledge for LLM agents",
 };
 

@@ -325,7 +325,7 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
     .filter({ hasText: "plans.md" })
     .getByTestId("resolve-theirs")
     .click();
-  await expect(files.getByTestId("form-info")).toContainText("Committed");
+  await expect(files.getByTestId("form-info")).toContainText("Kept the saved version.");
   await expect(line.getByTestId("save-kept-theirs")).toHaveText(
     "Not saved: the newer version of the clashing file was kept instead on Commit failures.",
   );

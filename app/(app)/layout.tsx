@@ -29,6 +29,13 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   ];
   return (
     <div className="min-h-screen">
+      <a
+        href="#main"
+        data-testid="skip-link"
+        className="bg-background focus-visible:ring-ring sr-only z-50 rounded-md px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus-visible:ring-2"
+      >
+        Skip to main content
+      </a>
       <header className="border-border relative flex items-center gap-6 border-b px-4 py-3 md:px-6">
         <Link href="/chat" className="font-semibold tracking-tight">
           Cairn
@@ -75,7 +82,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           </div>
         </HeaderMenu>
       </header>
-      <main className="mx-auto max-w-6xl p-4 md:p-6">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-6xl p-4 outline-none md:p-6">
+        {children}
+      </main>
     </div>
   );
 }

@@ -13,17 +13,21 @@ import {
 import { signUpFirstAccount, signUpInvited } from "@/lib/accounts/queries";
 import { fail, formAction, publicAction } from "@/lib/actions";
 import { signIn, signInMessage, signOut } from "@/lib/auth";
+import { safeReturnPath } from "@/lib/auth/return-path";
 
 const signInSchema = z.object({
   email: z.string().trim().min(1, "Enter your email"),
   password: z.string().min(1, "Enter your password"),
+  /** The page asked for before sign-in; only a path on this site is followed. */
+  callbackUrl: z.string().max(2000).optional(),
 });
 
 /** Sign-in with email and password; a refusal reads as one of the sign-in messages. */
 export const signInAction = formAction(
   publicAction({ input: signInSchema }, async ({ input }) => {
     try {
-      await signIn("credentials", { ...input, redirectTo: "/chat" });
+      const { callbackUrl, ...credentials } = input;
+      await signIn("credentials", { ...credentials, redirectTo: safeReturnPath(callbackUrl) });
     } catch (error) {
       if (error instanceof AuthError) {
         const code =

@@ -13,6 +13,12 @@ const providerNames: Record<string, string> = {
   "openai-compatible": "OpenAI-compatible server",
 };
 
+const sourceText: Record<string, string> = {
+  env: " (the server's AI_* variables)",
+  workspace: " (saved above)",
+  ollama: " (a local Ollama, found automatically)",
+};
+
 /** The model and provider the server is configured with, read-only (never the API key). */
 export function ModelOverviewCard({ overview }: { overview: ModelOverview }) {
   const rows: [string, string][] =
@@ -20,7 +26,7 @@ export function ModelOverviewCard({ overview }: { overview: ModelOverview }) {
       ? [
           [
             "Provider",
-            `${providerNames[overview.provider] ?? overview.provider}${overview.source === "ollama" ? " (a local Ollama, found automatically)" : ""}`,
+            `${providerNames[overview.provider] ?? overview.provider}${sourceText[overview.source]}`,
           ],
           ["Endpoint", overview.baseURL ?? "the provider's default"],
           ["Chat model", overview.chat.modelId],
@@ -31,10 +37,10 @@ export function ModelOverviewCard({ overview }: { overview: ModelOverview }) {
       : [];
   return (
     <section className="max-w-lg space-y-2" data-testid="model-overview">
-      <h2 className="font-medium">Model</h2>
+      <h2 className="font-medium">Model in use</h2>
       <p className="text-muted-foreground text-sm">
-        Read from the server&apos;s environment (AI_PROVIDER, AI_MODEL, AI_REFINE_MODEL,
-        AI_BASE_URL); change it there and restart Cairn. See the README&apos;s model section.
+        What the next message uses: the server&apos;s AI_* variables when they are set, else the
+        model saved above, else a local Ollama if one answers.
       </p>
       {overview.status === "ready" ? (
         <dl className="border-border grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm">

@@ -9,7 +9,8 @@ import { FormField } from "./form-field";
 import { errorOf } from "@/lib/actions/result";
 
 /** With `token`, redeems an invite; without, creates the first account and its workspace. */
-export function SignUpForm({ token }: { token?: string }) {
+/** `email`: the address the invite was made for, filled in to start with. */
+export function SignUpForm({ token, email }: { token?: string; email?: string }) {
   const [state, action, pending] = useActionState(signUpAction, undefined);
   const error = errorOf(state);
   const fieldError = (name: string) => error?.fieldErrors?.[name]?.[0];
@@ -20,7 +21,14 @@ export function SignUpForm({ token }: { token?: string }) {
         <Input id="name" name="name" autoComplete="name" required />
       </FormField>
       <FormField id="email" label="Email" error={fieldError("email")}>
-        <Input id="email" name="email" type="email" autoComplete="email" required />
+        <Input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={email}
+        />
       </FormField>
       <FormField id="password" label="Password" error={fieldError("password")}>
         <Input

@@ -25,3 +25,16 @@ describe("describeChatError", () => {
     expect(describeChatError(new Error(""))).toEqual({ message: "The reply failed.", busy: false });
   });
 });
+
+describe("failedReplyText", () => {
+  it("ends with one full stop whatever the error ends with", async () => {
+    const { failedReplyText } = await import("./chat-error");
+    expect(failedReplyText("Try again in a moment.")).toBe(
+      "The reply failed: Try again in a moment. Nothing was saved.",
+    );
+    expect(failedReplyText("The model is busy")).toBe(
+      "The reply failed: The model is busy. Nothing was saved.",
+    );
+    expect(failedReplyText(null)).toBe("The reply failed. Nothing was saved.");
+  });
+});

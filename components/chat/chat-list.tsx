@@ -58,6 +58,8 @@ export function StartChatForm() {
         <textarea
           aria-label="Message"
           data-testid="start-chat-input"
+          // The page is for typing: the box takes the focus (issue 26: it was the 30th Tab stop).
+          autoFocus
           className="min-h-16 min-w-0 flex-1 resize-none bg-transparent p-1 text-sm focus:outline-none"
           placeholder="Ask anything. Cairn remembers across chats."
           value={text}
@@ -155,7 +157,8 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
             <button
               key={to}
               type="button"
-              className={`text-muted-foreground ${hover} rounded p-1`}
+              // 44 px to tap on a phone; compact beside the title on wide screens.
+              className={`text-muted-foreground ${hover} inline-flex size-11 items-center justify-center rounded lg:size-auto lg:p-1`}
               aria-label={`${label} ${chat.title}`}
               data-testid={`chat-${to}`}
               onClick={() => setMode(to)}

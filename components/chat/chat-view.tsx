@@ -25,7 +25,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
 import { useAction } from "@/lib/actions/use-action";
 import { cn } from "@/lib/utils";
-import { describeChatError } from "./chat-error";
+import { describeChatError, failedReplyText } from "./chat-error";
+import { CONNECT_MODEL_HREF } from "./model-missing";
 import { useFollowStream } from "./follow-stream";
 import { ChatAttach } from "./chat-attach";
 import { buildTimeline, takePendingFirstMessage } from "./timeline";
@@ -100,18 +101,22 @@ function ToolPart({ part }: { part: Part }) {
   );
 }
 
+/** A small link that is still 44 px tall to tap on a phone. */
+const TAP_LINK =
+  "inline-flex min-h-11 min-w-11 items-center justify-center px-1 underline sm:min-h-0 sm:min-w-0 sm:px-0";
+
 function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   if (data.refine) return null;
   const { persistence } = data;
   const trace = data.turnId ? (
     <>
       {" · "}
-      <Link className="underline" href={`/chat/${chatId}?turn=${data.turnId}`}>
+      <Link className={TAP_LINK} href={`/chat/${chatId}?turn=${data.turnId}`}>
         context
       </Link>
       {" · "}
       <Link
-        className="underline"
+        className={TAP_LINK}
         href={`/chat/${chatId}/turns/${data.turnId}`}
         data-testid="trace-link"
       >
@@ -121,11 +126,7 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   ) : null;
   let text: React.ReactNode = null;
   if (data.status === "failed")
-    text = (
-      <span className="text-destructive">
-        The reply failed{data.error ? `: ${data.error}` : ""}. Nothing was saved.
-      </span>
-    );
+    text = <span className="text-destructive">{failedReplyText(data.error)}</span>;
   else if (data.status === "aborted") text = "Stopped. Nothing was saved.";
   // Turns recorded before turn ids were kept can only point at the failures page.
   else if (persistence.failedCommits > 0 && !data.turnId)
@@ -210,7 +211,7 @@ function ActionButton({
       data-testid={testId}
       disabled={disabled}
       onClick={onClick}
-      className="text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:ring-ring inline-flex size-7 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none disabled:pointer-events-none disabled:opacity-40"
+      className="text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:ring-ring inline-flex size-11 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none disabled:pointer-events-none disabled:opacity-40 sm:size-7"
     >
       {children}
     </button>
@@ -245,8 +246,17 @@ function MessageView({
   onEdit,
   onRegenerate,
   interrupted,
+  unsent,
+  stopped,
+  hideRegenerate,
 }: {
+  /** An error below offers Retry: no second, icon-only way to do the same. */
+  hideRegenerate?: boolean;
+  /** The person stopped this reply here; nothing of it was saved. */
+  stopped?: boolean;
   message: UIMessage;
+  /** Shown under a user message that was kept but not sent. */
+  unsent?: React.ReactNode;
   chatId: string;
   /** Set on a user message whose turn was interrupted. */
   interrupted?: { keptChanges: number; savedChanges?: number };
@@ -337,6 +347,12 @@ function MessageView({
           );
         return null;
       })}
+      {unsent}
+      {stopped ? (
+        <p className="text-muted-foreground text-xs" data-testid="turn-status" data-stopped="true">
+          Stopped. Nothing was saved.
+        </p>
+      ) : null}
       {interrupted ? (
         <InterruptedTurnNotice
           keptChanges={interrupted.keptChanges}
@@ -368,7 +384,7 @@ function MessageView({
               <Pencil className="size-3.5" />
             </ActionButton>
           ) : null}
-          {!isUser && isLastAssistant && !canRetry ? (
+          {!isUser && isLastAssistant && !canRetry && !hideRegenerate ? (
             <ActionButton
               label="Regenerate"
               testId="message-regenerate"
@@ -409,7 +425,16 @@ export function ChatView({
   rolledBack,
   canRefineGlobally,
   interruptedTurns = {},
+  modelReady = true,
+  isAdmin = false,
+  unansweredTurn = null,
 }: {
+  /** The latest turn, when it failed or was stopped before any answer was stored. */
+  unansweredTurn?: {
+    userMessageId: string;
+    status: "failed" | "aborted";
+    error: string | null;
+  } | null;
   chatId: string;
   initialMessages: UIMessage[];
   /** When each stored message was written (ISO 8601), to place refinement cards. */
@@ -420,8 +445,14 @@ export function ChatView({
   canRefineGlobally: boolean;
   /** User message id → its interrupted turn's kept change sets. */
   interruptedTurns?: Record<string, { keptChanges: number; savedChanges?: number }>;
+  /** Whether a model can answer now; without one, messages are kept and shown as not sent. */
+  modelReady?: boolean;
+  /** Admins are pointed at Admin → Settings → Model; others are told to ask one. */
+  isAdmin?: boolean;
 }) {
   const router = useRouter();
+  // Whether anything was sent from this page (the live region speaks only of those replies).
+  const [sentHere, setSentHere] = useState(false);
   const [input, setInput] = useState("");
   const [waitingFor, setWaitingFor] = useState<{ since: number; known: number } | null>(null);
   const { pending: refinePending, error: refineError, run: runRefine } = useAction();
@@ -429,6 +460,17 @@ export function ChatView({
   const timelineRef = useRef<HTMLDivElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const barRef = useRef<HTMLFormElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  // Arriving in a chat (also the one just started on /chat) puts the focus in the message box,
+  // not back on the page's body.
+  useEffect(() => {
+    const active = document.activeElement;
+    const typing =
+      active instanceof HTMLInputElement ||
+      active instanceof HTMLTextAreaElement ||
+      active instanceof HTMLSelectElement;
+    if (!typing) inputRef.current?.focus({ preventScroll: true });
+  }, [chatId]);
 
   // A refinement runs after the response, in the job queue: look for its card until it has an
   // outcome (it shows as queued, then running, first).
@@ -461,6 +503,11 @@ export function ChatView({
         }),
       }),
       onError: (failure) => {
+        // 503: no model; the message was stored and stays, marked as not sent.
+        if (describeChatError(failure).modelMissing) {
+          router.refresh();
+          return;
+        }
         // 409: another turn is running in this chat and nothing was stored. Take the message back
         // out of the list and put its text back in the box, so sending again is one click.
         if (!describeChatError(failure).busy) return;
@@ -480,6 +527,10 @@ export function ChatView({
       },
     });
   const busy = status === "submitted" || status === "streaming";
+  // The reply the person stopped: labelled "Stopped" at once, as the stored turn says after a
+  // reload (its `data-turn` part never reaches a stream that was cut).
+  const [stoppedId, setStoppedId] = useState<string | null>(null);
+
   const { atLatest, scrollToLatest } = useFollowStream({
     timeline: timelineRef,
     end: endRef,
@@ -491,8 +542,10 @@ export function ChatView({
   useEffect(() => {
     const timer = setTimeout(() => {
       const first = takePendingFirstMessage(chatId);
-      if (first && messages.length === 0)
+      if (first && messages.length === 0) {
+        setSentHere(true);
         void sendMessage({ text: first, metadata: { sentAt: new Date().toISOString() } });
+      }
     }, 0);
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival
@@ -513,15 +566,44 @@ export function ChatView({
     timeOf: (message) => times.get(message.id) ?? "",
   });
   const lastAssistantId = messages.findLast((message) => message.role === "assistant")?.id;
+  const lastMessage = messages.at(-1);
+  const modelRefused = error ? describeChatError(error).modelMissing === true : false;
+  // The reply's own status line already says it failed (with Retry): no second error line.
+  const lastTurnFailed =
+    lastMessage?.role === "assistant" && turnData(lastMessage)?.status === "failed";
+  // No model can answer: said at load, or when the server refused a message with 503.
+  const modelMissing = !modelReady || modelRefused;
+  // What a screen reader hears: that a reply is being written, then the reply once it is done.
+  const announcement = !sentHere
+    ? ""
+    : busy
+      ? "Cairn is replying…"
+      : error && !modelRefused
+        ? "The reply failed."
+        : lastMessage?.role === "assistant"
+          ? `Cairn replied: ${messageText(lastMessage).slice(0, 2000)}`
+          : "";
+  // The last message has no answer and none is being written: it was kept but not sent.
+  const unsentId =
+    !busy &&
+    lastMessage?.role === "user" &&
+    !interruptedTurns[lastMessage.id] &&
+    (modelRefused || !error)
+      ? lastMessage.id
+      : null;
   const lastIsAssistant = messages.at(-1)?.role === "assistant";
   const send = (text: string, messageId?: string) => {
     lastSent.current = text;
+    setStoppedId(null);
+    setSentHere(true);
     clearError();
     scrollToLatest();
     const metadata = { sentAt: new Date().toISOString() };
     void sendMessage(messageId ? { text, messageId, metadata } : { text, metadata });
   };
   const retry = () => {
+    setSentHere(true);
+    setStoppedId(null);
     clearError();
     scrollToLatest();
     void regenerate();
@@ -544,6 +626,24 @@ export function ChatView({
               refining={waiting}
               onEdit={(text) => send(text, item.message.id)}
               onRegenerate={retry}
+              hideRegenerate={Boolean(error)}
+              stopped={
+                !busy &&
+                item.message.role === "assistant" &&
+                (item.message.id === stoppedId ||
+                  (stoppedId === "pending" && item.message.id === lastAssistantId)) &&
+                turnData(item.message) === null
+              }
+              unsent={
+                item.message.id === unsentId ? (
+                  <UnsentNotice
+                    modelMissing={modelMissing}
+                    isAdmin={isAdmin}
+                    onSend={retry}
+                    turn={unansweredTurn?.userMessageId === item.message.id ? unansweredTurn : null}
+                  />
+                ) : null
+              }
             />
           ) : (
             <RefinementCard
@@ -567,8 +667,13 @@ export function ChatView({
             <Elapsed since={waitingFor.since} />
           </p>
         ) : null}
-        {error ? <ChatError error={error} onRetry={busy ? undefined : retry} /> : null}
+        {error && !modelRefused && !lastTurnFailed ? (
+          <ChatError error={error} onRetry={busy ? undefined : retry} />
+        ) : null}
         <div ref={endRef} data-testid="timeline-end" />
+        <div className="sr-only" aria-live="polite" role="status" data-testid="reply-announcer">
+          {announcement}
+        </div>
       </div>
       {atLatest ? null : (
         <div className="pointer-events-none sticky bottom-28 z-10 flex justify-center">
@@ -594,6 +699,7 @@ export function ChatView({
         }}
       >
         <textarea
+          ref={inputRef}
           aria-label="Message"
           data-testid="chat-input"
           className="border-border focus-visible:ring-ring min-h-12 min-w-0 flex-1 resize-y rounded-md border bg-transparent p-2 text-sm focus-visible:ring-2 focus-visible:outline-none"
@@ -664,7 +770,10 @@ export function ChatView({
           <Button
             type="button"
             variant="outline"
-            onClick={() => void stop()}
+            onClick={() => {
+              setStoppedId(messages.at(-1)?.role === "assistant" ? messages.at(-1)!.id : "pending");
+              void stop();
+            }}
             data-testid="stop"
             aria-label="Stop"
           >
@@ -680,6 +789,55 @@ export function ChatView({
   );
 }
 
+/** Under a message that was kept but not sent: why, and how it gets sent. */
+function UnsentNotice({
+  modelMissing,
+  isAdmin,
+  onSend,
+  turn,
+}: {
+  modelMissing: boolean;
+  isAdmin: boolean;
+  onSend: () => void;
+  /** Its turn failed or was stopped: the same state as during the turn, with Retry. */
+  turn: { status: "failed" | "aborted"; error: string | null } | null;
+}) {
+  if (turn && !modelMissing)
+    return (
+      <div className="flex flex-wrap items-center gap-2 text-sm" data-testid="chat-error">
+        <span className={turn.status === "failed" ? "text-destructive" : "text-muted-foreground"}>
+          {turn.status === "failed" ? failedReplyText(turn.error) : "Stopped. Nothing was saved."}
+        </span>
+        <Button variant="outline" size="sm" data-testid="retry" onClick={onSend}>
+          <RotateCcw className="size-3.5" /> Retry
+        </Button>
+      </div>
+    );
+  return (
+    <div
+      className="flex flex-wrap items-center justify-end gap-2 text-sm"
+      data-testid="message-unsent"
+      data-model-missing={modelMissing ? "true" : "false"}
+    >
+      <span className="text-muted-foreground">
+        {modelMissing ? "Not sent — no model is connected." : "Not sent yet."}
+      </span>
+      {modelMissing ? (
+        isAdmin ? (
+          <Link className="underline" href={CONNECT_MODEL_HREF} data-testid="unsent-connect-model">
+            Connect a model
+          </Link>
+        ) : (
+          <span data-testid="unsent-ask-admin">Ask an admin to connect a model.</span>
+        )
+      ) : null}
+      <Button variant="outline" size="sm" data-testid="send-unsent" onClick={onSend}>
+        <SendHorizontal className="size-3.5" /> Send
+      </Button>
+    </div>
+  );
+}
+
 /** A failed send: its message in plain words, and Retry unless nothing was stored (409). */
 function ChatError({ error, onRetry }: { error: Error; onRetry?: () => void }) {
   const { message, busy } = describeChatError(error);
@@ -689,10 +847,7 @@ function ChatError({ error, onRetry }: { error: Error; onRetry?: () => void }) {
       data-testid="chat-error"
       data-busy={busy || undefined}
     >
-      <span className="text-destructive">
-        {message}
-        {busy ? "" : " Nothing was saved."}
-      </span>
+      <span className="text-destructive">{busy ? message : failedReplyText(message)}</span>
       {busy || !onRetry ? null : (
         <Button variant="outline" size="sm" data-testid="retry" onClick={onRetry}>
           <RotateCcw className="size-3.5" /> Retry

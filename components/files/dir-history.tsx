@@ -21,7 +21,7 @@ export interface DirHistoryEntry {
 
 const sourceLabels: Record<string, string> = {
   turn: "agent turn",
-  editor: "editor",
+  editor: "edited by hand",
   retry: "retry",
   resolve: "conflict resolution",
   mcp: "MCP",

@@ -47,7 +47,12 @@ function FailureCard(props: {
   const [pending, startTransition] = useTransition();
   const [merged, setMerged] = useState<Record<string, string>>(() =>
     Object.fromEntries(
-      failure.conflicts.map((conflict) => [conflict.path, conflict.mergeText ?? ""]),
+      // The editable text starts as this change's own text, never with merge markers: the
+      // side-by-side view above shows what the saved version has.
+      failure.conflicts.map((conflict) => [
+        conflict.path,
+        conflict.ours?.text ?? conflict.mergeText ?? "",
+      ]),
     ),
   );
   const run = (action: () => Promise<CommitActionResult>) =>
@@ -128,18 +133,18 @@ function FailureCard(props: {
               <DiffView
                 before={conflict.theirs.text}
                 after={conflict.ours.text}
-                beforeLabel="Theirs: the current version"
-                afterLabel="Ours: this commit's change"
+                beforeLabel="Saved now: the version in the files"
+                afterLabel="This change: what the failed save wanted to write"
               />
             </div>
           ) : (
             <div className="grid gap-2 md:grid-cols-2">
               <div>
-                <p className="text-muted-foreground text-xs">Ours (this commit)</p>
+                <p className="text-muted-foreground text-xs">This change (the failed save)</p>
                 <Content value={conflict.ours} testId="conflict-ours" />
               </div>
               <div>
-                <p className="text-muted-foreground text-xs">Theirs (current)</p>
+                <p className="text-muted-foreground text-xs">Saved now (in the files)</p>
                 <Content value={conflict.theirs} testId="conflict-theirs" />
               </div>
             </div>
@@ -180,8 +185,8 @@ function FailureCard(props: {
           ) : null}
           {failure.status === "conflict" ? (
             <>
-              {resolveButton("resolve-ours", "Keep ours", "ours")}
-              {resolveButton("resolve-theirs", "Keep theirs", "theirs")}
+              {resolveButton("resolve-ours", "Use this change", "ours")}
+              {resolveButton("resolve-theirs", "Keep the saved version", "theirs")}
               {editable ? resolveButton("resolve-edited", "Save merged text", merged) : null}
             </>
           ) : null}

@@ -81,9 +81,13 @@ export function DiffView(props: {
     >
       <thead>
         <tr className="text-left">
-          <th className="w-10" />
+          <th className="w-10">
+            <span className="sr-only">Line</span>
+          </th>
           <th className="p-1">{props.beforeLabel}</th>
-          <th className="w-10" />
+          <th className="w-10">
+            <span className="sr-only">Line</span>
+          </th>
           <th className="p-1">{props.afterLabel}</th>
         </tr>
       </thead>

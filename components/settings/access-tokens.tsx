@@ -9,6 +9,7 @@ import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { copyText } from "@/lib/copy-text";
 import { useAction } from "@/lib/actions/use-action";
 
 const expiryChoices = [
@@ -91,10 +92,7 @@ export function TokenCreator() {
               variant="outline"
               data-testid="copy-token"
               onClick={() => {
-                void navigator.clipboard.writeText(token).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                );
+                void copyText(token).then(setCopied);
               }}
             >
               {copied ? "Copied" : "Copy"}

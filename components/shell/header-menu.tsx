@@ -2,7 +2,7 @@
 
 import { Menu, X } from "lucide-react";
 import { usePathname } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cn } from "@/lib/utils";
 
 /**
@@ -16,11 +16,24 @@ export function HeaderMenu({ children }: { children: ReactNode }) {
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
   const setOpen = (next: boolean) => setOpenOn(next ? pathname : null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  // Escape closes the open panel and gives the focus back to the menu button.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setOpenOn(null);
+      buttonRef.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
   return (
     <>
       <button
+        ref={buttonRef}
         type="button"
-        className="hover:bg-muted focus-visible:ring-ring ml-auto inline-flex size-9 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none md:hidden"
+        className="hover:bg-muted focus-visible:ring-ring ml-auto inline-flex size-11 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none md:hidden"
         aria-label={open ? "Close menu" : "Open menu"}
         aria-expanded={open}
         aria-controls="app-menu"

@@ -11,7 +11,9 @@ export const buttonVariants = cva(
         default: "bg-primary text-primary-foreground hover:opacity-90",
         outline: "border border-border bg-transparent hover:bg-muted",
         ghost: "hover:bg-muted",
-        destructive: "bg-destructive text-white hover:opacity-90",
+        // A fixed dark red under white text: 4.5:1 or more in both themes (the theme's lighter
+        // dark-mode red, right for red text, gave 3.55:1 here).
+        destructive: "bg-red-700 text-white hover:bg-red-800",
       },
       size: { default: "h-9 px-4 py-2", sm: "h-8 px-3", icon: "size-9" },
     },

@@ -8,7 +8,8 @@ export function TableHead({ columns }: { columns: readonly string[] }) {
       <tr>
         {columns.map((column, index) => (
           <th key={index} className={index === 0 ? "py-2" : undefined}>
-            {column || null}
+            {/* A column without a heading still names itself to screen readers. */}
+            {column || <span className="sr-only">Actions</span>}
           </th>
         ))}
       </tr>

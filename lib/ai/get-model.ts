@@ -13,6 +13,7 @@ import {
   type ModelConfig,
   type ModelEnv,
   type ModelProvider,
+  type ModelSource,
 } from "./resolve-model-config";
 
 /** Provider-specific options a caller passes on to `streamText` / `generateText` unchanged. */
@@ -28,8 +29,8 @@ export interface ModelReady {
   contextWindow: number;
   /** `default` means assumed: neither `AI_CONTEXT_WINDOW` nor a known model id gave it. */
   contextWindowSource: ContextWindowSource;
-  /** `ollama` when found by probing a local Ollama with nothing configured. */
-  source: "env" | "ollama";
+  /** `env`: `AI_*` variables; `workspace`: Admin → Settings → Model; `ollama`: a local Ollama, probed. */
+  source: ModelSource;
   /** The endpoint in use, when not the provider's default; without credentials or query, safe to show. */
   baseURL?: string;
   /** Pass to `streamText({ providerOptions })`. Unset today; kept so callers already pass it. */
@@ -55,6 +56,16 @@ export interface GetModelOptions {
   env?: ModelEnv;
   /** Used for the Ollama probe and every model call (tests, proxies). Defaults to `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * The workspace whose saved model (Admin → Settings → Model) applies when no `AI_*` variable
+   * chooses a provider. Without it only the environment and a local Ollama count.
+   */
+  workspaceId?: string;
+  /**
+   * The saved model's version as the caller already read it (`null`: none saved), so the cached
+   * copy is checked without another query. Unset: it is read.
+   */
+  settingsVersion?: number | null;
 }
 
 /**
@@ -104,8 +115,23 @@ async function resolveModelSelection(
   options: GetModelOptions,
 ): Promise<{ status: "ready"; settings: ModelConfig } | ModelNotReady> {
   const resolved = options.env ? resolveModelConfig(options.env) : cairn().modelSettings;
+  // Variables win when they choose a provider (decision 0043); then the workspace's saved model.
   if (resolved.status === "configured") return { status: "ready", settings: resolved.config };
   if (resolved.status === "misconfigured") return resolved;
+  if (options.workspaceId !== undefined && !options.env) {
+    const saved = await cairn().workspaceModels.get(options.workspaceId, options.settingsVersion);
+    if (saved?.status === "configured")
+      return {
+        status: "ready",
+        settings: {
+          ...saved.config,
+          ...(resolved.contextWindowOverride !== undefined && {
+            contextWindowOverride: resolved.contextWindowOverride,
+          }),
+        },
+      };
+    if (saved) return saved;
+  }
 
   const { ollamaBaseURL } = resolved;
   const probe = await probeOllama({ baseURL: ollamaBaseURL, fetch: options.fetch });
@@ -115,7 +141,7 @@ async function resolveModelSelection(
       message:
         `No model is configured, and no Ollama server answered at ${displayURL(ollamaBaseURL)} ` +
         `(${probe.reason}). Chat needs a model; every other page works without one. ` +
-        "Set the variables below in .env.local (or the server’s environment) and restart Cairn.",
+        "An admin connects one on Admin → Settings → Model (or with the variables below).",
       help: [...resolved.hints, ...providerExamples()],
     };
 
@@ -170,7 +196,8 @@ async function resolveModelSelection(
   };
 }
 
-function createModel(options: {
+/** An AI SDK model for `modelId` on the endpoint `settings` names (Test connection uses it too). */
+export function createModel(options: {
   settings: ModelConfig;
   modelId: string;
   fetch?: typeof fetch;

@@ -12,6 +12,7 @@ export {
 } from "./describe-provider-error";
 export { providerErrorMessage } from "./provider-error-for-role";
 export {
+  createModel,
   getChatModel,
   getRefineModel,
   type GetModelOptions,
@@ -40,6 +41,7 @@ export {
   type ModelEnv,
   type ModelMisconfigured,
   type ModelProvider,
+  type ModelSource,
   type ModelUnconfigured,
 } from "./resolve-model-config";
 export { providerMemoryTool } from "./memory-tool";

@@ -18,8 +18,8 @@ export type ModelOverview =
   | {
       status: "ready";
       provider: ModelProvider;
-      /** `env`: set by AI_* variables; `ollama`: found by probing a local Ollama. */
-      source: "env" | "ollama";
+      /** `env`: set by AI_* variables; `workspace`: saved in the app; `ollama`: a local Ollama. */
+      source: "env" | "workspace" | "ollama";
       /** The endpoint, when not the provider's default. */
       baseURL: string | null;
       apiKeySet: boolean;
@@ -34,12 +34,19 @@ export async function getModelOverview(options: GetModelOptions = {}): Promise<M
   if (chat.status !== "ready") return { status: chat.status, message: chat.message };
   if (refine.status !== "ready") return { status: refine.status, message: refine.message };
   const resolved = options.env ? resolveModelConfig(options.env) : cairn().modelSettings;
+  const saved =
+    chat.source === "workspace" && options.workspaceId !== undefined
+      ? await cairn().workspaceModels.get(options.workspaceId, options.settingsVersion)
+      : null;
   return {
     status: "ready",
     provider: chat.provider,
     source: chat.source,
     baseURL: chat.baseURL ?? null,
-    apiKeySet: resolved.status === "configured" && resolved.config.apiKey !== undefined,
+    apiKeySet:
+      chat.source === "workspace"
+        ? saved?.status === "configured" && saved.config.apiKey !== undefined
+        : resolved.status === "configured" && resolved.config.apiKey !== undefined,
     chat: {
       modelId: chat.modelId,
       contextWindow: chat.contextWindow,

@@ -14,6 +14,9 @@ export const MODEL_PROVIDERS: readonly ModelProvider[] = [
   "openai-compatible",
 ];
 
+/** Where a model configuration came from. */
+export type ModelSource = "env" | "workspace" | "ollama";
+
 /** The environment variables read here; `process.env` fits. Blank values count as unset. */
 export type ModelEnv = Readonly<Record<string, string | undefined>>;
 
@@ -39,8 +42,11 @@ export interface ModelConfig {
   baseURL?: string;
   /** `AI_CONTEXT_WINDOW` when set (it applies to the refinement model too). */
   contextWindowOverride?: number;
-  /** `env`: configured by `AI_*` variables; `ollama`: found by probing a local Ollama. */
-  source: "env" | "ollama";
+  /**
+   * `env`: configured by `AI_*` variables; `workspace`: saved on Admin → Settings → Model;
+   * `ollama`: found by probing a local Ollama.
+   */
+  source: ModelSource;
 }
 
 /** Nothing chooses a provider: the caller should probe Ollama with these settings. */

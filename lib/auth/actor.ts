@@ -6,6 +6,7 @@ import { cairn } from "@/lib/cairn";
 import { getSessionMembership, listUserMemberships } from "@/lib/accounts/queries";
 import { hasRole, isRole, type Actor, type Role } from "@/lib/harness";
 import { auth, unstable_update } from "./auth";
+import { REQUESTED_PATH_HEADER, signInPathFor } from "./return-path";
 import { sessionCacheKey, type SessionClaims } from "./session-claims";
 
 /**
@@ -53,10 +54,19 @@ async function sessionClaims(): Promise<SessionClaims | null> {
   return claims;
 }
 
-/** The Actor, or a redirect to sign-in. For pages and server actions. */
+/** The page this request asked for (set by the proxy), or null outside a page request. */
+async function requestedPath(): Promise<string | null> {
+  try {
+    return (await headers()).get(REQUESTED_PATH_HEADER);
+  } catch {
+    return null;
+  }
+}
+
+/** The Actor, or a redirect to sign-in (back to the page asked for). For pages and server actions. */
 export async function requireActor(): Promise<Actor> {
   const actor = await getActor();
-  if (!actor) redirect("/sign-in");
+  if (!actor) redirect(signInPathFor(await requestedPath()));
   return actor;
 }
 

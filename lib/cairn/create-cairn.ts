@@ -8,6 +8,11 @@ import type { CairnConfig } from "@/lib/config";
 import { createDb, type Db } from "@/lib/db/client";
 import { spoolKeyFromSecret, type RefinementLock, type ShellLimits } from "@/lib/harness";
 import type { JobQueue } from "@/lib/jobs/job-queue";
+import {
+  createWorkspaceModels,
+  modelKeyFromSecret,
+  type WorkspaceModels,
+} from "@/lib/model-settings";
 import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
 import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
 import { createDurability, type Durability } from "@/lib/persistent-dirs/durability";
@@ -57,6 +62,10 @@ export interface Cairn {
   readonly shellLimits: ShellLimits;
   /** Which provider and models the configuration names (lib/ai), resolved once. */
   readonly modelSettings: ModelConfigResult;
+  /** The workspaces' models saved on Admin → Settings → Model, cached per version (decision 0043). */
+  readonly workspaceModels: WorkspaceModels;
+  /** The key that seals saved API keys, derived from `AUTH_SECRET`. */
+  modelKey(): Uint8Array;
   /** Stops the durability loop and the job queue's workers and closes the database client. */
   close(): Promise<void>;
 }
@@ -127,6 +136,14 @@ export function createCairn(config: CairnConfig): Cairn {
     workerUrl: pathToFileURL(path.join(process.cwd(), "lib/harness/turn/shell-worker.mjs")),
   };
   const modelSettings = resolveModelConfig(config.models);
+  const modelKey = lazy(() => {
+    if (!config.authSecret)
+      throw new Error(
+        "AUTH_SECRET is not set: Cairn needs it to seal the API keys saved on Admin → Settings → Model.",
+      );
+    return modelKeyFromSecret(config.authSecret);
+  });
+  const workspaceModels = createWorkspaceModels({ db: () => db.get(), key: () => modelKey.get() });
 
   return {
     config,
@@ -159,6 +176,8 @@ export function createCairn(config: CairnConfig): Cairn {
     sessionClaims,
     shellLimits,
     modelSettings,
+    workspaceModels,
+    modelKey: () => modelKey.get(),
     async close() {
       durability.made()?.stop();
       await jobQueue.made()?.stop();

@@ -10,7 +10,13 @@ export {
   type TurnMode,
 } from "./messages";
 export { BASE_PROMPT } from "./base-prompt";
-export { getTurnForActor, latestTurnId, listInterruptedTurns, type TurnView } from "./turns";
+export {
+  getTurnForActor,
+  lastUnansweredTurn,
+  latestTurnId,
+  listInterruptedTurns,
+  type TurnView,
+} from "./turns";
 export {
   CHAT_BUSY_MESSAGE,
   claimChat,

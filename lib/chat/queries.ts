@@ -32,6 +32,8 @@ export interface ChatForTurn {
   title: string;
   /** The workspace's settings (their defaults when the workspace has none saved). */
   settings: WorkspaceSettingsValues;
+  /** The version of the workspace's saved model (Admin → Settings → Model), `null` when none. */
+  modelSettingsVersion: number | null;
 }
 
 /** The chat if it is the actor's own (same user, same workspace), with its workspace's settings. */
@@ -47,10 +49,12 @@ export async function findChatForTurn(
     refineAfterCompaction: unknown;
     refineCooldownMinutes: number | null;
     globalRefineNeedsApproval: unknown;
+    modelSettingsVersion: number | null;
   }>(
     `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
-       s."refineCooldownMinutes", s."globalRefineNeedsApproval"
+       s."refineCooldownMinutes", s."globalRefineNeedsApproval", m."version" AS "modelSettingsVersion"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
+       LEFT JOIN "ModelSettings" m ON m."workspaceId" = c."workspaceId"
      WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
     [options.chatId, options.workspaceId, options.userId],
   );
@@ -66,7 +70,13 @@ export async function findChatForTurn(
             row.refineCooldownMinutes ?? DEFAULT_WORKSPACE_SETTINGS.refineCooldownMinutes,
           globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
         };
-  return { id: row.id, title: row.title, settings };
+  return {
+    id: row.id,
+    title: row.title,
+    settings,
+    modelSettingsVersion:
+      row.modelSettingsVersion === null ? null : Number(row.modelSettingsVersion),
+  };
 }
 
 export interface MessageRow {

@@ -73,7 +73,11 @@ export type StartTurnResult =
   | { status: "forbidden"; message: string }
   /** Another turn is running in this chat (any tab, any instance): answer 409, nothing stored. */
   | { status: "busy" }
-  | { status: "model_unavailable"; model: ModelNotReady };
+  /**
+   * No model can answer: the message was stored (`stored`) unless it was an edit or a resend,
+   * and can be sent once a model is connected.
+   */
+  | { status: "model_unavailable"; model: ModelNotReady; stored: boolean };
 
 /**
  * The turn's stream is sent as it is: `no-transform` keeps Next's response compression (and
@@ -268,8 +272,17 @@ export async function startChatTurn(options: {
   if (parseRefineCommand(textOf(options.message))?.global && !canWriteGlobal(actor)) {
     return { status: "forbidden", message: GLOBAL_REFINE_FORBIDDEN };
   }
-  const model = await getChatModel({ fetch: modelFetch() });
-  if (model.status !== "ready") return { status: "model_unavailable", model };
+  const model = await getChatModel({
+    fetch: modelFetch(),
+    workspaceId: actor.workspaceId,
+    settingsVersion: chat.modelSettingsVersion,
+  });
+  if (model.status !== "ready") {
+    // Nothing typed is lost: a new message is kept and shown as not sent (issue 26).
+    const stored =
+      (options.mode ?? "submit") === "submit" && (await keepUnsent(chatId, options.message));
+    return { status: "model_unavailable", model, stored };
+  }
 
   // One turn at a time per chat: claim it before storing anything, so a refused turn leaves no
   // trace and a running turn's prompt never picks up another turn's message.
@@ -281,6 +294,51 @@ export async function startChatTurn(options: {
   } catch (error) {
     await claim.release();
     throw error;
+  }
+}
+
+/** The longest the answer's stream waits, after its last part, for the turn to be recorded. */
+const RECORD_WAIT_MS = 15_000;
+
+/**
+ * The turn's response, whose stream closes only once the turn is recorded and the chat released
+ * (or after RECORD_WAIT_MS, when the database is away): a message sent the moment the answer
+ * ends is then never refused as busy (issue 26).
+ */
+function endsWhenRecorded(response: Response, recorded: Promise<void>): Response {
+  if (!response.body) return response;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      async flush() {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          recorded,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, RECORD_WAIT_MS);
+            timer.unref?.();
+          }),
+        ]);
+        clearTimeout(timer);
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** Stores a message no model can answer yet, holding the chat's claim while it does. */
+async function keepUnsent(chatId: string, message: UIMessage): Promise<boolean> {
+  const db = getDb();
+  const claim = await holdChatClaim(db, { chatId, turnId: randomUUID() });
+  if (!claim) return false;
+  try {
+    await appendNewMessage(db, chatId, message);
+    return true;
+  } finally {
+    await claim.release();
   }
 }
 
@@ -350,6 +408,8 @@ async function runClaimedTurn(options: {
     turnData: { turnId: turnRow.id },
     turnId: turnRow.id,
   });
+  let markRecorded!: () => void;
+  const recorded = new Promise<void>((resolve) => (markRecorded = resolve));
   const finished = turn.finished
     .then(async (result) => {
       try {
@@ -358,6 +418,7 @@ async function runClaimedTurn(options: {
         stopLease();
         // The next turn may start once this one's messages are stored.
         await claim.release();
+        markRecorded();
       }
       // Refinements run after the response, never during it.
       if (result.status !== "completed") return;
@@ -372,11 +433,17 @@ async function runClaimedTurn(options: {
         });
     })
     .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
-    .finally(() => claim.release());
+    .finally(() => {
+      markRecorded();
+      return claim.release();
+    });
   return {
     status: "started",
     turnId: turnRow.id,
-    response: turn.toUIMessageStreamResponse({ headers: STREAM_HEADERS }),
+    response: endsWhenRecorded(
+      turn.toUIMessageStreamResponse({ headers: STREAM_HEADERS }),
+      recorded,
+    ),
     finished,
   };
 }

@@ -89,3 +89,20 @@ export async function listInterruptedTurns(
     ]),
   );
 }
+
+/**
+ * The chat's latest turn when it failed or was stopped without storing an answer: the chat page
+ * shows the same failed-reply state (with Retry) after a reload as during the turn.
+ */
+export async function lastUnansweredTurn(
+  chatId: string,
+): Promise<{ userMessageId: string; status: "failed" | "aborted"; error: string | null } | null> {
+  const turn = await getDb().turn.findFirst({
+    where: { chatId },
+    orderBy: { startedAt: "desc" },
+    select: { status: true, error: true, userMessageId: true, assistantMessageId: true },
+  });
+  if (!turn?.userMessageId || turn.assistantMessageId) return null;
+  if (turn.status !== "failed" && turn.status !== "aborted") return null;
+  return { userMessageId: turn.userMessageId, status: turn.status, error: turn.error };
+}

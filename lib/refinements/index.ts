@@ -86,7 +86,7 @@ export async function requestRefinement(options: {
   request: RefineRequest;
   turnsSinceLastReview?: number;
 }): Promise<string | null> {
-  const model = await getRefineModel();
+  const model = await getRefineModel({ workspaceId: options.actor.workspaceId });
   if (model.status !== "ready") {
     console.warn(`cairn: refinement skipped: ${model.message}`);
     return null;
@@ -255,7 +255,7 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
       );
       return "forbidden";
     }
-    const model = await getRefineModel();
+    const model = await getRefineModel({ workspaceId: actor.workspaceId });
     if (model.status !== "ready") {
       await fail("refine:model", model.message, "running");
       return "no-model";

@@ -1,6 +1,8 @@
 import { StartChatForm } from "@/components/chat/chat-list";
 import { requireActor } from "@/lib/auth";
 
+export const metadata = { title: "New chat" };
+
 export const dynamic = "force-dynamic";
 
 export default async function ChatPage() {

@@ -75,6 +75,9 @@ export const resolveConflictAction = action(
       resolution: input.resolution,
     });
     revalidateFiles();
+    // Keeping the saved version applies nothing of the failed save: say that, not "Committed".
+    if (input.resolution === "theirs" && result.status === "succeeded")
+      return "Kept the saved version. The failed save's change was not applied.";
     return describeRetry(result);
   },
 );

@@ -13,6 +13,8 @@ import { getPersistentDirs, type OpenedFile } from "@/lib/persistent-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 
+export const metadata = { title: "Files" };
+
 export const dynamic = "force-dynamic";
 
 type SearchParams = Promise<RawSearchParams>;

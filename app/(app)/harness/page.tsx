@@ -15,6 +15,8 @@ import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
 import { parseSearchParams, type RawSearchParams } from "@/lib/search-params";
 import { queryOf } from "@/lib/utils";
 
+export const metadata = { title: "Harness" };
+
 export const dynamic = "force-dynamic";
 
 const filtersSchema = z.object({

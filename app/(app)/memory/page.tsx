@@ -6,6 +6,8 @@ import { MemoryList, type MemoryItemView, type OriginView } from "@/components/m
 import { requireActor } from "@/lib/auth";
 import { listMemories, type MemoryOrigin } from "@/lib/memory";
 
+export const metadata = { title: "Memory" };
+
 export const dynamic = "force-dynamic";
 
 function when(at: string): string {

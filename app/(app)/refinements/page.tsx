@@ -16,6 +16,8 @@ import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queri
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { queryOf } from "@/lib/utils";
 
+export const metadata = { title: "Refinements" };
+
 export const dynamic = "force-dynamic";
 
 const PAGE_SIZE = 50;

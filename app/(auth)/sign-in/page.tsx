@@ -2,11 +2,14 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { Button } from "@/components/ui/button";
-import { Card, CardDescription, CardTitle } from "@/components/ui/card";
+import { Card, CardDescription } from "@/components/ui/card";
 import { countUsers } from "@/lib/accounts/queries";
 import { getActor, githubEnabled, signIn, signInMessage } from "@/lib/auth";
+import { safeReturnPath } from "@/lib/auth/return-path";
 
 export const dynamic = "force-dynamic";
+
+export const metadata = { title: "Sign in" };
 
 const errorMessages: Record<string, string> = {
   no_account: "No Cairn account uses that GitHub email. Ask an admin for an invite.",
@@ -15,16 +18,23 @@ const errorMessages: Record<string, string> = {
 export default async function SignInPage({
   searchParams,
 }: {
-  searchParams: Promise<{ error?: string | string[]; code?: string | string[] }>;
+  searchParams: Promise<{
+    error?: string | string[];
+    code?: string | string[];
+    callbackUrl?: string | string[];
+  }>;
 }) {
-  if (await getActor()) redirect("/chat");
   const params = await searchParams;
+  const returnTo = safeReturnPath(
+    typeof params.callbackUrl === "string" ? params.callbackUrl : undefined,
+  );
+  if (await getActor()) redirect(returnTo);
   const error = typeof params.error === "string" ? params.error : undefined;
   const code = typeof params.code === "string" ? params.code : undefined;
   const empty = (await countUsers()) === 0;
   return (
     <Card className="space-y-4">
-      <CardTitle>Sign in</CardTitle>
+      <h1 className="text-lg font-semibold">Sign in</h1>
       {empty ? (
         <CardDescription>
           No accounts yet.{" "}
@@ -35,6 +45,7 @@ export default async function SignInPage({
         </CardDescription>
       ) : null}
       <SignInForm
+        callbackUrl={returnTo === "/chat" ? undefined : returnTo}
         initialError={
           error === "CredentialsSignin"
             ? signInMessage(code)

@@ -1,11 +1,19 @@
 import Link from "next/link";
 import { SignUpForm } from "@/components/auth/sign-up-form";
-import { Card, CardDescription, CardTitle } from "@/components/ui/card";
+import { Card, CardDescription } from "@/components/ui/card";
 import { AccountError } from "@/lib/accounts";
 import { countUsers, findInviteForSignUp } from "@/lib/accounts/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
+
+export const metadata = { title: "Sign up" };
+
+/** The invite's note when it is an email address: the sign-up form starts with it. */
+function emailOf(note: string): string | undefined {
+  const value = note.trim();
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value) ? value : undefined;
+}
 
 export default async function SignUpPage({
   searchParams,
@@ -21,9 +29,9 @@ export default async function SignUpPage({
     if (AccountError.isInstance(invite)) return <Closed message={invite.message} />;
     return (
       <Card className="space-y-4">
-        <CardTitle>Join {invite.workspace.name}</CardTitle>
+        <h1 className="text-lg font-semibold">Join {invite.workspace.name}</h1>
         <CardDescription>You were invited as {invite.role}.</CardDescription>
-        <SignUpForm token={token} />
+        <SignUpForm token={token} email={emailOf(invite.note)} />
       </Card>
     );
   }
@@ -32,7 +40,7 @@ export default async function SignUpPage({
   }
   return (
     <Card className="space-y-4">
-      <CardTitle>Create the first account</CardTitle>
+      <h1 className="text-lg font-semibold">Create the first account</h1>
       <CardDescription>You will be the admin of a new workspace.</CardDescription>
       <SignUpForm />
     </Card>
@@ -42,7 +50,7 @@ export default async function SignUpPage({
 function Closed({ message }: { message: string }) {
   return (
     <Card className="space-y-4" data-testid="sign-up-closed">
-      <CardTitle>Sign-up</CardTitle>
+      <h1 className="text-lg font-semibold">Sign-up</h1>
       <CardDescription>{message}</CardDescription>
       <Link className="text-sm underline" href="/sign-in">
         Go to sign-in

@@ -82,8 +82,16 @@ export async function POST(request: Request) {
     return Response.json({ error: CHAT_BUSY_MESSAGE, code: "conflict:chat" }, { status: 409 });
   }
   if (started.status === "model_unavailable") {
+    // Members are told whom to ask, never how to configure the server (issue 26).
     return Response.json(
-      { error: started.model.message, help: started.model.help },
+      {
+        error:
+          actor.role === "admin"
+            ? `Not sent — no model is connected. ${started.model.message}`
+            : "Not sent — no model is connected. Ask an admin to connect a model.",
+        code: "model:unavailable",
+        stored: started.stored,
+      },
       { status: 503 },
     );
   }

@@ -3,6 +3,8 @@ import { TableHead } from "@/components/ui/table-head";
 import { listOpenInvites, listWorkspaceMembers } from "@/lib/accounts/queries";
 import { requireRole } from "@/lib/auth";
 
+export const metadata = { title: "Members" };
+
 export const dynamic = "force-dynamic";
 
 export default async function MembersPage() {

@@ -1,27 +1,37 @@
 import { ModelOverviewCard } from "@/components/admin/model-overview";
+import { ModelSettingsForm } from "@/components/admin/model-settings-form";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
+import { cairn } from "@/lib/cairn";
+import { getDb } from "@/lib/db";
+import { readModelSettingsView } from "@/lib/model-settings";
 import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
 export const dynamic = "force-dynamic";
 
+export const metadata = { title: "Workspace settings" };
+
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const [settings, model] = await Promise.all([
+  const [settings, model, savedModel] = await Promise.all([
     loadWorkspaceSettings(actor.workspaceId),
-    getModelOverview(),
+    getModelOverview({ workspaceId: actor.workspaceId }),
+    readModelSettingsView(getDb(), actor.workspaceId),
   ]);
+  const envOverride = cairn().modelSettings.status !== "unconfigured";
   return (
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold">Workspace settings</h1>
         <p className="text-muted-foreground text-sm">
-          How much of the harness goes into each prompt, and when the harness refines itself.
+          The model chats use, how much of the harness goes into each prompt, and when the harness
+          refines itself.
         </p>
       </div>
-      <SettingsForm initial={settings} />
+      <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
+      <SettingsForm initial={settings} />
     </div>
   );
 }

@@ -1,15 +1,21 @@
+import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
+import { ModelMissingNotice } from "@/components/chat/model-missing";
 import { ScrollToMessage } from "@/components/search/scroll-to-message";
-import { CopyButton } from "@/components/ui/copy-button";
 import { getChatModel } from "@/lib/ai";
-import { requireActor } from "@/lib/auth";
+import { getActor, requireActor } from "@/lib/auth";
 import { canWriteGlobal } from "@/lib/auth/permissions";
-import { getTurnForActor, latestTurnId, listInterruptedTurns } from "@/lib/chat";
+import {
+  getTurnForActor,
+  lastUnansweredTurn,
+  latestTurnId,
+  listInterruptedTurns,
+} from "@/lib/chat";
 import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
 import { refinementStore } from "@/lib/refinements";
 import { findRollbacksOf } from "@/lib/refinements/queries";
@@ -17,6 +23,15 @@ import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { configuredImageOrigins, requestOrigin } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
+
+/** The tab reads the chat's title. */
+export async function generateMetadata(props: {
+  params: Promise<{ chatId: string }>;
+}): Promise<Metadata> {
+  const actor = await getActor();
+  const chat = actor ? await getOwnChat(actor, (await props.params).chatId) : null;
+  return { title: chat?.title ?? "Chat" };
+}
 
 export default async function ChatPage(props: {
   params: Promise<{ chatId: string }>;
@@ -27,10 +42,10 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected, m: searchedMessage } = firstSearchValues(await props.searchParams);
-  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns] =
+  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns, unanswered] =
     await Promise.all([
       loadChatPageMessages(chat.id),
-      getChatModel(),
+      getChatModel({ workspaceId: actor.workspaceId }),
       selected ? Promise.resolve(selected) : latestTurnId(chat.id),
       refinementStore().listRefinements({
         workspaceId: actor.workspaceId,
@@ -38,6 +53,7 @@ export default async function ChatPage(props: {
         limit: 20,
       }),
       listInterruptedTurns(chat.id),
+      lastUnansweredTurn(chat.id),
     ]);
   const [turn, rollbacks] = await Promise.all([
     turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
@@ -63,42 +79,24 @@ export default async function ChatPage(props: {
             This chat’s notes
           </Link>
         </div>
-        {model.status === "ready" ? (
-          <ImagePolicyProvider appOrigin={appOrigin} imageOrigins={configuredImageOrigins()}>
-            <ChatView
-              chatId={chat.id}
-              initialMessages={messages}
-              messageTimes={messageTimes}
-              refinements={refinements.items}
-              rolledBack={Object.fromEntries(rollbacks)}
-              canRefineGlobally={canWriteGlobal(actor)}
-              interruptedTurns={interruptedTurns}
-            />
-            <ScrollToMessage messageId={searchedMessage} />
-          </ImagePolicyProvider>
-        ) : (
-          <div
-            className="space-y-3 rounded-lg border border-amber-500/50 p-4 text-sm"
-            data-testid="model-unavailable"
-          >
-            <p className="font-medium">{model.message}</p>
-            {model.help.map((help) => (
-              <div key={help.title}>
-                <p className="font-medium">{help.title}</p>
-                <div className="bg-muted mt-1 flex items-start gap-2 rounded p-2">
-                  <pre className="min-w-0 flex-1 overflow-x-auto text-xs whitespace-pre-wrap">
-                    {help.lines.join("\n")}
-                  </pre>
-                  <CopyButton
-                    text={help.lines.join("\n")}
-                    label={`Copy: ${help.title}`}
-                    testId="copy-help"
-                  />
-                </div>
-              </div>
-            ))}
-          </div>
+        {model.status === "ready" ? null : (
+          <ModelMissingNotice isAdmin={actor.role === "admin"} detail={model.message} />
         )}
+        <ImagePolicyProvider appOrigin={appOrigin} imageOrigins={configuredImageOrigins()}>
+          <ChatView
+            chatId={chat.id}
+            initialMessages={messages}
+            messageTimes={messageTimes}
+            refinements={refinements.items}
+            rolledBack={Object.fromEntries(rollbacks)}
+            canRefineGlobally={canWriteGlobal(actor)}
+            interruptedTurns={interruptedTurns}
+            modelReady={model.status === "ready"}
+            isAdmin={actor.role === "admin"}
+            unansweredTurn={unanswered}
+          />
+          <ScrollToMessage messageId={searchedMessage} />
+        </ImagePolicyProvider>
       </div>
       <div className="min-w-0 xl:sticky xl:top-4 xl:self-start">
         <ContextPanel turn={turn} />

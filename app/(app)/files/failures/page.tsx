@@ -5,6 +5,8 @@ import { getPersistentDirs } from "@/lib/persistent-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 
+export const metadata = { title: "Commit failures" };
+
 export const dynamic = "force-dynamic";
 
 type SearchParams = Promise<RawSearchParams>;

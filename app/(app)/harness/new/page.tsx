@@ -4,6 +4,8 @@ import { canWriteGlobal } from "@/lib/harness";
 import { getOwnChat, listChats } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
+export const metadata = { title: "New entry" };
+
 export const dynamic = "force-dynamic";
 
 /** The location picker lists this many of the person's most recent chats (and `?chat=`'s). */

@@ -32,6 +32,8 @@ import { refinementStore } from "@/lib/refinements";
 import { canSeeRefinement } from "@/lib/refinements/queries";
 import { cn } from "@/lib/utils";
 
+export const metadata = { title: "Refinement" };
+
 export const dynamic = "force-dynamic";
 
 const paramsSchema = z.object({ id: z.string().min(1).max(200) });

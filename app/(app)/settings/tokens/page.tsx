@@ -3,6 +3,8 @@ import { TableHead } from "@/components/ui/table-head";
 import { listOwnTokens } from "@/lib/access-tokens/queries";
 import { requireActor } from "@/lib/auth";
 
+export const metadata = { title: "Access tokens" };
+
 export const dynamic = "force-dynamic";
 
 export default async function AccessTokensPage() {

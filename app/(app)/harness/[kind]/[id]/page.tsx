@@ -15,6 +15,8 @@ import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/ha
 import { getOwnChat, harnessFor } from "@/lib/harness-service";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
+export const metadata = { title: "Harness entry" };
+
 export const dynamic = "force-dynamic";
 
 const paramsSchema = z.object({ kind: z.enum(ENTRY_KINDS), id: z.string().min(1).max(80) });

@@ -5,6 +5,8 @@ import { requireActor } from "@/lib/auth";
 import { getTurnForActor } from "@/lib/chat";
 import type { TurnTraceEvent } from "@/lib/harness";
 
+export const metadata = { title: "Turn trace" };
+
 export const dynamic = "force-dynamic";
 
 function json(value: unknown): string {

@@ -1,0 +1,20 @@
+export {
+  modelKeyFromSecret,
+  openSecret,
+  sealSecret,
+  SealedSecretUnreadable,
+  type ModelKeyring,
+} from "./secret-box";
+export {
+  deleteModelSettings,
+  MODEL_PROVIDER_LABELS,
+  modelConfigFromInput,
+  modelSettingsInputSchema,
+  readModelSettingsView,
+  saveModelSettings,
+  workspaceModelOf,
+  type ModelSettingsInput,
+  type ModelSettingsView,
+  type WorkspaceModelResult,
+} from "./store";
+export { createWorkspaceModels, type WorkspaceModels } from "./workspace-models";

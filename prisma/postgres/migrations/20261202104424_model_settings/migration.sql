@@ -1,0 +1,18 @@
+-- CreateTable
+CREATE TABLE "ModelSettings" (
+    "workspaceId" TEXT NOT NULL,
+    "provider" TEXT NOT NULL,
+    "baseUrl" TEXT,
+    "model" TEXT NOT NULL,
+    "refineModel" TEXT,
+    "apiKeyEncrypted" TEXT,
+    "version" INTEGER NOT NULL DEFAULT 1,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "updatedBy" TEXT,
+
+    CONSTRAINT "ModelSettings_pkey" PRIMARY KEY ("workspaceId")
+);
+
+-- AddForeignKey
+ALTER TABLE "ModelSettings" ADD CONSTRAINT "ModelSettings_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
