@@ -1,4 +1,5 @@
 import { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import { cairn } from "@/lib/cairn";
 
 /**
  * Auth.js's logger, but a refused sign-in (wrong password, rate limited, limiter unavailable —
@@ -8,6 +9,6 @@ import { CredentialsSignin, type NextAuthConfig } from "next-auth";
 export const authLogger: NonNullable<NextAuthConfig["logger"]> = {
   error(error) {
     if (error instanceof CredentialsSignin) return;
-    console.error("[auth][error]", error);
+    cairn().logger.error({ err: error, source: "auth.js" }, "sign-in error");
   },
 };

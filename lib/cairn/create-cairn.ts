@@ -6,7 +6,12 @@ import { createTurnRate, type TurnRate } from "@/lib/chat/turn-rate";
 import { createTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { CairnConfig } from "@/lib/config";
 import { createDb, type Db } from "@/lib/db/client";
-import { spoolKeyFromSecret, type RefinementLock, type ShellLimits } from "@/lib/harness";
+import {
+  spoolKeyFromSecret,
+  type Logger,
+  type RefinementLock,
+  type ShellLimits,
+} from "@/lib/harness";
 import type { JobQueue } from "@/lib/jobs/job-queue";
 import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
 import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
@@ -15,6 +20,9 @@ import {
   createPersistentDirsService,
   type PersistentDirsService,
 } from "@/lib/persistent-dirs/service";
+import { createLogger } from "@/lib/observability/logger";
+import { createMetrics, type Metrics } from "@/lib/observability/metrics";
+import { queueDepth } from "@/lib/observability/queue-depth";
 import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/storage/harness-storage";
 import { sqlFor, type Sql } from "@/lib/storage/sql";
@@ -54,6 +62,13 @@ export interface Cairn {
   readonly shellLimits: ShellLimits;
   /** Which provider and models the configuration names (lib/ai), resolved once. */
   readonly modelSettings: ModelConfigResult;
+  /**
+   * The instance's logger (`CAIRN_LOG_LEVEL`, `CAIRN_LOG_FORMAT`): JSON lines in production,
+   * readable lines in development; `child({ requestId, turnId, workspaceId })` carries ids.
+   */
+  readonly logger: Logger;
+  /** The instance's Prometheus metrics, scraped at `/api/metrics` (docs/observability.md). */
+  readonly metrics: Metrics;
   /** Stops the durability loop and the job queue's workers and closes the database client. */
   close(): Promise<void>;
 }
@@ -71,8 +86,9 @@ function lazy<T>(make: () => T): { get(): T; made(): T | undefined } {
  * Builds a Cairn from a configuration (`loadConfig(env)`, lib/config). The app's own instance
  * is `cairn()` (lib/cairn); tests and commands build theirs with this and `close()` it.
  */
-export function createCairn(config: CairnConfig): Cairn {
+export function createCairn(config: CairnConfig, options: { logger?: Logger } = {}): Cairn {
   const target = config.database;
+  const logger = options.logger ?? createLogger(config.log);
   const db = lazy(() => createDb(target));
   const sql = lazy(() => sqlFor(target));
   const harnessStorage = lazy(() => harnessStorageFor({ sql: sql.get() }));
@@ -81,8 +97,9 @@ export function createCairn(config: CairnConfig): Cairn {
       ? createPgBossJobQueue({
           url: target.url,
           maintenanceIntervalSeconds: Math.min(30, Math.max(1, config.jobExpireSeconds / 3)),
+          logger,
         })
-      : createTableJobQueue(db.get()),
+      : createTableJobQueue(db.get(), { logger }),
   );
   const persistentDirs = lazy(() =>
     createPersistentDirsService({
@@ -106,11 +123,17 @@ export function createCairn(config: CairnConfig): Cairn {
       retryPolicy: { ...config.commitRetry },
       turnLeaseMs: config.turns.leaseMs,
       intervalMs: config.durabilityIntervalMs,
+      log: (message, detail) => logger.error({ err: detail }, message),
+      onPass: (result) => {
+        if (result.closedTurns.length > 0) {
+          metrics.turnsFinished.inc({ status: "interrupted" }, result.closedTurns.length);
+        }
+      },
     });
     started.start();
     return started;
   });
-  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target }));
+  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target, logger }));
   const turnSlots = createTurnSlots({ maxPerUser: config.turns.maxPerUser });
   const turnRate = createTurnRate({ perMinute: config.turns.perMinute });
   const sessionClaims = new SessionClaimsCache();
@@ -121,6 +144,10 @@ export function createCairn(config: CairnConfig): Cairn {
     workerUrl: pathToFileURL(path.join(process.cwd(), "lib/harness/turn/shell-worker.mjs")),
   };
   const modelSettings = resolveModelConfig(config.models);
+  const metrics = createMetrics({
+    spoolDir: path.join(config.dataDir, "spool"),
+    queueDepth: () => queueDepth(sql.get(), target),
+  });
 
   return {
     config,
@@ -150,6 +177,8 @@ export function createCairn(config: CairnConfig): Cairn {
     sessionClaims,
     shellLimits,
     modelSettings,
+    logger,
+    metrics,
     async close() {
       durability.made()?.stop();
       await jobQueue.made()?.stop();

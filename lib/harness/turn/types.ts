@@ -1,3 +1,4 @@
+import type { Logger } from "../logger";
 import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
@@ -100,6 +101,16 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   maxOutputTokens?: number;
   /** Default: the system clock. */
   now?: () => Date;
+  /**
+   * Where the turn reports what it cannot hand back (a failing `onPersistenceError` hook).
+   * Default: JSON lines on stderr (`createStderrLogger`).
+   */
+  logger?: Logger;
+  /**
+   * The AI SDK's OpenTelemetry spans of the model calls (`experimental_telemetry`). Off by
+   * default; `recordContent: false` keeps prompts and answers out of the span attributes.
+   */
+  telemetry?: { enabled: boolean; recordContent?: boolean; functionId?: string };
 }
 
 /** One section of the system prompt and its size. */
