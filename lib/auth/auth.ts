@@ -78,6 +78,9 @@ function oidcProvider() {
       clientId: oidc.clientId,
       clientSecret: oidc.clientSecret,
       checks: ["pkce", "state", "nonce"] as ("pkce" | "state" | "nonce")[],
+      // Claims from the userinfo endpoint: issuers differ in which claims they put in the ID
+      // token (oidc-provider and Okta leave `email_verified` out by default), all serve userinfo.
+      idToken: false,
       authorization: {
         params: { scope: `openid email profile${oidc.groupsClaim ? " groups" : ""}` },
       },
