@@ -1,7 +1,10 @@
 import { ModelOverviewCard } from "@/components/admin/model-overview";
+import { OperationsOverviewCard } from "@/components/admin/operations-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
+import { cairnConfig } from "@/lib/config";
+import { operationsOverviewOf } from "@/lib/observability/operations-overview";
 import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +25,7 @@ export default async function SettingsPage() {
       </div>
       <SettingsForm initial={settings} />
       <ModelOverviewCard overview={model} />
+      <OperationsOverviewCard overview={operationsOverviewOf(cairnConfig())} />
     </div>
   );
 }
