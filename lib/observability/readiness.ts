@@ -1,8 +1,8 @@
 import { constants } from "node:fs";
-import { access, mkdir } from "node:fs/promises";
+import { access, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Cairn } from "@/lib/cairn";
-import { migrationsDirectory, readMigrations } from "@/lib/db/migrate";
+import type { DatabaseTarget } from "@/lib/db/database-url";
 import { queueDepth } from "./queue-depth";
 
 /** One check of `/api/ready`: `ok`, and a short word on what is wrong (never internals). */
@@ -25,7 +25,29 @@ export interface Readiness {
 /** A check that takes longer than this counts as failed: a load balancer should not wait. */
 const CHECK_TIMEOUT_MS = 3_000;
 
-let migrationNames: string[] | undefined;
+let migrationNames: Promise<string[]> | undefined;
+
+/**
+ * The migrations this build ships (`prisma/<provider>/migrations/<name>/`, as `lib/db/migrate.ts`
+ * applies them), read once. Not through migrate.ts: its file access would make the server
+ * bundle trace the whole project.
+ */
+function shippedMigrations(provider: DatabaseTarget["provider"]): Promise<string[]> {
+  const folder = path.join(
+    /*turbopackIgnore: true*/ process.env.CAIRN_ROOT ?? process.cwd(),
+    "prisma",
+    provider === "sqlite" ? "sqlite" : "postgres",
+    "migrations",
+  );
+  migrationNames ??= readdir(folder, { withFileTypes: true }).then(
+    (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+    (error: unknown) => {
+      migrationNames = undefined;
+      throw error;
+    },
+  );
+  return migrationNames;
+}
 
 async function timed(
   check: () => Promise<ReadinessCheck>,
@@ -59,15 +81,13 @@ export async function checkReadiness(instance: Cairn): Promise<Readiness> {
       return { ok: true };
     }),
     timed(async () => {
-      migrationNames ??= readMigrations(migrationsDirectory(config.database.provider)).map(
-        (migration) => migration.name,
-      );
+      const shipped = await shippedMigrations(config.database.provider);
       const rows = await sql.all<{ migration_name: string }>(
         `SELECT "migration_name" FROM "_prisma_migrations"
            WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`,
       );
       const applied = new Set(rows.map((row) => row.migration_name));
-      const pending = migrationNames.filter((name) => !applied.has(name)).length;
+      const pending = shipped.filter((name) => !applied.has(name)).length;
       return pending === 0
         ? { ok: true }
         : { ok: false, detail: `${pending} migration${pending === 1 ? "" : "s"} pending` };
