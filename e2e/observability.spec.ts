@@ -23,7 +23,6 @@ const person = {
 const SECRET_MESSAGE = "remember the lighthouse keeper Quillon";
 const FILE_TEXT = "The lighthouse keeper is Quillon Marsh.\n";
 
-test.describe.configure({ mode: "serial" });
 test.beforeAll(() => createUser(person));
 
 async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
@@ -154,7 +153,7 @@ test("metrics: refused without the token, and the counters move with a turn", as
       "cairn.commit",
     ]),
   );
-  expect(childrenOf(turn).some((name) => name.startsWith("ai.streamText"))).toBe(true);
+  expect(childrenOf(turn)).toContain("cairn.model.step");
   const tool = received.spans.find((span) => span.name === "cairn.tool_call")!;
   expect(tool.attributes["cairn.tool.name"]).toBe("memory");
   // The turn runs inside the request's span (Next's own).

@@ -21,7 +21,7 @@ import {
   type TurnResult,
 } from "@/lib/harness";
 import { harnessForTurn } from "@/lib/harness-service";
-import { startTurnSpan } from "@/lib/observability/tracing";
+import { startTurnSpan, type TurnSpan } from "@/lib/observability/tracing";
 import {
   getDurability,
   type AppExtraBody,
@@ -105,6 +105,7 @@ function appHarness(
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
   extraTools: ReturnType<typeof createRefineTool>["tools"],
   logger: Logger,
+  span: TurnSpan,
 ) {
   const chatId = chat.id;
   const root = cairn();
@@ -131,12 +132,16 @@ function appHarness(
     recentRefinements: () =>
       listRecentRefinements(sqlOf(), { workspaceId: actor.workspaceId, chatId }),
     logger,
-    // The AI SDK's spans of each model step, when traces are on (decision 0038).
-    telemetry: {
-      enabled: root.config.tracing.endpoint !== null,
-      recordContent: root.config.tracing.content,
-      functionId: "cairn.chat.turn",
-    },
+    // A span per model step under the turn's, when traces are on (decision 0038).
+    ...(root.config.tracing.endpoint !== null && {
+      telemetry: {
+        isEnabled: true,
+        recordInputs: root.config.tracing.content,
+        recordOutputs: root.config.tracing.content,
+        functionId: "cairn.chat.turn",
+        integrations: [span.modelSteps],
+      },
+    }),
   };
   return definition;
 }
@@ -337,7 +342,7 @@ async function runClaimedTurn(options: {
   // In the turn span's context: the AI SDK's model spans become its children.
   const turn = context.with(span.context, () =>
     streamHarness({
-      harness: appHarness(actor, options.chat, model, refine.tools, logger),
+      harness: appHarness(actor, options.chat, model, refine.tools, logger, span),
       messages: messagesForModel(history, compaction),
       session: { chatId },
       extraBody: { actor },

@@ -6,6 +6,7 @@ import {
   type Context,
   type Span,
 } from "@opentelemetry/api";
+import type { Telemetry } from "ai";
 import type { TurnResultStatus, TurnTraceEvent } from "@/lib/harness";
 
 /**
@@ -41,6 +42,11 @@ export interface TurnSpan {
   context: Context;
   /** Turns the turn's trace events into child spans as they happen (`streamHarness`'s `onTrace`). */
   onTrace(event: TurnTraceEvent): void;
+  /**
+   * The AI SDK telemetry integration of this turn's model calls: a `cairn.model.step` span per
+   * step (provider, model, finish reason, tokens; never the prompt or the answer).
+   */
+  modelSteps: Telemetry;
   /** Ends the turn span (and any child a failed turn left open) with the turn's status. */
   end(status: TurnResultStatus | "error"): void;
 }
@@ -67,6 +73,36 @@ export function startTurnSpan(options: {
   const tools = new Map<string, Span>();
   const commits = new Map<string, Span>();
 
+  let step: Span | null = null;
+  const modelSteps: Telemetry = {
+    onStepStart(event) {
+      step?.end();
+      step = child("cairn.model.step", {
+        "gen_ai.system": event.provider,
+        "gen_ai.request.model": event.modelId,
+        "cairn.model.step": event.stepNumber,
+      });
+    },
+    onStepEnd(event) {
+      if (!step) return;
+      step.setAttributes({
+        "gen_ai.response.finish_reasons": [event.finishReason],
+        ...(event.usage.inputTokens !== undefined && {
+          "gen_ai.usage.input_tokens": event.usage.inputTokens,
+        }),
+        ...(event.usage.outputTokens !== undefined && {
+          "gen_ai.usage.output_tokens": event.usage.outputTokens,
+        }),
+      });
+      step.end();
+      step = null;
+    },
+    onStepError() {
+      step?.setStatus({ code: SpanStatusCode.ERROR }).end();
+      step = null;
+    },
+  };
+
   const endPhases = () => {
     if (dirs) {
       dirs.end();
@@ -76,6 +112,7 @@ export function startTurnSpan(options: {
   return {
     span,
     context: turnContext,
+    modelSteps,
     onTrace(event) {
       switch (event.type) {
         case "turn.started":
@@ -146,6 +183,7 @@ export function startTurnSpan(options: {
     end(status) {
       endPhases();
       prompt?.end();
+      step?.end();
       for (const open of [...tools.values(), ...commits.values()]) open.end();
       span.setAttribute("cairn.turn.status", status);
       if (status === "failed" || status === "error") span.setStatus({ code: SpanStatusCode.ERROR });

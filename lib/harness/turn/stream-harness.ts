@@ -340,14 +340,7 @@ export function streamHarness<TExtraBody, TSession>(
           stopWhen: stepCountIs(definition.maxSteps ?? 12),
           maxOutputTokens: definition.maxOutputTokens,
           abortSignal: options.abortSignal,
-          ...(definition.telemetry?.enabled && {
-            experimental_telemetry: {
-              isEnabled: true,
-              recordInputs: definition.telemetry.recordContent ?? false,
-              recordOutputs: definition.telemetry.recordContent ?? false,
-              functionId: definition.telemetry.functionId,
-            },
-          }),
+          ...(definition.telemetry && { experimental_telemetry: definition.telemetry }),
           onError: ({ error }) => {
             streamError = error;
           },

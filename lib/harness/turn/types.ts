@@ -1,5 +1,5 @@
 import type { Logger } from "../logger";
-import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
+import type { LanguageModel, TelemetryOptions, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
   PersistenceErrorEvent,
@@ -107,10 +107,10 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
    */
   logger?: Logger;
   /**
-   * The AI SDK's OpenTelemetry spans of the model calls (`experimental_telemetry`). Off by
-   * default; `recordContent: false` keeps prompts and answers out of the span attributes.
+   * The AI SDK's telemetry options for the turn's model calls (its `telemetry`: integrations
+   * that observe each step, `recordInputs` / `recordOutputs`). Default: none.
    */
-  telemetry?: { enabled: boolean; recordContent?: boolean; functionId?: string };
+  telemetry?: TelemetryOptions;
 }
 
 /** One section of the system prompt and its size. */
