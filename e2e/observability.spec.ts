@@ -23,7 +23,14 @@ const person = {
 const SECRET_MESSAGE = "remember the lighthouse keeper Quillon";
 const FILE_TEXT = "The lighthouse keeper is Quillon Marsh.\n";
 
-test.beforeAll(() => createUser(person));
+test.beforeAll(() => {
+  // Once per run: a worker restarted after a failure runs this again.
+  try {
+    createUser(person);
+  } catch (error) {
+    if (!String(error).includes("already a member")) throw error;
+  }
+});
 
 async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
   const page = await (await browser.newContext()).newPage();

@@ -24,7 +24,7 @@ export function claimsOf(login: string): Record<string, unknown> {
   const name = rest || login;
   const domain = prefix === "outsider" ? "elsewhere.example" : "sso.example";
   return {
-    sub: `sub-${login}`,
+    sub: login,
     email: `${name}@${domain}`,
     email_verified: prefix !== "unverified",
     name: `${name[0]?.toUpperCase() ?? ""}${name.slice(1)} Sso`,
@@ -56,15 +56,16 @@ export async function startOidcIssuer(options: {
       groups: ["groups"],
     },
     scopes: ["openid", "email", "profile", "groups", "offline_access"],
+    // The development login's name is the account id (and the subject).
     async findAccount(_context, id) {
-      const login = id.startsWith("sub-") ? id.slice(4) : id;
-      return { accountId: `sub-${login}`, claims: () => claimsOf(login) };
+      return { accountId: id, claims: () => claimsOf(id) };
     },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["cairn-e2e-oidc-cookie-key-0123456789"] },
   });
-  // Loopback over HTTP: the issuer must not insist on TLS for its own URLs.
-  provider.proxy = true;
+  provider.on("server_error", (_context: unknown, error: unknown) => {
+    process.stderr.write(`oidc issuer error: ${error instanceof Error ? error.stack : String(error)}\n`);
+  });
   const server: Server = provider.listen(options.port, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   return {

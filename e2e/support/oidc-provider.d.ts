@@ -20,6 +20,7 @@ declare module "oidc-provider" {
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
     proxy: boolean;
+    on(event: string, listener: (...args: never[]) => void): this;
     listen(port: number, host?: string): Server;
   }
 }
