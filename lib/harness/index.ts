@@ -17,6 +17,7 @@ export {
   describeError,
   hasErrorMarker,
   httpStatusOf,
+  registerErrorType,
   toErrorInfo,
   toPublicError,
   type ErrorInfo,
@@ -24,6 +25,7 @@ export {
   type HarnessErrorCode,
   type HarnessErrorSurface,
   type HarnessErrorType,
+  type HarnessErrorTypes,
   type PublicError,
 } from "./errors";
 export {
