@@ -22,6 +22,9 @@ const env = {
   CAIRN_BCRYPT_COST: process.env.CAIRN_BCRYPT_COST ?? "4",
   AUTH_SECRET: process.env.AUTH_SECRET ?? "e2e-secret-not-for-production-use-0123456789",
   CAIRN_FAULT_INJECTION: process.env.CAIRN_FAULT_INJECTION ?? "fail-first-commit:fail-me",
+  // The public address, as production sets it: Auth.js builds the OIDC redirect URI from it
+  // (without it a route handler sees the request as localhost, the browser as 127.0.0.1).
+  AUTH_URL: process.env.AUTH_URL ?? `http://127.0.0.1:${process.env.PORT ?? "3100"}`,
   CAIRN_METRICS_TOKEN: process.env.CAIRN_METRICS_TOKEN ?? "e2e-metrics-token-0123456789",
   OTEL_EXPORTER_OTLP_ENDPOINT:
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? `http://127.0.0.1:${otlpPort}`,

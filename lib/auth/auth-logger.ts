@@ -9,6 +9,11 @@ import { cairn } from "@/lib/cairn";
 export const authLogger: NonNullable<NextAuthConfig["logger"]> = {
   error(error) {
     if (error instanceof CredentialsSignin) return;
-    cairn().logger.error({ err: error, source: "auth.js" }, "sign-in error");
+    // Auth.js wraps what went wrong (an issuer's refusal, a database error) as the cause.
+    const cause = (error as { cause?: unknown }).cause;
+    cairn().logger.error(
+      { err: error, ...(cause !== undefined && { cause }), source: "auth.js" },
+      "sign-in error",
+    );
   },
 };

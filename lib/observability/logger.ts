@@ -100,7 +100,11 @@ export function createLogger(settings: LoggerSettings): Logger {
     level: settings.level,
     base: { service: "cairn" },
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
-    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    serializers: {
+      err: pino.stdSerializers.err,
+      error: pino.stdSerializers.err,
+      cause: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value),
+    },
     formatters: { level: (label, number) => ({ level: number, levelName: label }) },
   };
   // Synchronous: a line written just before a crash is not lost in a buffer.
