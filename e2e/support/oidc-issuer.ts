@@ -63,9 +63,14 @@ export async function startOidcIssuer(options: {
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["cairn-e2e-oidc-cookie-key-0123456789"] },
   });
-  provider.on("server_error", (_context: unknown, error: unknown) => {
-    process.stderr.write(`oidc issuer error: ${error instanceof Error ? error.stack : String(error)}\n`);
-  });
+  for (const event of ["server_error", "grant.error"]) {
+    provider.on(event, (_context: unknown, error: unknown) => {
+      const detail = (error as { error_detail?: string }).error_detail ?? "";
+      process.stderr.write(
+        `oidc issuer ${event}: ${error instanceof Error ? error.message : String(error)} ${detail}\n`,
+      );
+    });
+  }
   const server: Server = provider.listen(options.port, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   return {
