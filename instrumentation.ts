@@ -18,25 +18,45 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   // Every variable is parsed now: a bad value stops the start with a message naming it.
   const { cairnConfig, ConfigError } = await import("@/lib/config");
-  let workers: boolean;
+  let config: ReturnType<typeof cairnConfig>;
   try {
-    workers = cairnConfig().workers;
+    config = cairnConfig();
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    console.error(`cairn: ${error.message}`);
+    // No logger without a configuration: the operator reads this one line as it is.
+    process.stderr.write(`cairn: ${error.message}\n`);
     process.exit(1);
   }
+  // Traces only when an OTLP endpoint is configured (decision 0038): spans of requests (Next's
+  // own), chat turns and their steps, model calls (the AI SDK's) and background jobs.
+  if (config.tracing.endpoint) {
+    const { registerOTel, OTLPHttpJsonTraceExporter } = await import("@vercel/otel");
+    registerOTel({
+      serviceName: "cairn",
+      traceExporter: new OTLPHttpJsonTraceExporter({
+        url: `${config.tracing.endpoint.replace(/\/+$/, "")}/v1/traces`,
+      }),
+    });
+  }
+  const { cairn } = await import("@/lib/cairn");
+  const { logger } = cairn();
   const { installSocketAddressStamp } = await import("./lib/auth/client-address");
   installSocketAddressStamp();
   const { getDurability } = await import("@/lib/persistent-dirs");
   try {
     getDurability();
   } catch (error) {
-    console.error("cairn: durability did not start; it starts with the first chat turn", error);
+    logger.error({ err: error }, "durability did not start; it starts with the first chat turn");
   }
   // The docs folder's passages (and, once, everything indexed before search existed).
-  const { cairn } = await import("@/lib/cairn");
-  void cairn().search.ready();
+  void cairn()
+    .search.ready()
+    .catch((error: unknown) => logger.error({ err: error }, "search index did not start"));
+  logger.info(
+    { traces: config.tracing.endpoint !== null, metrics: config.metricsToken !== null },
+    "server started",
+  );
+  const workers = config.workers;
   if (!workers) return;
   const { startJobWorkers } = await import("./lib/jobs/start-job-workers");
   await startJobWorkers();

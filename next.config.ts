@@ -22,6 +22,13 @@ const nextConfig: NextConfig = {
     "mammoth",
     "exceljs",
     "turndown",
+    // Observability (decision 0038): pino and prom-client keep process-wide state (and pino's
+    // optional worker-thread transports resolve files at run time); OpenTelemetry's API must be
+    // one copy for the tracer provider that instrumentation.ts registers to be the one spans see.
+    "pino",
+    "prom-client",
+    "@vercel/otel",
+    "@opentelemetry/api",
   ],
   poweredByHeader: false,
   // The API routes' fixed security headers; pages get theirs from proxy.ts (decision 0026).

@@ -11,7 +11,8 @@ prepare();
 // Under `npm start` (npm → sh -c → node) watch npm too: killed outright, it leaves the shell
 // running and would leave next-server behind. Run directly (`node scripts/start.mjs`, the e2e
 // server, `nohup`), only signals stop us.
-const watchAncestors = process.env.npm_lifecycle_event === "start" ? 2 : 0;
+const watchAncestors =
+  process.env.npm_lifecycle_event === "start" ? 2 : process.env.CAIRN_WATCH_PARENT === "1" ? 1 : 0;
 
 const sourceRoots = [
   "app",

@@ -32,7 +32,7 @@ export class AuthPages {
     await this.page.goto("/sign-in");
     await this.page.getByLabel("Email", { exact: true }).fill(person.email);
     await this.page.getByLabel("Password", { exact: true }).fill(person.password);
-    await this.page.getByRole("button", { name: "Sign in" }).click();
+    await this.page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
   async signOut() {

@@ -1,20 +1,28 @@
 import { CredentialsSignin } from "next-auth";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { installTestCairn, recordingLogger } from "@/lib/cairn/testing";
 import { authLogger } from "./auth-logger";
 
 describe("authLogger", () => {
-  afterEach(() => vi.restoreAllMocks());
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
 
-  it("prints nothing for a refused sign-in, and prints any other error", () => {
-    const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  it("logs nothing for a refused sign-in, and logs any other error through the app's logger", () => {
+    const logger = recordingLogger();
+    ({ cleanup } = installTestCairn({ logger }));
     class WrongPassword extends CredentialsSignin {
       code = "invalid_credentials";
     }
     authLogger.error!(new WrongPassword());
     authLogger.error!(new CredentialsSignin());
-    expect(printed).not.toHaveBeenCalled();
+    expect(logger.lines).toEqual([]);
     const broken = new Error("the adapter failed");
     authLogger.error!(broken);
-    expect(printed).toHaveBeenCalledWith("[auth][error]", broken);
+    expect(logger.lines).toEqual([
+      { level: "error", message: "sign-in error", fields: { err: broken, source: "auth.js" } },
+    ]);
   });
 });

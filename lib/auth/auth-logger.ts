@@ -1,4 +1,5 @@
 import { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import { cairn } from "@/lib/cairn";
 
 /**
  * Auth.js's logger, but a refused sign-in (wrong password, rate limited, limiter unavailable —
@@ -8,6 +9,11 @@ import { CredentialsSignin, type NextAuthConfig } from "next-auth";
 export const authLogger: NonNullable<NextAuthConfig["logger"]> = {
   error(error) {
     if (error instanceof CredentialsSignin) return;
-    console.error("[auth][error]", error);
+    // Auth.js wraps what went wrong (an issuer's refusal, a database error) as the cause.
+    const cause = (error as { cause?: unknown }).cause;
+    cairn().logger.error(
+      { err: error, ...(cause !== undefined && { cause }), source: "auth.js" },
+      "sign-in error",
+    );
   },
 };

@@ -2,16 +2,28 @@ import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import { z } from "zod";
+import { cairn } from "@/lib/cairn";
 import { getDb, type Db } from "@/lib/db";
 import { isRole } from "@/lib/harness";
 import { authLogger } from "./auth-logger";
 import { clientAddressOf } from "./client-address";
+import {
+  OIDC_PROVIDER_ID,
+  passwordSignInAllowed,
+  resolveOidcSignIn,
+  type OidcProfile,
+} from "./oidc-sign-in";
 import { checkSignIn } from "./sign-in";
 import { cairnConfig } from "@/lib/config/process-config";
 
 /** Wrong email or password. One message for both, so sign-in does not reveal which emails exist. */
 class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
+}
+
+/** "OIDC only": password sign-in is off for everyone but the break-glass admin. */
+class PasswordSignInOff extends CredentialsSignin {
+  code = "oidc_only";
 }
 
 /** Too many failed attempts for this email or client address. */
@@ -47,6 +59,42 @@ async function primaryMembership(db: Db, userId: string) {
 
 export const githubEnabled = cairnConfig().github !== null;
 
+/** OpenID Connect sign-in as configured (`CAIRN_OIDC_*`), or `null`: the sign-in page's button. */
+export const oidcSignIn = (() => {
+  const oidc = cairnConfig().oidc;
+  return oidc ? { id: OIDC_PROVIDER_ID, name: oidc.name, only: oidc.only } : null;
+})();
+
+/** The generic OpenID Connect provider (Keycloak, Authentik, Okta, Entra ID, Google, …). */
+function oidcProvider() {
+  const oidc = cairnConfig().oidc;
+  if (!oidc) return [];
+  return [
+    {
+      id: OIDC_PROVIDER_ID,
+      name: oidc.name,
+      type: "oidc" as const,
+      issuer: oidc.issuer,
+      clientId: oidc.clientId,
+      clientSecret: oidc.clientSecret,
+      checks: ["pkce", "state", "nonce"] as ("pkce" | "state" | "nonce")[],
+      // Claims from the userinfo endpoint: issuers differ in which claims they put in the ID
+      // token (oidc-provider and Okta leave `email_verified` out by default), all serve userinfo.
+      idToken: false,
+      authorization: {
+        params: { scope: `openid email profile${oidc.groupsClaim ? " groups" : ""}` },
+      },
+      profile(profile: OidcProfile) {
+        return {
+          id: String(profile.sub),
+          email: typeof profile.email === "string" ? profile.email : null,
+          name: typeof profile.name === "string" ? profile.name : null,
+        };
+      },
+    },
+  ];
+}
+
 const config: NextAuthConfig = {
   trustHost: true,
   logger: authLogger,
@@ -56,22 +104,43 @@ const config: NextAuthConfig = {
     Credentials({
       credentials: { email: {}, password: {} },
       async authorize(raw, request) {
+        const { metrics, logger } = cairn();
         const parsed = credentialsSchema.safeParse(raw);
-        if (!parsed.success) throw new InvalidCredentials();
+        if (!parsed.success) {
+          metrics.signIns.inc({ method: "password", outcome: "invalid" });
+          throw new InvalidCredentials();
+        }
         let result: Awaited<ReturnType<typeof checkSignIn>>;
         try {
+          const allowed = await passwordSignInAllowed({
+            db: getDb(),
+            oidc: cairnConfig().oidc,
+            email: parsed.data.email,
+          });
+          if (!allowed) {
+            metrics.signIns.inc({ method: "password", outcome: "refused" });
+            throw new PasswordSignInOff();
+          }
           const address = clientAddressOf(request.headers);
           result = await checkSignIn({ db: getDb(), ...parsed.data, address });
         } catch (cause) {
+          if (cause instanceof PasswordSignInOff) throw cause;
           result = { status: "unavailable", cause };
         }
+        metrics.signIns.inc({ method: "password", outcome: result.status });
         switch (result.status) {
           case "ok":
+            logger.info({ userId: result.user.id, method: "password" }, "signed in");
             return result.user;
           case "limited":
+            metrics.lockouts.inc({ rule: result.reason });
+            logger.warn(
+              { rule: result.reason, method: "password" },
+              "sign-in refused by the limits",
+            );
             throw new RateLimited();
           case "unavailable":
-            console.error("cairn: the sign-in limiter failed; refusing sign-in", result.cause);
+            logger.error({ err: result.cause }, "the sign-in limiter failed; refusing sign-in");
             throw new SignInUnavailable();
           default:
             throw new InvalidCredentials();
@@ -79,9 +148,33 @@ const config: NextAuthConfig = {
       },
     }),
     ...(githubEnabled ? [GitHub] : []),
+    ...oidcProvider(),
   ],
   callbacks: {
     async signIn({ account, profile }) {
+      if (account?.provider === OIDC_PROVIDER_ID) {
+        const { metrics, logger, config: current } = cairn();
+        if (!current.oidc) return false;
+        const result = await resolveOidcSignIn({
+          db: getDb(),
+          config: current.oidc,
+          profile: (profile ?? {}) as OidcProfile,
+          providerAccountId: account.providerAccountId,
+        });
+        metrics.signIns.inc({
+          method: "oidc",
+          outcome: result.status === "ok" ? "ok" : "refused",
+        });
+        if (result.status === "refused") {
+          logger.warn({ method: "oidc", reason: result.reason }, "sign-in refused");
+          return `/sign-in?error=${result.reason}`;
+        }
+        logger.info(
+          { userId: result.userId, method: "oidc", joinedWorkspaceId: result.joined?.workspaceId },
+          result.joined ? "signed in and joined the workspace" : "signed in",
+        );
+        return true;
+      }
       if (account?.provider !== "github") return true;
       // GitHub signs in existing users only: sign-up stays invite-only. A first GitHub sign-in
       // links to the user with the same (GitHub-verified) email.
@@ -122,11 +215,11 @@ const config: NextAuthConfig = {
       if (account) {
         const db = getDb();
         let userId = user?.id;
-        if (account.provider === "github") {
+        if (account.provider === "github" || account.provider === OIDC_PROVIDER_ID) {
           const linked = await db.account.findUnique({
             where: {
               provider_providerAccountId: {
-                provider: "github",
+                provider: account.provider,
                 providerAccountId: account.providerAccountId,
               },
             },

@@ -1,4 +1,4 @@
-export { auth, handlers, signIn, signOut, githubEnabled, revokeSessions } from "./auth";
+export { auth, handlers, signIn, signOut, githubEnabled, oidcSignIn, revokeSessions } from "./auth";
 export { clientAddressOf } from "./client-address";
 export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./actor";
 export { SIGN_IN_MESSAGES, signInMessage, type SignInRefusal } from "./sign-in-messages";

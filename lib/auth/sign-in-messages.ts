@@ -7,6 +7,8 @@ export const SIGN_IN_MESSAGES = {
   rate_limited:
     "Too many sign-in attempts for this account or from this network. Wait a few minutes (at most 15) and try again.",
   try_later: "Sign-in is busy right now and your password was not checked. Try again shortly.",
+  oidc_only:
+    "Password sign-in is turned off for this workspace: use the single sign-on button above.",
 } as const;
 
 export type SignInRefusal = keyof typeof SIGN_IN_MESSAGES;

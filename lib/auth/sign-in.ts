@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hashPassword, verifyPassword } from "@/lib/accounts";
+import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
 import type { Db } from "@/lib/db";
 import {
@@ -113,7 +114,7 @@ export async function checkSignIn(options: {
     await pruneBuckets(db, now);
   } catch (error) {
     // The password was right; bookkeeping that failed only leaves stricter counts behind.
-    console.error("cairn: sign-in limiter bookkeeping failed", error);
+    cairn().logger.error({ err: error }, "sign-in limiter bookkeeping failed");
   }
   return { status: "ok", user: { id: user.id, email: user.email, name: user.name } };
 }

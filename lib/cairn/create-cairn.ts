@@ -6,7 +6,12 @@ import { createTurnRate, type TurnRate } from "@/lib/chat/turn-rate";
 import { createTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { CairnConfig } from "@/lib/config";
 import { createDb, type Db } from "@/lib/db/client";
-import { spoolKeyFromSecret, type RefinementLock, type ShellLimits } from "@/lib/harness";
+import {
+  spoolKeyFromSecret,
+  type Logger,
+  type RefinementLock,
+  type ShellLimits,
+} from "@/lib/harness";
 import type { JobQueue } from "@/lib/jobs/job-queue";
 import {
   createWorkspaceModels,
@@ -21,6 +26,9 @@ import {
   type PersistentDirsService,
 } from "@/lib/persistent-dirs/service";
 import { createSearchService, type SearchService } from "@/lib/search/service";
+import { createLogger } from "@/lib/observability/logger";
+import { createMetrics, type Metrics } from "@/lib/observability/metrics";
+import { queueDepth } from "@/lib/observability/queue-depth";
 import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/storage/harness-storage";
 import { sqlFor, type Sql } from "@/lib/storage/sql";
@@ -66,6 +74,13 @@ export interface Cairn {
   readonly workspaceModels: WorkspaceModels;
   /** The key that seals saved API keys, derived from `AUTH_SECRET`. */
   modelKey(): Uint8Array;
+  /**
+   * The instance's logger (`CAIRN_LOG_LEVEL`, `CAIRN_LOG_FORMAT`): JSON lines in production,
+   * readable lines in development; `child({ requestId, turnId, workspaceId })` carries ids.
+   */
+  readonly logger: Logger;
+  /** The instance's Prometheus metrics, scraped at `/api/metrics` (docs/observability.md). */
+  readonly metrics: Metrics;
   /** Stops the durability loop and the job queue's workers and closes the database client. */
   close(): Promise<void>;
 }
@@ -83,8 +98,9 @@ function lazy<T>(make: () => T): { get(): T; made(): T | undefined } {
  * Builds a Cairn from a configuration (`loadConfig(env)`, lib/config). The app's own instance
  * is `cairn()` (lib/cairn); tests and commands build theirs with this and `close()` it.
  */
-export function createCairn(config: CairnConfig): Cairn {
+export function createCairn(config: CairnConfig, options: { logger?: Logger } = {}): Cairn {
   const target = config.database;
+  const logger = options.logger ?? createLogger(config.log);
   const db = lazy(() => createDb(target));
   const sql = lazy(() => sqlFor(target));
   const harnessStorage = lazy(() => harnessStorageFor({ sql: sql.get() }));
@@ -93,8 +109,9 @@ export function createCairn(config: CairnConfig): Cairn {
       ? createPgBossJobQueue({
           url: target.url,
           maintenanceIntervalSeconds: Math.min(30, Math.max(1, config.jobExpireSeconds / 3)),
+          logger,
         })
-      : createTableJobQueue(db.get()),
+      : createTableJobQueue(db.get(), { logger }),
   );
   const persistentDirs = lazy(() =>
     createPersistentDirsService({
@@ -118,14 +135,25 @@ export function createCairn(config: CairnConfig): Cairn {
       retryPolicy: { ...config.commitRetry },
       turnLeaseMs: config.turns.leaseMs,
       intervalMs: config.durabilityIntervalMs,
+      log: (message, detail) => logger.error({ err: detail }, message),
+      onPass: (result) => {
+        if (result.closedTurns.length > 0) {
+          metrics.turnsFinished.inc({ status: "interrupted" }, result.closedTurns.length);
+        }
+      },
     });
     started.start();
     return started;
   });
   const search = lazy(() =>
-    createSearchService({ db: db.get(), sql: sql.get(), docsFolder: config.companyDocsDir }),
+    createSearchService({
+      db: db.get(),
+      sql: sql.get(),
+      docsFolder: config.companyDocsDir,
+      log: (message) => logger.warn({}, message),
+    }),
   );
-  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target }));
+  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target, logger }));
   const turnSlots = createTurnSlots({ maxPerUser: config.turns.maxPerUser });
   const turnRate = createTurnRate({ perMinute: config.turns.perMinute });
   const sessionClaims = new SessionClaimsCache();
@@ -144,6 +172,10 @@ export function createCairn(config: CairnConfig): Cairn {
     return modelKeyFromSecret(config.authSecret);
   });
   const workspaceModels = createWorkspaceModels({ db: () => db.get(), key: () => modelKey.get() });
+  const metrics = createMetrics({
+    spoolDir: path.join(config.dataDir, "spool"),
+    queueDepth: () => queueDepth(sql.get(), target),
+  });
 
   return {
     config,
@@ -178,6 +210,8 @@ export function createCairn(config: CairnConfig): Cairn {
     modelSettings,
     workspaceModels,
     modelKey: () => modelKey.get(),
+    logger,
+    metrics,
     async close() {
       durability.made()?.stop();
       await jobQueue.made()?.stop();

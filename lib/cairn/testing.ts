@@ -1,5 +1,6 @@
 import type { DatabaseTarget } from "@/lib/db/database-url";
 import { loadConfig, type CairnConfig } from "@/lib/config";
+import type { Logger } from "@/lib/harness";
 import { createCairn, type Cairn } from "./create-cairn";
 import { installCairn } from "./index";
 
@@ -25,9 +26,9 @@ export function testConfig(
  * resetting globals.
  */
 export function installTestCairn(
-  options: { database?: DatabaseTarget; env?: Record<string, string> } = {},
+  options: { database?: DatabaseTarget; env?: Record<string, string>; logger?: Logger } = {},
 ): { cairn: Cairn; cleanup(): Promise<void> } {
-  const instance = createCairn(testConfig(options));
+  const instance = createCairn(testConfig(options), { logger: options.logger });
   const restore = installCairn(instance);
   return {
     cairn: instance,
@@ -35,5 +36,30 @@ export function installTestCairn(
       restore();
       await instance.close();
     },
+  };
+}
+
+/** A line a `recordingLogger` took: its level, message and fields (bindings included). */
+export interface RecordedLogLine {
+  level: "error" | "warn" | "info" | "debug";
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** A logger that keeps its lines in `lines`, for tests that assert on what was logged. */
+export function recordingLogger(
+  lines: RecordedLogLine[] = [],
+  bindings: Record<string, unknown> = {},
+): Logger & { lines: RecordedLogLine[] } {
+  const at =
+    (level: RecordedLogLine["level"]) => (fields: Record<string, unknown>, message: string) =>
+      void lines.push({ level, message, fields: { ...bindings, ...fields } });
+  return {
+    lines,
+    error: at("error"),
+    warn: at("warn"),
+    info: at("info"),
+    debug: at("debug"),
+    child: (more) => recordingLogger(lines, { ...bindings, ...more }),
   };
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { context } from "@opentelemetry/api";
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } from "ai";
 import {
   describeProviderError,
@@ -16,9 +17,11 @@ import {
   streamHarness,
   type Actor,
   type HarnessDefinition,
+  type Logger,
   type TurnResult,
 } from "@/lib/harness";
 import { harnessForTurn } from "@/lib/harness-service";
+import { startTurnSpan, type TurnSpan } from "@/lib/observability/tracing";
 import {
   getDurability,
   type AppExtraBody,
@@ -136,6 +139,8 @@ function appHarness(
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
   extraTools: ReturnType<typeof createRefineTool>["tools"],
   relevant: string,
+  logger: Logger,
+  span: TurnSpan,
 ) {
   const chatId = chat.id;
   const root = cairn();
@@ -165,6 +170,17 @@ function appHarness(
     shell: root.shellLimits,
     recentRefinements: () =>
       listRecentRefinements(sqlOf(), { workspaceId: actor.workspaceId, chatId }),
+    logger,
+    // A span per model step under the turn's, when traces are on (decision 0038).
+    ...(root.config.tracing.endpoint !== null && {
+      telemetry: {
+        isEnabled: true,
+        recordInputs: root.config.tracing.content,
+        recordOutputs: root.config.tracing.content,
+        functionId: "cairn.chat.turn",
+        integrations: [span.modelSteps],
+      },
+    }),
   };
   return definition;
 }
@@ -239,7 +255,12 @@ async function recordTurnDurably(options: {
       return;
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      if (attempt === 0) console.error("cairn: recording a turn failed; retrying", error);
+      if (attempt === 0) {
+        cairn().logger.error(
+          { err: error, turnId: options.turnId },
+          "recording a turn failed; retrying",
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, 500 * 2 ** attempt)));
     }
   }
@@ -258,6 +279,8 @@ export async function startChatTurn(options: {
   /** `submit` (default) appends the message; `edit` and `regenerate` rewrite the chat's tail. */
   mode?: TurnMode;
   abortSignal?: AbortSignal;
+  /** The request's id (`x-request-id`), carried on the turn's log lines. */
+  requestId?: string;
 }): Promise<StartTurnResult> {
   const { actor, chatId } = options;
   const db = getDb();
@@ -287,10 +310,15 @@ export async function startChatTurn(options: {
   // One turn at a time per chat: claim it before storing anything, so a refused turn leaves no
   // trace and a running turn's prompt never picks up another turn's message.
   const turnId = randomUUID();
+  const logger = cairn().logger.child({
+    ...(options.requestId && { requestId: options.requestId }),
+    turnId,
+    workspaceId: actor.workspaceId,
+  });
   const claim = await holdChatClaim(db, { chatId, turnId });
   if (!claim) return { status: "busy" };
   try {
-    return await runClaimedTurn({ ...options, chat, turnId, claim, model });
+    return await runClaimedTurn({ ...options, chat, turnId, claim, model, logger });
   } catch (error) {
     await claim.release();
     throw error;
@@ -353,8 +381,9 @@ async function runClaimedTurn(options: {
   turnId: string;
   claim: HeldChatClaim;
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>;
+  logger: Logger;
 }): Promise<StartTurnResult> {
-  const { actor, chatId, turnId, claim, model } = options;
+  const { actor, chatId, turnId, claim, model, logger } = options;
   const db = getDb();
   const sql = sqlOf();
   const mode = options.mode ?? "submit";
@@ -379,7 +408,7 @@ async function runClaimedTurn(options: {
   const command = parseRefineCommand(
     message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
   );
-  if (command) return refineCommandTurn({ actor, chatId, message, command, turnId, claim });
+  if (command) return refineCommandTurn({ actor, chatId, message, command, turnId, claim, logger });
 
   const refine = createRefineTool({ actor });
   await insertRunningTurn(sql, {
@@ -398,20 +427,42 @@ async function runClaimedTurn(options: {
     textOf(message),
     options.chat.settings.tokenBudget,
   );
-  const turn = streamHarness({
-    harness: appHarness(actor, options.chat, model, refine.tools, relevant),
-    messages: messagesForModel(history, compaction),
-    session: { chatId },
-    extraBody: { actor },
-    abortSignal: options.abortSignal,
-    describeError: (error) => providerErrorMessage(describeProviderError(error), actor.role),
-    turnData: { turnId: turnRow.id },
-    turnId: turnRow.id,
+  const { metrics, config } = cairn();
+  metrics.turnsStarted.inc();
+  metrics.activeTurns.inc();
+  logger.info({ model: `${model.provider}:${model.modelId}` }, "turn started");
+  const span = startTurnSpan({
+    turnId,
+    workspaceId: actor.workspaceId,
+    model: `${model.provider}:${model.modelId}`,
+    recordContent: config.tracing.content,
   });
+
+  // In the turn span's context: the AI SDK's model spans become its children.
+  const turn = context.with(span.context, () =>
+    streamHarness({
+      harness: appHarness(actor, options.chat, model, refine.tools, relevant, logger, span),
+      messages: messagesForModel(history, compaction),
+      session: { chatId },
+      extraBody: { actor },
+      abortSignal: options.abortSignal,
+      describeError: (error) => providerErrorMessage(describeProviderError(error), actor.role),
+      turnData: { turnId: turnRow.id },
+      turnId: turnRow.id,
+      onTrace: span.onTrace,
+    }),
+  );
   let markRecorded!: () => void;
   const recorded = new Promise<void>((resolve) => (markRecorded = resolve));
   const finished = turn.finished
     .then(async (result) => {
+      metrics.activeTurns.dec();
+      metrics.observeTurn(result);
+      span.end(result.status);
+      logger.info(
+        { status: result.status, persistence: result.persistence.status },
+        result.error ? `turn ${result.status}: ${result.error.message}` : `turn ${result.status}`,
+      );
       try {
         await recordTurnDurably({ turnId: turnRow.id, chatId, result, claim });
       } finally {
@@ -432,7 +483,7 @@ async function runClaimedTurn(options: {
           settings: options.chat.settings,
         });
     })
-    .catch((error: unknown) => console.error("cairn: recording a turn failed", error))
+    .catch((error: unknown) => logger.error({ err: error }, "recording a turn failed"))
     .finally(() => {
       markRecorded();
       return claim.release();
@@ -460,6 +511,7 @@ async function refineCommandTurn(options: {
   command: { instructions?: string; global: boolean };
   turnId: string;
   claim: HeldChatClaim;
+  logger: Logger;
 }): Promise<StartTurnResult> {
   const db = getDb();
   await insertCommandTurn(sqlOf(), {
@@ -481,7 +533,7 @@ async function refineCommandTurn(options: {
       global: options.command.global,
     },
   }).catch((error: unknown) => {
-    console.error("cairn: requesting a refinement failed", error);
+    options.logger.error({ err: error }, "requesting a refinement failed");
     return null;
   });
   const stream = createUIMessageStream({
@@ -508,7 +560,7 @@ async function refineCommandTurn(options: {
     },
     onEnd: async ({ responseMessage }) => {
       await appendMessage(db, options.chatId, responseMessage).catch((error: unknown) =>
-        console.error(error),
+        options.logger.error({ err: error }, "storing the refinement command's answer failed"),
       );
       await options.claim.release();
       await setTurnAssistantMessage(sqlOf(), turnRow.id, responseMessage.id);

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db";
 import { sqlOf } from "./queries";
+import { cairn } from "@/lib/cairn";
 
 /**
  * One turn at a time per chat, across tabs and instances: a turn first claims its chat
@@ -98,7 +99,10 @@ export async function holdChatClaim(
       return;
     }
     renewChatClaim(db, options).catch((error: unknown) =>
-      console.error("cairn: renewing a chat's turn claim failed", error),
+      cairn().logger.error(
+        { err: error, turnId: options.turnId },
+        "renewing a chat's turn claim failed",
+      ),
     );
   }, TURN_CLAIM_RENEW_MS);
   timer.unref();
@@ -107,7 +111,10 @@ export async function holdChatClaim(
     release() {
       clearInterval(timer);
       released ??= releaseChatClaim(db, options).catch((error: unknown) =>
-        console.error("cairn: releasing a chat's turn claim failed; it expires on its own", error),
+        cairn().logger.error(
+          { err: error, turnId: options.turnId },
+          "releasing a chat's turn claim failed; it expires on its own",
+        ),
       );
       return released;
     },

@@ -1,3 +1,10 @@
 export { loadConfig, ConfigError, type ConfigIssue } from "./load-config";
-export { CONFIG_DEFAULTS, envSchema, type CairnConfig, type ModelEnvironment } from "./schema";
+export {
+  CONFIG_DEFAULTS,
+  envSchema,
+  type CairnConfig,
+  type LogLevel,
+  type ModelEnvironment,
+  type OidcConfig,
+} from "./schema";
 export { cairnConfig } from "./process-config";

@@ -88,6 +88,22 @@ const good: Record<string, string> = {
   OLLAMA_BASE_URL: "http://127.0.0.1:11435",
   CAIRN_URL: "http://localhost:3000/api/mcp",
   CAIRN_TOKEN: "cairn_pat_x",
+  CAIRN_LOG_LEVEL: "debug",
+  CAIRN_LOG_FORMAT: "pretty",
+  CAIRN_METRICS_TOKEN: "metrics-token-0123456789",
+  OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel-collector:4318",
+  CAIRN_TRACE_CONTENT: "on",
+  CAIRN_OIDC_ISSUER: "https://id.example.com/realms/acme",
+  CAIRN_OIDC_CLIENT_ID: "cairn",
+  CAIRN_OIDC_CLIENT_SECRET: "oidc-client-secret",
+  CAIRN_OIDC_NAME: "Acme ID",
+  CAIRN_OIDC_ALLOWED_DOMAINS: "example.com, @Acme.example",
+  CAIRN_OIDC_WORKSPACE: "Acme",
+  CAIRN_OIDC_DEFAULT_ROLE: "Editor",
+  CAIRN_OIDC_ONLY: "on",
+  CAIRN_OIDC_BREAK_GLASS_EMAIL: "Root@example.com",
+  CAIRN_OIDC_GROUPS_CLAIM: "groups",
+  CAIRN_OIDC_GROUP_ROLES: "cairn-admins=admin, writers=editor",
 };
 
 /** A bad value for every variable that has one (free text has none). */
@@ -126,6 +142,17 @@ const bad: Record<string, string> = {
   AI_CONTEXT_WINDOW: "big",
   OLLAMA_BASE_URL: "localhost:11434",
   CAIRN_URL: "not a url",
+  CAIRN_LOG_LEVEL: "loud",
+  CAIRN_LOG_FORMAT: "xml",
+  CAIRN_METRICS_TOKEN: "short",
+  OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318",
+  CAIRN_TRACE_CONTENT: "yes",
+  CAIRN_OIDC_ISSUER: "id.example.com",
+  CAIRN_OIDC_ALLOWED_DOMAINS: "not a domain",
+  CAIRN_OIDC_DEFAULT_ROLE: "owner",
+  CAIRN_OIDC_ONLY: "true",
+  CAIRN_OIDC_BREAK_GLASS_EMAIL: "root",
+  CAIRN_OIDC_GROUP_ROLES: "admins=owner",
 };
 
 describe("loadConfig", () => {
@@ -157,6 +184,22 @@ describe("loadConfig", () => {
       jobExpireSeconds: 5,
       compactionThreshold: 0.5,
       mcpBridge: { url: good.CAIRN_URL, token: "cairn_pat_x" },
+      log: { level: "debug", format: "pretty" },
+      metricsToken: good.CAIRN_METRICS_TOKEN,
+      tracing: { endpoint: good.OTEL_EXPORTER_OTLP_ENDPOINT, content: true },
+      oidc: {
+        issuer: good.CAIRN_OIDC_ISSUER,
+        clientId: "cairn",
+        clientSecret: "oidc-client-secret",
+        name: "Acme ID",
+        allowedDomains: ["example.com", "acme.example"],
+        workspace: "Acme",
+        defaultRole: "editor",
+        only: true,
+        breakGlassEmail: "root@example.com",
+        groupsClaim: "groups",
+        groupRoles: { "cairn-admins": "admin", writers: "editor" },
+      },
     });
     expect(config.trustedProxies.entries).toEqual(["10.0.0.0/8", "::1"]);
     expect(config.models).toMatchObject({
@@ -180,6 +223,44 @@ describe("loadConfig", () => {
     expect(error.message).toContain(
       'CAIRN_BCRYPT_COST must be a whole number from 4 to 31, got "40"',
     );
+  });
+
+  it("refuses OpenID Connect settings that do not go together, naming what is missing", () => {
+    const issues = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).issues.map((issue) => issue.variable);
+      }
+    };
+    expect(issues({ CAIRN_OIDC_ISSUER: "https://id.example.com" })).toEqual([
+      "CAIRN_OIDC_CLIENT_ID",
+      "CAIRN_OIDC_CLIENT_SECRET",
+    ]);
+    expect(issues({ CAIRN_OIDC_ONLY: "on" })).toEqual(["CAIRN_OIDC_ONLY"]);
+    expect(issues({ CAIRN_OIDC_ONLY: "off" })).toEqual([]);
+    expect(
+      issues({
+        CAIRN_OIDC_ISSUER: "https://id.example.com",
+        CAIRN_OIDC_CLIENT_ID: "c",
+        CAIRN_OIDC_CLIENT_SECRET: "s",
+        CAIRN_OIDC_ALLOWED_DOMAINS: "example.com",
+        CAIRN_OIDC_GROUP_ROLES: "a=admin",
+      }),
+    ).toEqual(["CAIRN_OIDC_WORKSPACE", "CAIRN_OIDC_GROUPS_CLAIM"]);
+  });
+
+  it("logs JSON in production and readable lines elsewhere unless told; observability is off by default", () => {
+    expect(loadConfig({ NODE_ENV: "production" }).log).toEqual({ level: "info", format: "json" });
+    expect(loadConfig({ NODE_ENV: "development" }).log.format).toBe("pretty");
+    expect(loadConfig({ NODE_ENV: "production", CAIRN_LOG_FORMAT: "pretty" }).log.format).toBe(
+      "pretty",
+    );
+    const config = loadConfig({});
+    expect(config.metricsToken).toBeNull();
+    expect(config.tracing).toEqual({ endpoint: null, content: false });
+    expect(config.oidc).toBeNull();
   });
 
   it("refuses half a GitHub sign-in, naming the missing half", () => {

@@ -61,6 +61,44 @@ export function loadConfig(
       message: "must be set too: GitHub sign-in needs both AUTH_GITHUB_ID and AUTH_GITHUB_SECRET",
     });
   }
+  // Settings that only make sense together, once each one parsed.
+  if (result.success) issues.push(...oidcIssues(env));
   if (!result.success || issues.length > 0) throw new ConfigError(issues);
-  return toConfig(result.data, options.cwd ?? process.cwd());
+  return toConfig(result.data, options.cwd ?? process.cwd(), env.NODE_ENV);
+}
+
+/** OpenID Connect settings that only make sense together. */
+function oidcIssues(env: Readonly<Record<string, string | undefined>>): ConfigIssue[] {
+  const set = (name: string) => Boolean(env[name]?.trim());
+  const issues: ConfigIssue[] = [];
+  if (set("CAIRN_OIDC_ISSUER")) {
+    for (const name of ["CAIRN_OIDC_CLIENT_ID", "CAIRN_OIDC_CLIENT_SECRET"]) {
+      if (!set(name)) {
+        issues.push({
+          variable: name,
+          message:
+            "must be set too: OpenID Connect needs CAIRN_OIDC_ISSUER, CAIRN_OIDC_CLIENT_ID and CAIRN_OIDC_CLIENT_SECRET",
+        });
+      }
+    }
+  } else {
+    for (const name of ["CAIRN_OIDC_CLIENT_ID", "CAIRN_OIDC_ALLOWED_DOMAINS", "CAIRN_OIDC_ONLY"]) {
+      if (set(name) && !(name === "CAIRN_OIDC_ONLY" && env[name]?.trim().toLowerCase() === "off")) {
+        issues.push({ variable: name, message: "needs CAIRN_OIDC_ISSUER (OpenID Connect is off)" });
+      }
+    }
+  }
+  if (set("CAIRN_OIDC_ALLOWED_DOMAINS") && !set("CAIRN_OIDC_WORKSPACE")) {
+    issues.push({
+      variable: "CAIRN_OIDC_WORKSPACE",
+      message: "must be set too: accounts of CAIRN_OIDC_ALLOWED_DOMAINS join that workspace",
+    });
+  }
+  if (env.CAIRN_OIDC_GROUP_ROLES?.trim() && !set("CAIRN_OIDC_GROUPS_CLAIM")) {
+    issues.push({
+      variable: "CAIRN_OIDC_GROUPS_CLAIM",
+      message: "must be set too: CAIRN_OIDC_GROUP_ROLES maps the groups of that claim",
+    });
+  }
+  return issues;
 }

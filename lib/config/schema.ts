@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { resolveDatabaseTargetFrom, type DatabaseTarget } from "@/lib/db/database-url";
-import { DEFAULT_RETRY_POLICY, DEFAULT_SHELL_LIMITS } from "@/lib/harness";
+import { DEFAULT_RETRY_POLICY, DEFAULT_SHELL_LIMITS, isRole, type Role } from "@/lib/harness";
 import {
   parseFaultInjection,
   type FaultInjectionSetting,
@@ -117,6 +117,65 @@ function parsedBy<T>(parse: (value: string | undefined) => T) {
     }
   });
 }
+
+/** `on` or `off` (any case), default `fallback`. */
+function onOff(fallback: boolean) {
+  return text.transform((value, context) => {
+    if (value === undefined) return fallback;
+    const normalized = value.toLowerCase();
+    if (normalized !== "on" && normalized !== "off") {
+      context.addIssue({ code: "custom", message: `must be "on" or "off", got "${value}"` });
+      return z.NEVER;
+    }
+    return normalized === "on";
+  });
+}
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+/** A level of `CAIRN_LOG_LEVEL`. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A list of email domains, separated by commas or spaces, lowercased. */
+const domainList = text.transform((value, context) => {
+  if (value === undefined) return [];
+  const domains = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((domain) => domain.toLowerCase().replace(/^@/, ""));
+  for (const domain of domains) {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) {
+      context.addIssue({ code: "custom", message: `"${domain}" is not a domain (example.com)` });
+      return z.NEVER;
+    }
+  }
+  return domains;
+});
+
+/** `group=role` pairs separated by commas (`cairn-admins=admin, writers=editor`). */
+const groupRoles = text.transform((value, context) => {
+  const mapping: Record<string, Role> = {};
+  if (value === undefined) return mapping;
+  for (const pair of value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const at = pair.lastIndexOf("=");
+    const group = pair.slice(0, at).trim();
+    const role = pair
+      .slice(at + 1)
+      .trim()
+      .toLowerCase();
+    if (at <= 0 || !group || !isRole(role)) {
+      context.addIssue({
+        code: "custom",
+        message: `must be group=role pairs with a role of member, editor or admin, got "${pair}"`,
+      });
+      return z.NEVER;
+    }
+    mapping[group] = role;
+  }
+  return mapping;
+});
 
 /**
  * Every environment variable Cairn reads at run time (README.md: Configuration, Models, Running
@@ -233,6 +292,57 @@ export const envSchema = z.object({
     return number;
   }),
   OLLAMA_BASE_URL: httpUrl,
+  CAIRN_LOG_LEVEL: text.transform((value, context) => {
+    if (value === undefined) return "info" as LogLevel;
+    const level = value.toLowerCase();
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+      context.addIssue({
+        code: "custom",
+        message: `must be one of ${LOG_LEVELS.join(", ")}, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return level as LogLevel;
+  }),
+  CAIRN_LOG_FORMAT: text.transform((value, context) => {
+    if (value === undefined) return undefined;
+    const format = value.toLowerCase();
+    if (format !== "json" && format !== "pretty") {
+      context.addIssue({ code: "custom", message: `must be "json" or "pretty", got "${value}"` });
+      return z.NEVER;
+    }
+    return format;
+  }),
+  // Long enough that guessing it is hopeless; never echoed.
+  CAIRN_METRICS_TOKEN: text.refine((value) => value === undefined || value.length >= 16, {
+    message: "must be at least 16 characters (openssl rand -hex 24)",
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
+  CAIRN_TRACE_CONTENT: onOff(false),
+  CAIRN_OIDC_ISSUER: httpUrl,
+  CAIRN_OIDC_CLIENT_ID: text,
+  CAIRN_OIDC_CLIENT_SECRET: text,
+  CAIRN_OIDC_NAME: text,
+  CAIRN_OIDC_ALLOWED_DOMAINS: domainList,
+  CAIRN_OIDC_WORKSPACE: text,
+  CAIRN_OIDC_DEFAULT_ROLE: text.transform((value, context) => {
+    const role = value?.toLowerCase() ?? "member";
+    if (!isRole(role)) {
+      context.addIssue({
+        code: "custom",
+        message: `must be member, editor or admin, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return role;
+  }),
+  CAIRN_OIDC_ONLY: onOff(false),
+  CAIRN_OIDC_BREAK_GLASS_EMAIL: text.refine(
+    (value) => value === undefined || /^[^\s@]+@[^\s@]+$/.test(value),
+    { message: "must be an email address" },
+  ),
+  CAIRN_OIDC_GROUPS_CLAIM: text,
+  CAIRN_OIDC_GROUP_ROLES: groupRoles,
   CAIRN_URL: httpUrl,
   CAIRN_TOKEN: text,
 });
@@ -304,10 +414,43 @@ export interface CairnConfig {
   models: ModelEnvironment;
   /** `CAIRN_URL` and `CAIRN_TOKEN`, for `cairn mcp` (the stdio bridge). */
   mcpBridge: { url: string | null; token: string | null };
+  /** `CAIRN_LOG_LEVEL`; `CAIRN_LOG_FORMAT` (unset: `json` when `NODE_ENV` is production, else `pretty`). */
+  log: { level: LogLevel; format: "json" | "pretty" };
+  /** `CAIRN_METRICS_TOKEN`; `null` turns `/api/metrics` off (404). */
+  metricsToken: string | null;
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT` (traces off when `null`) and `CAIRN_TRACE_CONTENT`. */
+  tracing: { endpoint: string | null; content: boolean };
+  /** OpenID Connect sign-in (`CAIRN_OIDC_*`), or `null` when `CAIRN_OIDC_ISSUER` is unset. */
+  oidc: OidcConfig | null;
 }
 
-/** The parsed variables as the configuration object; `cwd` resolves relative paths. */
-export function toConfig(env: ParsedEnv, cwd: string): CairnConfig {
+/** OpenID Connect sign-in, from the `CAIRN_OIDC_*` variables (docs/auth.md). */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The button's label: "Sign in with {name}". */
+  name: string;
+  /** Emails of these domains join `workspace` on first sign-in; empty: invite only. */
+  allowedDomains: readonly string[];
+  /** The workspace (name or id) auto-joined accounts go to. */
+  workspace: string | null;
+  /** The role of an auto-joined account (unless a group maps to another). */
+  defaultRole: Role;
+  /** Password sign-in is off for everyone but `breakGlassEmail`. */
+  only: boolean;
+  breakGlassEmail: string | null;
+  /** The ID token / userinfo claim listing the person's groups; `null`: groups are ignored. */
+  groupsClaim: string | null;
+  /** Group → role; the highest role of the person's groups wins. */
+  groupRoles: Readonly<Record<string, Role>>;
+}
+
+/**
+ * The parsed variables as the configuration object; `cwd` resolves relative paths, `nodeEnv`
+ * (`NODE_ENV`, set by Next itself) picks the log format when `CAIRN_LOG_FORMAT` is unset.
+ */
+export function toConfig(env: ParsedEnv, cwd: string, nodeEnv?: string): CairnConfig {
   const dataDir = path.resolve(cwd, env.CAIRN_DATA_DIR ?? "data");
   const models: Partial<Record<ModelVariable, string>> = {};
   for (const name of [
@@ -380,5 +523,30 @@ export function toConfig(env: ParsedEnv, cwd: string): CairnConfig {
     compactionThreshold: env.CAIRN_COMPACTION_THRESHOLD,
     models: Object.freeze(models),
     mcpBridge: { url: env.CAIRN_URL ?? null, token: env.CAIRN_TOKEN ?? null },
+    log: {
+      level: env.CAIRN_LOG_LEVEL,
+      format: env.CAIRN_LOG_FORMAT ?? (nodeEnv === "production" ? "json" : "pretty"),
+    },
+    metricsToken: env.CAIRN_METRICS_TOKEN ?? null,
+    tracing: {
+      endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+      content: env.CAIRN_TRACE_CONTENT,
+    },
+    oidc:
+      env.CAIRN_OIDC_ISSUER && env.CAIRN_OIDC_CLIENT_ID && env.CAIRN_OIDC_CLIENT_SECRET
+        ? {
+            issuer: env.CAIRN_OIDC_ISSUER,
+            clientId: env.CAIRN_OIDC_CLIENT_ID,
+            clientSecret: env.CAIRN_OIDC_CLIENT_SECRET,
+            name: env.CAIRN_OIDC_NAME ?? "single sign-on",
+            allowedDomains: Object.freeze(env.CAIRN_OIDC_ALLOWED_DOMAINS),
+            workspace: env.CAIRN_OIDC_WORKSPACE ?? null,
+            defaultRole: env.CAIRN_OIDC_DEFAULT_ROLE,
+            only: env.CAIRN_OIDC_ONLY,
+            breakGlassEmail: env.CAIRN_OIDC_BREAK_GLASS_EMAIL?.toLowerCase() ?? null,
+            groupsClaim: env.CAIRN_OIDC_GROUPS_CLAIM ?? null,
+            groupRoles: Object.freeze(env.CAIRN_OIDC_GROUP_ROLES),
+          }
+        : null,
   };
 }

@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { defaultDataDirectory } from "./database-url";
+import { createStderrLogger } from "@/lib/harness";
 
 /** Owner-only: the database holds every workspace's memory, chats and password hashes. */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -25,7 +26,7 @@ export function securePrivateSqliteFile(
   filePath: string,
   options: { dataDirectory?: string; warn?: (message: string) => void } = {},
 ): void {
-  const warn = options.warn ?? ((message: string) => console.warn(`cairn: ${message}`));
+  const warn = options.warn ?? ((message: string) => createStderrLogger().warn({}, message));
   const folder = path.dirname(path.resolve(/*turbopackIgnore: true*/ filePath));
   mkdirSync(folder, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   if (

@@ -6,6 +6,7 @@
  * models). Nothing outside the core imports any of its `internal/` folders (ESLint enforces it).
  */
 export { ROLES, canWriteGlobal, hasRole, isRole, type Actor, type Role } from "./actor";
+export { createStderrLogger, silentLogger, type Logger } from "./logger";
 export {
   HarnessConflictError,
   HarnessError,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import PgBoss from "pg-boss";
+import { createStderrLogger, type Logger } from "@/lib/harness";
 import {
   JOB_DEFAULTS,
   type EnqueueOptions,
@@ -20,6 +21,8 @@ export interface PgBossJobQueueOptions {
    * deleted; one instance does it per interval. Default 30 s.
    */
   maintenanceIntervalSeconds?: number;
+  /** Where pg-boss's own errors go. Default: JSON lines on stderr. */
+  logger?: Logger;
 }
 
 /**
@@ -40,7 +43,9 @@ export function createPgBossJobQueue(options: PgBossJobQueueOptions): JobQueue {
       supervise: true,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
     });
-    created.on("error", (error) => console.error("cairn: job queue (pg-boss) error", error));
+    created.on("error", (error) =>
+      (options.logger ?? createStderrLogger()).error({ err: error }, "job queue (pg-boss) error"),
+    );
     return created;
   };
   let boss = create();

@@ -1,4 +1,5 @@
-import { getJobQueue } from "@/lib/jobs";
+import { getJobQueue, type JobHandler } from "@/lib/jobs";
+import { inSpan } from "@/lib/observability/tracing";
 import {
   COMMIT_RETRY_JOB,
   DIR_HISTORY_COMPACT_JOB,
@@ -30,20 +31,61 @@ let sweeper: ReturnType<typeof setInterval> | null = null;
 /** Queues this process works already (a start that failed halfway does not register twice). */
 const working = new Set<string>();
 
+/**
+ * A job handler with its span (`cairn.job`), its failures logged and counted by job name
+ * (`cairn_job_failures_total`) and then rethrown, so the queue retries as before: a background
+ * job's error is never swallowed.
+ */
+function observed<P>(name: string, handler: JobHandler<P>): JobHandler<P> {
+  return (job) =>
+    inSpan("cairn.job", { "cairn.job.name": name, "cairn.job.retry": job.retryCount }, async () => {
+      try {
+        const result = await handler(job);
+        if (name === COMMIT_RETRY_JOB && result !== "settled" && result !== "not-due") {
+          cairn().metrics.commits.inc({ outcome: "retried" });
+        }
+        // A refinement's outcome (applied, skipped, failed, …); a job that found its row
+        // already settled ("done", "missing") ran nothing.
+        if (
+          name === REFINEMENT_JOB &&
+          typeof result === "string" &&
+          result !== "done" &&
+          result !== "missing"
+        ) {
+          cairn().metrics.refinements.inc({ outcome: result });
+        }
+        return result;
+      } catch (error) {
+        cairn().metrics.jobFailures.inc({ job: name });
+        cairn().logger.error(
+          { err: error, job: name, jobId: job.id, retryCount: job.retryCount },
+          "a background job failed; the queue retries it",
+        );
+        throw error;
+      }
+    });
+}
+
 async function registerWorkers(): Promise<void> {
   const queue = getJobQueue();
   // Refinements, two at a time per instance (the scope lock still runs one per chat and one
   // global at a time across all instances).
   if (!working.has(REFINEMENT_JOB)) {
     // An idle worker polls every 2 s (JOB_DEFAULTS); a job this instance enqueues wakes it at once.
-    await queue.work<RefinementJobPayload>(REFINEMENT_JOB, runRefinementJob, { concurrency: 2 });
+    await queue.work<RefinementJobPayload>(
+      REFINEMENT_JOB,
+      observed(REFINEMENT_JOB, runRefinementJob),
+      { concurrency: 2 },
+    );
     working.add(REFINEMENT_JOB);
   }
   // Automatic commit retries (decision 0021): each job retries one record once.
   if (!working.has(COMMIT_RETRY_JOB)) {
     await queue.work<CommitRetryPayload>(
       COMMIT_RETRY_JOB,
-      (job) => getDurability().retryRunner.runJob(job),
+      observed<CommitRetryPayload>(COMMIT_RETRY_JOB, (job) =>
+        getDurability().retryRunner.runJob(job),
+      ),
       { concurrency: 2 },
     );
     working.add(COMMIT_RETRY_JOB);
@@ -53,12 +95,15 @@ async function registerWorkers(): Promise<void> {
   if (!working.has(DIR_HISTORY_COMPACT_JOB)) {
     await queue.work(
       DIR_HISTORY_COMPACT_JOB,
-      historyCompactionJob({
-        sql: getSql,
-        queue: getJobQueue,
-        settings: () => cairn().config.dirHistory,
-        log: (line) => console.log(line),
-      }),
+      observed(
+        DIR_HISTORY_COMPACT_JOB,
+        historyCompactionJob({
+          sql: getSql,
+          queue: getJobQueue,
+          settings: () => cairn().config.dirHistory,
+          log: (line) => cairn().logger.info({ job: DIR_HISTORY_COMPACT_JOB }, line),
+        }),
+      ),
     );
     working.add(DIR_HISTORY_COMPACT_JOB);
     await scheduleHistoryCompaction({ queue, startAfterSeconds: FIRST_COMPACTION_AFTER_SECONDS });
@@ -78,7 +123,7 @@ async function registerWorkers(): Promise<void> {
   }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>
-      console.error("cairn: sweeping stuck refinements failed", error),
+      cairn().logger.error({ err: error }, "sweeping stuck refinements failed"),
     );
   }, REFINEMENT_SWEEP_MS);
   sweeper.unref?.();
@@ -92,7 +137,7 @@ async function registerWorkers(): Promise<void> {
  */
 export function startJobWorkers(): Promise<void> {
   started ??= registerWorkers().catch((error: unknown) => {
-    console.error("cairn: starting the job workers failed; trying again in 10 s", error);
+    cairn().logger.error({ err: error }, "starting the job workers failed; trying again in 10 s");
     setTimeout(() => {
       started = null;
       void startJobWorkers();

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db";
+import { createStderrLogger, type Logger } from "@/lib/harness";
 import { sqlForDb } from "@/lib/storage/sql";
 import {
   JOB_DEFAULTS,
@@ -59,7 +60,11 @@ function parseOutput(text: string | null): unknown {
  * claim's owner. Expired claims (a worker that died) are turned into failed attempts by
  * whichever worker polls next. Same semantics as pg-boss on PostgreSQL (see `JobQueue`).
  */
-export function createTableJobQueue(db: Db, options: { now?: () => number } = {}): JobQueue {
+export function createTableJobQueue(
+  db: Db,
+  options: { now?: () => number; logger?: Logger } = {},
+): JobQueue {
+  const logger = options.logger ?? createStderrLogger();
   const sql = sqlForDb(db);
   const now = options.now ?? Date.now;
   const workerId = randomUUID();
@@ -253,7 +258,7 @@ export function createTableJobQueue(db: Db, options: { now?: () => number } = {}
           running.add(attempt);
           worked = await attempt.finally(() => running.delete(attempt));
         } catch (error) {
-          console.error(`cairn: job worker "${name}" failed to poll`, error);
+          logger.error({ err: error, job: name }, "a job worker failed to poll");
         }
         if (stopped) return;
         // After a job, look again at once: more may be waiting. An idle worker sleeps until the

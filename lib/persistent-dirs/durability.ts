@@ -2,6 +2,7 @@ import path from "node:path";
 
 import type { Db } from "@/lib/db";
 import {
+  createStderrLogger,
   DEFAULT_RETRY_POLICY,
   createFileSpool,
   drainSpool,
@@ -104,6 +105,8 @@ export interface DurabilityOptions {
   intervalMs?: number;
   now?: () => Date;
   log?: (message: string, detail?: unknown) => void;
+  /** After each pass of the loop (`start()`): the instance counts the turns it closed. */
+  onPass?: (result: DurabilityPassResult) => void;
 }
 
 export const DEFAULT_TURN_LEASE_MS = 60_000;
@@ -118,7 +121,7 @@ export function createDurability(options: DurabilityOptions): Durability {
   const { db, dirs, commitLog } = options;
   const now = options.now ?? (() => new Date());
   const log =
-    options.log ?? ((message, detail) => console.error(`cairn: ${message}`, detail ?? ""));
+    options.log ?? ((message, detail) => createStderrLogger().error({ err: detail }, message));
   const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
   const turnLeaseMs = options.turnLeaseMs ?? DEFAULT_TURN_LEASE_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_DURABILITY_INTERVAL_MS;
@@ -297,6 +300,7 @@ export function createDurability(options: DurabilityOptions): Durability {
       const tick = () => {
         void runOnce().then(
           (result) => {
+            options.onPass?.(result);
             if (result.errors.length > 0) log("durability pass incomplete", result.errors);
           },
           (error: unknown) => log("durability pass failed", error),

@@ -88,7 +88,7 @@ export async function requestRefinement(options: {
 }): Promise<string | null> {
   const model = await getRefineModel({ workspaceId: options.actor.workspaceId });
   if (model.status !== "ready") {
-    console.warn(`cairn: refinement skipped: ${model.message}`);
+    cairn().logger.warn({ chatId: options.chatId }, `refinement skipped: ${model.message}`);
     return null;
   }
   const { actor, chatId, request } = options;
@@ -149,7 +149,7 @@ export async function requestRefinement(options: {
 /** The same as `requestRefinement`, for callers that must not wait or fail (after a turn). */
 export function scheduleRefinement(options: Parameters<typeof requestRefinement>[0]): void {
   void requestRefinement(options).catch((error: unknown) =>
-    console.error("cairn: requesting a refinement failed", error),
+    cairn().logger.error({ err: error, chatId: options.chatId }, "requesting a refinement failed"),
   );
 }
 
@@ -385,7 +385,9 @@ export async function sweepStuckRefinements(
       if (settled) failed.push(row.id);
     } catch (cause) {
       // Busy (an attempt holds the lock) or the database is away: the next sweep looks again.
-      if (!wait.aborted) console.error(`cairn: sweeping refinement ${row.id} failed`, cause);
+      if (!wait.aborted) {
+        cairn().logger.error({ err: cause, refinementId: row.id }, "sweeping a refinement failed");
+      }
     }
   }
   return { failed };

@@ -1,6 +1,7 @@
 import { cairnConfig } from "@/lib/config/process-config";
 import { parseOriginList } from "./origin-list";
 import { requestHost, type RefusedRequest } from "./request-guards";
+import { createStderrLogger } from "@/lib/harness";
 
 /**
  * The DNS-rebinding guard of the MCP endpoint (the MCP spec's Streamable HTTP transport, "Security
@@ -132,7 +133,7 @@ export interface McpOriginEnv {
  */
 export function parseMcpAllowedOrigins(
   env: McpOriginEnv,
-  warn: (message: string) => void = (message) => console.warn(message),
+  warn: (message: string) => void = (message) => createStderrLogger().warn({}, message),
 ): string[] {
   const origins = parseOriginList(env.CAIRN_MCP_ALLOWED_ORIGINS, "CAIRN_MCP_ALLOWED_ORIGINS", warn);
   for (const value of [env.AUTH_URL, env.NEXTAUTH_URL]) {

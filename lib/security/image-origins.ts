@@ -1,5 +1,6 @@
 import { cairnConfig } from "@/lib/config/process-config";
 import { parseOriginList } from "./origin-list";
+import { createStderrLogger } from "@/lib/harness";
 
 /**
  * Origins an admin allows images from, besides the app itself and `data:`/`blob:` URLs:
@@ -10,7 +11,7 @@ import { parseOriginList } from "./origin-list";
  */
 export function parseImageOrigins(
   value: string | undefined,
-  warn: (message: string) => void = (message) => console.warn(message),
+  warn: (message: string) => void = (message) => createStderrLogger().warn({}, message),
 ): string[] {
   return parseOriginList(value, "CAIRN_IMAGE_ORIGINS", warn, "https://images.example.com");
 }

@@ -1,3 +1,4 @@
+import { createStderrLogger } from "@/lib/harness";
 /**
  * Parses a space- or comma-separated list of bare `http(s)://host[:port]` origins from the
  * environment variable `variable`. Entries that are not a bare http(s) origin are ignored with a
@@ -7,7 +8,7 @@
 export function parseOriginList(
   value: string | undefined,
   variable: string,
-  warn: (message: string) => void = (message) => console.warn(message),
+  warn: (message: string) => void = (message) => createStderrLogger().warn({}, message),
   example = "https://cairn.example.com",
 ): string[] {
   const origins: string[] = [];

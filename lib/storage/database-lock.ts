@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db";
 import type { DatabaseTarget } from "@/lib/db/database-url";
-import type { RefinementLock } from "@/lib/harness";
+import { createStderrLogger, type Logger, type RefinementLock } from "@/lib/harness";
 
 /** Every key is prefixed, so Cairn's locks never collide with another application's on the same database. */
 const NAMESPACE = "cairn:";
 
 /** Options of the SQLite lock row (the defaults suit refinements). */
 export interface RowLockOptions {
+  /** Where failed renewals and releases are reported. Default: JSON lines on stderr. */
+  logger?: Logger;
   /** How long a claim lasts without renewal; a holder that died frees the lock after this. Default 30 s. */
   ttlMs?: number;
   /** How often the holder renews its claim. Default a third of `ttlMs`. */
@@ -51,6 +53,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * connection drops).
  */
 export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementLock {
+  const logger = options.logger ?? createStderrLogger();
   const ttlMs = options.ttlMs ?? 30_000;
   const renewEveryMs = options.renewEveryMs ?? Math.max(10, Math.floor(ttlMs / 3));
   const minPollMs = options.minPollMs ?? 25;
@@ -87,7 +90,9 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
           .then((changed) => {
             if (changed === 0) options.onLost?.(key);
           })
-          .catch((error: unknown) => console.error("cairn: renewing a lock failed", error));
+          .catch((error: unknown) =>
+            logger.error({ err: error, lock: key }, "renewing a lock failed"),
+          );
       }, renewEveryMs);
       timer.unref?.();
       try {
@@ -97,7 +102,8 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
         await renewing;
         await db.$executeRaw`
           DELETE FROM "ResourceLock" WHERE "key" = ${lockKey} AND "owner" = ${owner}`.catch(
-          (error: unknown) => console.error("cairn: releasing a lock failed (it expires)", error),
+          (error: unknown) =>
+            logger.error({ err: error, lock: key }, "releasing a lock failed (it expires)"),
         );
       }
     },
@@ -110,7 +116,8 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
  * lock when the task ends or the moment the holding process dies (its connection closes).
  * Aborting while waiting closes the waiting connection, which withdraws the request.
  */
-export function createAdvisoryLock(options: { url: string }): RefinementLock {
+export function createAdvisoryLock(options: { url: string; logger?: Logger }): RefinementLock {
+  const logger = options.logger ?? createStderrLogger();
   return {
     async runExclusive<T>(
       key: string,
@@ -125,7 +132,9 @@ export function createAdvisoryLock(options: { url: string }): RefinementLock {
         application_name: "cairn-lock",
       });
       // A dropped connection surfaces on the next query; never as an unhandled 'error' event.
-      client.on("error", (error) => console.error("cairn: lock connection failed", error));
+      client.on("error", (error) =>
+        logger.error({ err: error, lock: key }, "lock connection failed"),
+      );
       await client.connect();
       const onAbort = () => void client.end().catch(() => undefined);
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -156,8 +165,9 @@ export function createDatabaseLock(options: {
   db: Db;
   target: DatabaseTarget;
   row?: RowLockOptions;
+  logger?: Logger;
 }): RefinementLock {
   return options.target.provider === "postgresql"
-    ? createAdvisoryLock({ url: options.target.url })
-    : createRowLock(options.db, options.row);
+    ? createAdvisoryLock({ url: options.target.url, logger: options.logger })
+    : createRowLock(options.db, { ...options.row, logger: options.row?.logger ?? options.logger });
 }

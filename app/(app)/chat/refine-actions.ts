@@ -6,6 +6,7 @@ import { action, fail } from "@/lib/actions";
 import { canWriteGlobal } from "@/lib/auth/permissions";
 import { getOwnChat } from "@/lib/chat/queries";
 import { requestRefinement } from "@/lib/refinements";
+import { cairn } from "@/lib/cairn";
 
 const inputSchema = z.object({
   chatId: z.string().min(1),
@@ -30,7 +31,10 @@ export const requestRefinementAction = action({ input: inputSchema }, async ({ i
       },
     });
   } catch (error) {
-    console.error(error);
+    cairn().logger.error(
+      { err: error, workspaceId: actor.workspaceId, chatId: input.chatId },
+      "queueing a refinement failed",
+    );
     fail("unavailable:refinement", "The refinement could not be queued; try again shortly.");
   }
   if (id === null) fail("unavailable:refinement_model", "No refinement model is configured.");

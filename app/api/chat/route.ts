@@ -8,6 +8,7 @@ import {
   userTurnRate,
   withTurnSlot,
 } from "@/lib/chat";
+import { requestIdOf } from "@/lib/observability/request-id";
 import { discardRestOfBody, readJsonWithLimit, refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
@@ -66,6 +67,7 @@ export async function POST(request: Request) {
         message: parsed.data.message,
         mode: parsed.data.mode,
         abortSignal: request.signal,
+        requestId: requestIdOf(request),
       }),
   });
   if (started.status === "too_many_turns")

@@ -1,3 +1,4 @@
+import { createStderrLogger } from "../logger";
 import { HarnessError, type HarnessErrorCode, type HarnessErrorType } from "./harness-error";
 
 /**
@@ -118,7 +119,8 @@ export function toErrorInfo(
  */
 export function toPublicError(
   error: unknown,
-  log: (error: unknown) => void = console.error,
+  log: (error: unknown) => void = (error) =>
+    createStderrLogger().error({ err: error }, "an unexpected error reached an edge"),
 ): PublicError {
   if (HarnessError.isInstance(error)) {
     const status = httpStatusOf(error);

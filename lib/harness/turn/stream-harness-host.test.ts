@@ -10,6 +10,7 @@ import {
   type InMemoryDirBacking,
   type PersistentDir,
 } from "../persistent";
+import type { Logger } from "../logger";
 import { streamHarness } from "./stream-harness";
 import {
   drain,
@@ -174,6 +175,57 @@ describe("streamHarness onPersistenceError", () => {
     expect(promptText(next.doStreamCalls[0]!)).not.toMatch(/exploded|someone else|failed/);
     // The second turn changed nothing, so it committed nothing and fired nothing.
     expect(fromDefinition).toHaveLength(2);
+  });
+
+  it("logs a failing hook's error through the definition's logger instead of swallowing it", async () => {
+    const base = setup();
+    const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logger: Logger = {
+      error: (fields, message) => void logged.push({ fields, message }),
+      warn: () => undefined,
+      info: () => undefined,
+      debug: () => undefined,
+      child: () => logger,
+    };
+    const broken = new Error("the pager is down");
+    const result = await drain(
+      streamHarness({
+        harness: {
+          ...base.definition(
+            scriptedModel([
+              toolCallReply("memory", {
+                command: "create",
+                path: "/persistent/user/x.md",
+                file_text: "x\n",
+              }),
+              textReply("ok"),
+            ]),
+          ),
+          persistentDirs: [
+            memory<Extra, Session>({
+              harnessDir: "/persistent/user",
+              ...failingStore(base.user, "disk full"),
+            }),
+          ],
+          logger,
+        },
+        messages: [userMessage("hello")],
+        session,
+        extraBody: member,
+        turnId: "turn-7",
+        onPersistenceError: () => {
+          throw broken;
+        },
+      }),
+    );
+    // The turn goes on; the host hears of the broken hook.
+    expect(result.status).toBe("completed");
+    expect(logged).toEqual([
+      {
+        message: "a persistence-error hook failed",
+        fields: { err: broken, turnId: "turn-7", commitStatus: "failed" },
+      },
+    ]);
   });
 
   it("fires for a failed commitManual() too, and the record can be retried", async () => {

@@ -21,6 +21,7 @@ import {
   type SessionFiles,
   type TurnCheckout,
 } from "../persistent";
+import { createStderrLogger } from "../logger";
 import type { Harness, HarnessSnapshot, RecentRefinement } from "../store";
 import { compactConversation, messageText } from "./compaction";
 import { createDelegateTool, createHarnessTools, type GlobalWriteCheck } from "./harness-tools";
@@ -151,8 +152,13 @@ export function streamHarness<TExtraBody, TSession>(
           for (const hook of [definition.onPersistenceError, options.onPersistenceError]) {
             try {
               await hook?.(withContext);
-            } catch {
-              // The hooks are for the host's own alerting; one failing changes nothing.
+            } catch (error) {
+              // The hooks are for the host's own alerting; one failing changes nothing for the
+              // turn, but the host hears of it.
+              (definition.logger ?? createStderrLogger()).error(
+                { err: error, turnId: options.turnId, commitStatus: event.commit.status },
+                "a persistence-error hook failed",
+              );
             }
           }
         }
@@ -334,6 +340,7 @@ export function streamHarness<TExtraBody, TSession>(
           stopWhen: stepCountIs(definition.maxSteps ?? 12),
           maxOutputTokens: definition.maxOutputTokens,
           abortSignal: options.abortSignal,
+          ...(definition.telemetry && { experimental_telemetry: definition.telemetry }),
           onError: ({ error }) => {
             streamError = error;
           },

@@ -1,4 +1,5 @@
-import type { LanguageModel, Tool, ToolSet, UIMessage } from "ai";
+import type { Logger } from "../logger";
+import type { LanguageModel, TelemetryOptions, Tool, ToolSet, UIMessage } from "ai";
 import type {
   CommitLog,
   PersistenceErrorEvent,
@@ -100,6 +101,16 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   maxOutputTokens?: number;
   /** Default: the system clock. */
   now?: () => Date;
+  /**
+   * Where the turn reports what it cannot hand back (a failing `onPersistenceError` hook).
+   * Default: JSON lines on stderr (`createStderrLogger`).
+   */
+  logger?: Logger;
+  /**
+   * The AI SDK's telemetry options for the turn's model calls (its `telemetry`: integrations
+   * that observe each step, `recordInputs` / `recordOutputs`). Default: none.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** One section of the system prompt and its size. */

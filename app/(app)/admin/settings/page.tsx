@@ -1,11 +1,14 @@
 import { ModelOverviewCard } from "@/components/admin/model-overview";
 import { ModelSettingsForm } from "@/components/admin/model-settings-form";
+import { OperationsOverviewCard } from "@/components/admin/operations-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
+import { cairnConfig } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { readModelSettingsView } from "@/lib/model-settings";
+import { operationsOverviewOf } from "@/lib/observability/operations-overview";
 import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
 export const dynamic = "force-dynamic";
@@ -32,6 +35,7 @@ export default async function SettingsPage() {
       <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
       <SettingsForm initial={settings} />
+      <OperationsOverviewCard overview={operationsOverviewOf(cairnConfig())} />
     </div>
   );
 }
