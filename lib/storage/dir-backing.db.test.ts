@@ -268,6 +268,117 @@ describe(`SQL dir backing on ${provider}: rows, history and helpers`, () => {
   });
 });
 
+describe(`SQL dir backing on ${provider}: derived data in the commit's transaction`, () => {
+  const store = (
+    backing: ReturnType<typeof createDirBacking<Body>>,
+    dirKey: string,
+    cursor: number,
+    changes: StoreOptions<Body, null>["changes"],
+  ) =>
+    backing.store({
+      extraBody: { dirKey, userId: "ada" },
+      session: null,
+      harnessDir: "/persistent/user",
+      cursor,
+      snapshot: {},
+      changes,
+    });
+  const usageOf = async (quotaKey: string) =>
+    (
+      await sql.get<{ bytes: number }>(
+        `SELECT "bytes" FROM "DirHistoryUsage" WHERE "quotaKey" = ?`,
+        [quotaKey],
+      )
+    )?.bytes ?? null;
+
+  it("lands what onDirCommitted writes through tx with the commit, and sees what changed", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const marker = `derived:${randomUUID()}`;
+    const seen: unknown[] = [];
+    const backing = createDirBacking<Body>({
+      sql,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      actorId: (extraBody) => extraBody.userId ?? null,
+      onDirCommitted: async ({ tx, commit }) => {
+        seen.push({ ...commit, at: commit.at instanceof Date });
+        // A stand-in for an index row: any table, written through the commit's transaction.
+        await tx.run(
+          `INSERT INTO "DirHistoryUsage" ("quotaKey", "bytes", "updatedAt") VALUES (?, ?, ?)
+           ON CONFLICT ("quotaKey") DO UPDATE SET "bytes" = excluded."bytes"`,
+          [marker, commit.version, commit.at],
+        );
+      },
+    });
+    await store(backing, dirKey, 0, {
+      created: [{ path: "a.md", content: "alpha" }],
+      updated: [],
+      deleted: [],
+    });
+    await store(backing, dirKey, 1, {
+      created: [],
+      updated: [{ path: "a.md", content: "beta" }],
+      deleted: [],
+    });
+    expect(await usageOf(marker)).toBe(2);
+    expect(seen).toEqual([
+      {
+        dirKey,
+        version: 1,
+        actorId: "ada",
+        source: "turn",
+        written: [{ path: "a.md", content: "alpha" }],
+        deleted: [],
+        at: true,
+      },
+      {
+        dirKey,
+        version: 2,
+        actorId: "ada",
+        source: "turn",
+        written: [{ path: "a.md", content: "beta" }],
+        deleted: [],
+        at: true,
+      },
+    ]);
+    // A lost compare-and-swap writes nothing and does not call it.
+    const lost = await store(backing, dirKey, 1, {
+      created: [{ path: "b.md", content: "x" }],
+      updated: [],
+      deleted: [],
+    });
+    expect(lost.status).toBe("conflict");
+    expect(seen).toHaveLength(2);
+  });
+
+  it("rolls the whole commit back when onDirCommitted throws", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const marker = `derived:${randomUUID()}`;
+    const backing = createDirBacking<Body>({
+      sql,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      snapshotCache: false,
+      onDirCommitted: async ({ tx, commit }) => {
+        await tx.run(
+          `INSERT INTO "DirHistoryUsage" ("quotaKey", "bytes", "updatedAt") VALUES (?, ?, ?)`,
+          [marker, commit.version, commit.at],
+        );
+        throw new Error("index unavailable");
+      },
+    });
+    await expect(
+      store(backing, dirKey, 0, {
+        created: [{ path: "a.md", content: "alpha" }],
+        updated: [],
+        deleted: [],
+      }),
+    ).rejects.toThrow(/index unavailable/);
+    expect(await getDirVersion({ sql, dirKey })).toBe(0);
+    expect((await listDirFiles({ sql, dirKey })).files).toEqual([]);
+    expect((await listDirCommits({ sql, dirKey })).commits).toEqual([]);
+    expect(await usageOf(marker)).toBeNull();
+  });
+});
+
 describe(`SQL dir backing on ${provider}: snapshot cache`, () => {
   const write = (
     backing: ReturnType<typeof backingFor>,

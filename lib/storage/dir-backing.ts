@@ -72,6 +72,28 @@ export interface DirBackingOptions<TExtraBody> {
    * once more. Default: no limits, no compaction.
    */
   history?: DirBackingHistoryOptions<TExtraBody>;
+  /**
+   * The seam for derived data (a search index, say): called inside the commit's own
+   * transaction, after the file rows and the history row are written and before it commits, so
+   * what it writes through `tx` lands with the commit or not at all. A throw rolls the whole
+   * commit back (the store fails, and the change is kept on Commit failures as any failed
+   * store). Not called for a lost compare-and-swap. Keep it to a few statements: the dir's
+   * version row is locked meanwhile.
+   */
+  onDirCommitted?: (options: { tx: SqlExecutor; commit: DirCommitted }) => Promise<void>;
+}
+
+/** What one commit changed, as `onDirCommitted` sees it (validated, NFC paths). */
+export interface DirCommitted {
+  dirKey: string;
+  /** The dir's new version (cursor). */
+  version: number;
+  actorId: string | null;
+  source: DirCommitSource;
+  /** Created and updated files with their new content. */
+  written: readonly { path: string; content: FileContent }[];
+  deleted: readonly string[];
+  at: Date;
 }
 
 /** The history bounds of a database-backed dir (see `DirBackingOptions.history`). */
@@ -359,6 +381,18 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               quotaKey,
             ],
           );
+          await options.onDirCommitted?.({
+            tx,
+            commit: {
+              dirKey,
+              version: next,
+              actorId,
+              source,
+              written: [...created, ...updated],
+              deleted: deletes,
+              at: now,
+            },
+          });
           // The shared counter last: on PostgreSQL its row lock is held to the end of the
           // transaction, and every dir of the quota key (a workspace) commits through it.
           if (quotaKey !== null) {
