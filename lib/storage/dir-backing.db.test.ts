@@ -27,6 +27,7 @@ import {
   readDirFile,
 } from "./dir-backing";
 import { DirSnapshotCache } from "./internal/dir-snapshot-cache";
+import { sha256Hex } from "./internal/files";
 import { sqlFor, type Sql } from "./sql";
 
 const database = registerTestDatabase();
@@ -64,16 +65,29 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
     const at = new Date("2026-02-03T04:05:06.789Z");
     const bytes = new Uint8Array([0, 255, 1, 0xef, 0xbb, 0xbf]);
     const text = "\uFEFFhé\r\n𝄞 end";
+    const textBytes = Buffer.from(text);
+    const body = (content: Uint8Array) =>
+      database.db.fileBody.upsert({
+        where: { sha256: sha256Hex(content) },
+        create: {
+          sha256: sha256Hex(content),
+          content: new Uint8Array(content),
+          size: content.byteLength,
+          touchedAt: at,
+        },
+        update: {},
+      });
     await database.db.$transaction([
       database.db.persistentDirState.create({ data: { dirKey, version: 1, updatedAt: at } }),
+      body(textBytes),
+      body(bytes),
       database.db.persistentFile.create({
         data: {
           dirKey,
           path: "a.md",
-          content: new Uint8Array(Buffer.from(text)),
           isText: true,
-          size: Buffer.byteLength(text),
-          sha256: "s",
+          size: textBytes.byteLength,
+          sha256: sha256Hex(textBytes),
           updatedAt: at,
           updatedBy: "ada",
         },
@@ -82,10 +96,9 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
         data: {
           dirKey,
           path: "b.bin",
-          content: bytes,
           isText: false,
           size: 6,
-          sha256: "t",
+          sha256: sha256Hex(bytes),
           updatedAt: at,
         },
       }),
@@ -137,11 +150,18 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
       where: { dirKey },
       orderBy: { path: "asc" },
     });
+    const bodies = new Map(
+      (
+        await database.db.fileBody.findMany({
+          where: { sha256: { in: rows.map((row) => row.sha256) } },
+        })
+      ).map((found) => [found.sha256, found.content]),
+    );
     expect(
       rows.map((row) => [
         row.path,
         row.isText,
-        Buffer.from(row.content).toString("hex"),
+        Buffer.from(bodies.get(row.sha256)!).toString("hex"),
         row.size,
         row.updatedBy,
       ]),

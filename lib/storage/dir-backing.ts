@@ -19,6 +19,7 @@ import {
   type DirHistorySettings,
 } from "./dir-history";
 import { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
+import { writeFileBodies } from "./file-bodies";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import { dirVersionReadsOf } from "./internal/dir-version-reads";
 import {
@@ -243,8 +244,9 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
           };
         }
         const rows = await sql.all<FileRow>(
-          `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile"
-           WHERE "dirKey" = ? ORDER BY "path" ASC`,
+          `SELECT f."path", b."content", f."isText", f."updatedAt" FROM "PersistentFile" f
+           JOIN "FileBody" b ON b."sha256" = f."sha256"
+           WHERE f."dirKey" = ? ORDER BY f."path" ASC`,
           [dirKey],
         );
         const after = await versions.read(dirKey);
@@ -282,10 +284,10 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
         path: validateRelativePath({ path: file.path }),
         content: file.content,
       }));
-      const writes = [...created, ...updated].map((file) => ({
-        path: file.path,
-        ...encodeFileContent(file.content),
-      }));
+      const writes = [...created, ...updated].map((file) => {
+        const encoded = encodeFileContent(file.content);
+        return { path: file.path, ...encoded, sha256: sha256Hex(encoded.bytes) };
+      });
       const deletes = changes.deleted.map((path) => validateRelativePath({ path }));
       const actorId = options.actorId?.(extraBody) ?? null;
       const source = sourceOf(extraBody);
@@ -336,25 +338,26 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               [dirKey, ...paths],
             );
           }
+          // Bodies once by hash, then the manifest rows that point at them: O(changed) rows.
+          await writeFileBodies({ tx, bodies: writes, now, rowsPerStatement: perStatement });
           for (const rows of chunks(writes, perStatement)) {
             const values: SqlValue[] = [];
             for (const write of rows) {
               values.push(
                 dirKey,
                 write.path,
-                write.bytes,
                 write.isText,
                 write.bytes.byteLength,
-                sha256Hex(write.bytes),
+                write.sha256,
                 now,
                 actorId,
               );
             }
             await tx.run(
               `INSERT INTO "PersistentFile"
-                 ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-               VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-               ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
+                 ("dirKey", "path", "isText", "size", "sha256", "updatedAt", "updatedBy")
+               VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}
+               ON CONFLICT ("dirKey", "path") DO UPDATE SET
                  "isText" = excluded."isText", "size" = excluded."size",
                  "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
                  "updatedBy" = excluded."updatedBy"`,
@@ -564,8 +567,9 @@ export async function readDirFile(options: {
     options.abortSignal?.throwIfAborted();
     const before = await readVersion(sql, dirKey);
     const row = await sql.get<FileInfoRow & { content: unknown }>(
-      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy", "content"
-       FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      `SELECT f."path", f."size", f."isText", f."sha256", f."updatedAt", f."updatedBy", b."content"
+       FROM "PersistentFile" f JOIN "FileBody" b ON b."sha256" = f."sha256"
+       WHERE f."dirKey" = ? AND f."path" = ?`,
       [dirKey, path],
     );
     if ((await readVersion(sql, dirKey)) !== before) continue;

@@ -49,3 +49,9 @@ export {
   type DirHistoryUsage,
 } from "./dir-history";
 export { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
+export {
+  FILE_BODY_GRACE_MS,
+  collectUnreferencedFileBodies,
+  writeFileBodies,
+  type FileBodyWrite,
+} from "./file-bodies";
