@@ -91,6 +91,7 @@ export function createCairn(config: CairnConfig): Cairn {
       companyDocsDir: config.companyDocsDir,
       faultInjection: config.faultInjection,
       history: config.dirHistory,
+      limits: config.dirLimits,
       failedCommitsMaxBytes: config.failedCommitsMaxBytes,
     }),
   );

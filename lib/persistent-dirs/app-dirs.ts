@@ -10,6 +10,7 @@ import {
   localDir,
   memory,
   type Actor,
+  type DirLimits,
   type PersistentDir,
 } from "@/lib/harness";
 import {
@@ -103,6 +104,12 @@ export interface AppDirsOptions {
    * server's come from its configuration (lib/config).
    */
   history?: DirHistorySettings;
+  /**
+   * Limits of each database-backed dir (memory and company knowledge): files, bytes, bytes per
+   * file. Default `DEFAULT_DIR_LIMITS`; the server's come from `CAIRN_DIR_MAX_FILES`,
+   * `CAIRN_DIR_MAX_BYTES` and `CAIRN_DIR_MAX_FILE_BYTES`.
+   */
+  limits?: Partial<DirLimits>;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
   faultInjection?: FaultInjectionSetting | null;
   /** Where fault injection remembers failed change sets. Default: one set per process. */
@@ -157,6 +164,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       harnessDir: USER_DIR,
       commit: "after-turn",
       ...databaseDir(userDirKey),
+      ...(options.limits ? { limits: options.limits } : {}),
       canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
       owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
       // Its text does not reach company knowledge without the person's confirmation (0031).
@@ -197,6 +205,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       commit: "after-turn",
       load: company.load,
       store: companyStore,
+      ...(options.limits ? { limits: options.limits } : {}),
       // From the server-side Actor only; a missing or odd Actor fails closed.
       canWrite: ({ extraBody }) => {
         const actor = actorOf(extraBody);
