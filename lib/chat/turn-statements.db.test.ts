@@ -147,19 +147,20 @@ async function countOneTurn(userId: string, chatId: string, text: string): Promi
  *  8. the harness counter (the snapshot cache is validated by it)
  *  9. listRecentRefinements (for the prompt)
  * 10. the turn journal's checkpoint of the tool's change (durable before the commit)
- * 11–16. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
- *        the file, the DirCommit row, the workspace's history counter (decision 0030), COMMIT
- * 17. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
- * 18. the journal's discard
- * 19–24. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
+ * 11–17. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
+ *        the file's body (once by hash, decision 0035) and its manifest row, the DirCommit row,
+ *        the workspace's history counter (decision 0030), COMMIT
+ * 18. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
+ * 19. the journal's discard
+ * 20–25. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
  *        the claim's release, COMMIT
- * 25. maybeAutoRefine (after the response): the last review and the turns since, in one statement
+ * 26. maybeAutoRefine (after the response): the last review and the turns since, in one statement
  *
  * Not per turn: the lease heartbeat (`refreshTurnLease`, one UPDATE every 20 s of a turn) and the
  * claim's renewal (one UPDATE every 30 s); a process's first turn also reads the snapshots afresh
  * and starts the durability loop. Before issue 12's cut the same turn ran 27 (bench/README.md).
  */
-const MAX_STATEMENTS_PER_TURN = 25;
+const MAX_STATEMENTS_PER_TURN = 26;
 const MAX_TRANSACTIONS_PER_TURN = 2;
 
 describe(`statements per chat turn (${testDatabaseProvider()})`, () => {
