@@ -4,6 +4,7 @@ import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { dirImportCommand } from "./dir-import-command";
 import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
 import { mcpCommand, tokenCreateCommand } from "./mcp-commands";
@@ -24,6 +25,10 @@ Commands:
       Compact the history of every persistent dir (or workspace W's) past the retention
       window (CAIRN_DIR_HISTORY_RETENTION_DAYS, default 30 days; or N): older versions keep
       who, when and which files, and only the content a later version needs.
+  dir import FOLDER --workspace W --dir company|user [--email E] [--prefix PATH]
+      Import a folder tree of text files into W's company knowledge (or E's memory) as one
+      commit; files already there with the same content are skipped (run it again to resume);
+      binary files and files over the limit are listed as skipped with the reason.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
   mcp --url URL [--token T]
@@ -55,6 +60,7 @@ export async function main(
       return await tokenCreateCommand(rest, io, config);
     if (group === "dirs" && command === "compact")
       return await dirsCompactCommand(rest, io, config);
+    if (group === "dir" && command === "import") return await dirImportCommand(rest, io, config);
     if (group === "mcp") return await mcpCommand(argv.slice(1), config);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {

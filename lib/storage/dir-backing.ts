@@ -40,7 +40,14 @@ import {
 } from "./sql";
 
 /** What produced a successful commit, as recorded in the dir's history. */
-export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore";
+export type DirCommitSource =
+  | "turn"
+  | "editor"
+  | "retry"
+  | "resolve"
+  | "mcp"
+  | "restore"
+  | "import";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
