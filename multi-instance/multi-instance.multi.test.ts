@@ -33,6 +33,13 @@ const writer = { email: "wade@multi.example", password: "multi-writer-pass-2", n
 const guarded = { email: "gus@multi.example", password: "multi-guarded-pass-3", name: "Gus" };
 const talker = { email: "tess@multi.example", password: "multi-talker-pass-4", name: "Tess" };
 
+// Room for the 10,000-file company dir below (the default is 2,000 files, 20 MiB): every
+// instance started here, restarts included, loads it.
+const BIG_DIR_ENV = {
+  CAIRN_DIR_MAX_FILES: "20000",
+  CAIRN_DIR_MAX_BYTES: String(256 * 1024 * 1024),
+};
+
 let database: Awaited<ReturnType<typeof createDatabase>>;
 let modelServer: Proc;
 const instances: Proc[] = [];
@@ -60,10 +67,8 @@ beforeAll(async () => {
   }
   modelServer = await startModelServer();
   // Sequentially: the first start migrates pg-boss's schema, the second finds it ready.
-  // Room for the 10,000-file company dir below (the default is 2,000 files, 20 MiB).
-  const env = { CAIRN_DIR_MAX_FILES: "20000", CAIRN_DIR_MAX_BYTES: String(256 * 1024 * 1024) };
   for (const port of PORTS)
-    instances.push(await startInstance({ port, databaseUrl: database.url, env }));
+    instances.push(await startInstance({ port, databaseUrl: database.url, env: BIG_DIR_ENV }));
   db = await connect(database.url);
 }, 300_000);
 
@@ -473,6 +478,7 @@ describe("automatic commit retries on the job queue", () => {
       port: PORTS[0],
       databaseUrl: database.url,
       env: {
+        ...BIG_DIR_ENV,
         CAIRN_FAULT_INJECTION: "fail-first-commit:retry-me",
         CAIRN_COMMIT_RETRY_DELAY_MS: "500",
         CAIRN_DURABILITY_INTERVAL_MS: "500",
