@@ -5,7 +5,7 @@
 // dir with little history and on one with BENCH_HISTORY_ROWS (20,000) earlier versions. Target:
 // the commit stays O(changed files) — the same time whatever the history holds, and the quota
 // within noise of no quota. Also times one compaction of the long history.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import type { DatabaseTarget } from "@/lib/db";
@@ -46,10 +46,16 @@ async function seedHistory(sql: Sql, dirKey: string, rows: number): Promise<void
     }
     for (let index = 0; index < 50; index += 1) {
       const content = Buffer.from(text(rows - ((rows - index) % 50)));
+      const hash = createHash("sha256").update(content).digest("hex");
       await tx.run(
-        `INSERT INTO "PersistentFile" ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-         VALUES (?, ?, ?, ?, ?, '', ?, NULL)`,
-        [dirKey, `notes/${index}.md`, content, true, content.byteLength, created],
+        `INSERT INTO "FileBody" ("sha256", "content", "size", "touchedAt") VALUES (?, ?, ?, ?)
+         ON CONFLICT ("sha256") DO NOTHING`,
+        [hash, content, content.byteLength, created],
+      );
+      await tx.run(
+        `INSERT INTO "PersistentFile" ("dirKey", "path", "isText", "size", "sha256", "updatedAt", "updatedBy")
+         VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+        [dirKey, `notes/${index}.md`, true, content.byteLength, hash, created],
       );
     }
     await tx.run(

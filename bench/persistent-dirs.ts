@@ -101,27 +101,27 @@ async function floor(provider: DatabaseTarget["provider"]): Promise<Result> {
     const dirKey = "user:bench";
     const now = () => new Date().toISOString();
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-    const upsert = `INSERT INTO "PersistentFile" ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy") VALUES (?, ?, ?, true, ?, ?, ?, NULL)
-       ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content", "size" = excluded."size", "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt"`;
+    // The body once by hash, then the manifest row (decision 0035).
+    const body = `INSERT INTO "FileBody" ("sha256", "content", "size", "touchedAt") VALUES (?, ?, ?, ?)
+       ON CONFLICT ("sha256") DO UPDATE SET "touchedAt" = excluded."touchedAt"`;
+    const manifest = `INSERT INTO "PersistentFile" ("dirKey", "path", "isText", "size", "sha256", "updatedAt", "updatedBy") VALUES (?, ?, true, ?, ?, ?, NULL)
+       ON CONFLICT ("dirKey", "path") DO UPDATE SET "size" = excluded."size", "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt"`;
+    const upsertFile = async (path: string, content: string) => {
+      const hash = sha(content);
+      await raw.run(body, [hash, Buffer.from(content), content.length, now()]);
+      await raw.run(manifest, [dirKey, path, content.length, hash, now()]);
+    };
     await raw.run(
       `INSERT INTO "PersistentDirState" ("dirKey", "version", "updatedAt") VALUES (?, 1, ?)`,
       [dirKey, now()],
     );
     await raw.transaction(async () => {
       for (let index = 0; index < FILES; index++) {
-        const content = fileContent(index, 0);
-        await raw.run(upsert, [
-          dirKey,
-          `notes/${index}.md`,
-          Buffer.from(content),
-          content.length,
-          sha(content),
-          now(),
-        ]);
+        await upsertFile(`notes/${index}.md`, fileContent(index, 0));
       }
     });
     const readVersion = `SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`;
-    const readFiles = `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile" WHERE "dirKey" = ? ORDER BY "path"`;
+    const readFiles = `SELECT f."path", b."content", f."isText", f."updatedAt" FROM "PersistentFile" f JOIN "FileBody" b ON b."sha256" = f."sha256" WHERE f."dirKey" = ? ORDER BY f."path"`;
     const swap = `UPDATE "PersistentDirState" SET "version" = "version" + 1, "updatedAt" = ? WHERE "dirKey" = ? AND "version" = ?`;
     const history = `INSERT INTO "DirCommit" ("id", "dirKey", "version", "actorId", "source", "created", "updated", "deleted", "createdAt") VALUES (?, ?, ?, NULL, 'turn', '[]', ?, '[]', ?)`;
     return await timeTurns(async (turn) => {
@@ -138,16 +138,7 @@ async function floor(provider: DatabaseTarget["provider"]): Promise<Result> {
       const real = changed.filter(([file, content]) => files.get(file) !== content);
       await raw.transaction(async () => {
         await raw.run(swap, [now(), dirKey, version]);
-        for (const [file, content] of real) {
-          await raw.run(upsert, [
-            dirKey,
-            file,
-            Buffer.from(content),
-            content.length,
-            sha(content),
-            now(),
-          ]);
-        }
+        for (const [file, content] of real) await upsertFile(file, content);
         await raw.run(history, [
           randomUUID(),
           dirKey,

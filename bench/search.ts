@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 
 import type { DatabaseTarget } from "@/lib/db";
-import { dirSearchIndex, searchPassages, splitIntoPassages } from "@/lib/search";
+import { indexDirChanges, indexDirCommit, searchPassages, splitIntoPassages } from "@/lib/search";
 import { parseQuery } from "@/lib/search/query";
 import { memory, openTurnCheckout, runMemoryCommand } from "@/lib/harness";
 import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
@@ -191,7 +191,7 @@ async function retrieval(sql: Sql) {
   const { files, questions } = generateCorpus(300);
   const dirKey = `company:${actor.workspaceId}`;
   await sql.transaction((tx) =>
-    dirSearchIndex.indexDirChanges(tx, {
+    indexDirChanges(tx, {
       dirKey,
       changes: {
         created: [...files].map(([path, content]) => ({ path, content })),
@@ -321,7 +321,7 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
     const backing = createDirBacking<null>({
       sql,
       dirKey: () => dirKey,
-      ...(indexed ? { searchIndex: dirSearchIndex } : {}),
+      ...(indexed ? { onDirCommitted: indexDirCommit } : {}),
     });
     const dir = memory<null, null>({ harnessDir: "/persistent/user", ...backing });
     const commitLog = createInMemoryCommitLog();

@@ -4,6 +4,7 @@ import { AccountError, createUserInWorkspace } from "@/lib/accounts";
 import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { dirImportCommand } from "./dir-import-command";
 import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
 import { mcpCommand, tokenCreateCommand } from "./mcp-commands";
@@ -28,6 +29,10 @@ Commands:
   search reindex
       Rebuild the search index (memory, company knowledge, docs folder, harness entries, chat
       messages) in one transaction; see docs/search.md.
+  dir import FOLDER --workspace W --dir company|user [--email E] [--prefix PATH]
+      Import a folder tree of text files into W's company knowledge (or E's memory) as one
+      commit; files already there with the same content are skipped (run it again to resume);
+      binary files and files over the limit are listed as skipped with the reason.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
   mcp --url URL [--token T]
@@ -61,6 +66,7 @@ export async function main(
       return await dirsCompactCommand(rest, io, config);
     if (group === "search" && command === "reindex")
       return await searchReindexCommand(rest, io, config);
+    if (group === "dir" && command === "import") return await dirImportCommand(rest, io, config);
     if (group === "mcp") return await mcpCommand(argv.slice(1), config);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {

@@ -33,6 +33,13 @@ const writer = { email: "wade@multi.example", password: "multi-writer-pass-2", n
 const guarded = { email: "gus@multi.example", password: "multi-guarded-pass-3", name: "Gus" };
 const talker = { email: "tess@multi.example", password: "multi-talker-pass-4", name: "Tess" };
 
+// Room for the 10,000-file company dir below (the default is 2,000 files, 20 MiB): every
+// instance started here, restarts included, loads it.
+const BIG_DIR_ENV = {
+  CAIRN_DIR_MAX_FILES: "20000",
+  CAIRN_DIR_MAX_BYTES: String(256 * 1024 * 1024),
+};
+
 let database: Awaited<ReturnType<typeof createDatabase>>;
 let modelServer: Proc;
 const instances: Proc[] = [];
@@ -61,7 +68,7 @@ beforeAll(async () => {
   modelServer = await startModelServer();
   // Sequentially: the first start migrates pg-boss's schema, the second finds it ready.
   for (const port of PORTS)
-    instances.push(await startInstance({ port, databaseUrl: database.url }));
+    instances.push(await startInstance({ port, databaseUrl: database.url, env: BIG_DIR_ENV }));
   db = await connect(database.url);
 }, 300_000);
 
@@ -242,7 +249,8 @@ describe("concurrent turns across two instances (needs the auth helper's work)",
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
     const content = await waitFor("the 40 appends to be committed or recorded", async () => {
       const { rows } = await db.query<{ content: Buffer }>(
-        `SELECT content FROM "PersistentFile" WHERE path = 'multi-log.md'`,
+        `SELECT b.content FROM "PersistentFile" f JOIN "FileBody" b ON b.sha256 = f.sha256
+         WHERE f.path = 'multi-log.md'`,
       );
       const { rows: records } = await db.query<{ n: string }>(
         `SELECT COUNT(*) AS n FROM "DirCommitRecord"`,
@@ -298,6 +306,115 @@ describe("concurrent turns across two instances (needs the auth helper's work)",
       });
     }
   }, 180_000);
+});
+
+describe("a company dir of 10,000 files across two instances", () => {
+  it("commits one new file from a turn on each instance, both kept beside the 10,000", async () => {
+    showLogsOnFailure();
+    const { rows: workspaces } = await db.query<{ id: string }>(
+      `SELECT id FROM "Workspace" WHERE name = 'Multi Co'`,
+    );
+    const dirKey = `company:${workspaces[0]!.id}`;
+    const { rows: before } = await db.query<{ version: number }>(
+      `SELECT version FROM "PersistentDirState" WHERE "dirKey" = $1`,
+      [dirKey],
+    );
+    expect(before).toEqual([]);
+    // Seeded directly (a commit each would take minutes): bodies once by hash, the manifest.
+    const { createHash } = await import("node:crypto");
+    const now = new Date();
+    await db.query("BEGIN");
+    for (let start = 0; start < 10_000; start += 500) {
+      const bodies: unknown[] = [];
+      const manifest: unknown[] = [];
+      const bodyRows: string[] = [];
+      const fileRows: string[] = [];
+      for (let index = start; index < start + 500; index += 1) {
+        const content = Buffer.from(`# Page ${index}\n\nHandbook page ${index}.\n`);
+        const sha256 = createHash("sha256").update(content).digest("hex");
+        const b = bodies.length;
+        bodies.push(sha256, content, content.byteLength, now);
+        bodyRows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4})`);
+        const m = manifest.length;
+        manifest.push(
+          dirKey,
+          `handbook/${index % 40}/page-${index}.md`,
+          content.byteLength,
+          sha256,
+          now,
+        );
+        fileRows.push(`($${m + 1}, $${m + 2}, true, $${m + 3}, $${m + 4}, $${m + 5})`);
+      }
+      await db.query(
+        `INSERT INTO "FileBody" (sha256, content, size, "touchedAt") VALUES ${bodyRows.join(", ")}`,
+        bodies,
+      );
+      await db.query(
+        `INSERT INTO "PersistentFile" ("dirKey", path, "isText", size, sha256, "updatedAt") VALUES ${fileRows.join(", ")}`,
+        manifest,
+      );
+    }
+    await db.query(
+      `INSERT INTO "PersistentDirState" ("dirKey", version, "updatedAt", "historyBytes") VALUES ($1, 1, $2, 0)`,
+      [dirKey, now],
+    );
+    await db.query("COMMIT");
+
+    await model.reset();
+    await model.setScript(
+      ["a", "b"].map((name) => ({
+        whenLastUserIncludes: `file the big note ${name}`,
+        reply: {
+          toolCalls: [
+            {
+              name: "memory",
+              arguments: {
+                command: "create",
+                path: `/persistent/company/notes/from-${name}.md`,
+                file_text: `Filed from instance ${name}.\n`,
+              },
+            },
+          ],
+        },
+      })),
+    );
+    const sessions = await Promise.all(bases.map((base) => signInOrThrow(base, editor)));
+    const chats = await Promise.all(
+      sessions.map((session, index) => createChat(session, `Big dir ${index}`)),
+    );
+    const answers = await Promise.all(
+      ["a", "b"].map((name, index) =>
+        sendMessage(sessions[index]!, chats[index]!, `file the big note ${name}`),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const files = await waitFor("both notes to be committed", async () => {
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT COUNT(*) AS n FROM "PersistentFile" WHERE "dirKey" = $1`,
+        [dirKey],
+      );
+      return Number(rows[0]!.n) === 10_002 ? Number(rows[0]!.n) : null;
+    });
+    expect(files).toBe(10_002);
+    const { rows: notes } = await db.query<{ path: string; content: Buffer }>(
+      `SELECT f.path, b.content FROM "PersistentFile" f JOIN "FileBody" b ON b.sha256 = f.sha256
+       WHERE f."dirKey" = $1 AND f.path LIKE 'notes/%' ORDER BY f.path`,
+      [dirKey],
+    );
+    expect(notes.map((note) => [note.path, note.content.toString("utf8")])).toEqual([
+      ["notes/from-a.md", "Filed from instance a.\n"],
+      ["notes/from-b.md", "Filed from instance b.\n"],
+    ]);
+    const { rows: records } = await db.query<{ n: string }>(
+      `SELECT COUNT(*) AS n FROM "DirCommitRecord" WHERE changes LIKE '%from-%'`,
+    );
+    expect(Number(records[0]!.n)).toBe(0);
+    const { rows: state } = await db.query<{ version: number }>(
+      `SELECT version FROM "PersistentDirState" WHERE "dirKey" = $1`,
+      [dirKey],
+    );
+    expect(Number(state[0]!.version)).toBe(3);
+  }, 240_000);
 });
 
 describe("a refinement requested just before its instance dies", () => {
@@ -361,6 +478,7 @@ describe("automatic commit retries on the job queue", () => {
       port: PORTS[0],
       databaseUrl: database.url,
       env: {
+        ...BIG_DIR_ENV,
         CAIRN_FAULT_INJECTION: "fail-first-commit:retry-me",
         CAIRN_COMMIT_RETRY_DELAY_MS: "500",
         CAIRN_DURABILITY_INTERVAL_MS: "500",

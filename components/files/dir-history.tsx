@@ -26,6 +26,7 @@ const sourceLabels: Record<string, string> = {
   resolve: "conflict resolution",
   mcp: "MCP",
   restore: "restore",
+  import: "bulk import",
 };
 
 function textOf(content: RecordedContent): string {

@@ -120,6 +120,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       companyDocsDir: config.companyDocsDir,
       faultInjection: config.faultInjection,
       history: config.dirHistory,
+      limits: config.dirLimits,
       failedCommitsMaxBytes: config.failedCommitsMaxBytes,
     }),
   );

@@ -148,21 +148,22 @@ async function countOneTurn(userId: string, chatId: string, text: string): Promi
  *  9. the harness counter (the snapshot cache is validated by it)
  * 10. listRecentRefinements (for the prompt)
  * 11. the turn journal's checkpoint of the tool's change (durable before the commit)
- * 12–18. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
- *        the file, its passages in the search index (issue 24), the DirCommit row, the
+ * 12–19. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
+ *        the file's body (once by hash, decision 0035) and its manifest row, the DirCommit row,
+ *        its passages in the search index (issue 24, in the commit's transaction), the
  *        workspace's history counter (decision 0030), COMMIT
- * 19. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
- * 20. the journal's discard
- * 21–26. recordFinishedTurn: BEGIN, the assistant message (its search passage is written by a
+ * 20. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
+ * 21. the journal's discard
+ * 22–27. recordFinishedTurn: BEGIN, the assistant message (its search passage is written by a
  *        trigger, in the same statement), the Turn row, the chat's updatedAt, the claim's
  *        release, COMMIT
- * 27. maybeAutoRefine (after the response): the last review and the turns since, in one statement
-
+ * 28. maybeAutoRefine (after the response): the last review and the turns since, in one statement
+ *
  * Not per turn: the lease heartbeat (`refreshTurnLease`, one UPDATE every 20 s of a turn) and the
  * claim's renewal (one UPDATE every 30 s); a process's first turn also reads the snapshots afresh
  * and starts the durability loop. Before issue 12's cut the same turn ran 27 (bench/README.md).
  */
-const MAX_STATEMENTS_PER_TURN = 27;
+const MAX_STATEMENTS_PER_TURN = 28;
 const MAX_TRANSACTIONS_PER_TURN = 2;
 
 describe(`statements per chat turn (${testDatabaseProvider()})`, () => {

@@ -2,7 +2,14 @@ import path from "node:path";
 import { z } from "zod";
 import { parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { resolveDatabaseTargetFrom, type DatabaseTarget } from "@/lib/db/database-url";
-import { DEFAULT_RETRY_POLICY, DEFAULT_SHELL_LIMITS, isRole, type Role } from "@/lib/harness";
+import {
+  DEFAULT_DIR_LIMITS,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_SHELL_LIMITS,
+  isRole,
+  type DirLimits,
+  type Role,
+} from "@/lib/harness";
 import {
   parseFaultInjection,
   type FaultInjectionSetting,
@@ -35,6 +42,9 @@ export const CONFIG_DEFAULTS = Object.freeze({
   CAIRN_WORKSPACE_HISTORY_MAX_BYTES: DEFAULT_DIR_HISTORY_SETTINGS.maxSharedBytes,
   CAIRN_DIR_HISTORY_RETENTION_DAYS: DEFAULT_DIR_HISTORY_SETTINGS.retentionDays,
   CAIRN_FAILED_COMMITS_MAX_BYTES: DEFAULT_FAILED_COMMITS_MAX_BYTES,
+  CAIRN_DIR_MAX_FILES: DEFAULT_DIR_LIMITS.maxFiles,
+  CAIRN_DIR_MAX_BYTES: DEFAULT_DIR_LIMITS.maxDirBytes,
+  CAIRN_DIR_MAX_FILE_BYTES: DEFAULT_DIR_LIMITS.maxFileBytes,
   CAIRN_JOB_EXPIRE_SECONDS: 300,
   CAIRN_UPLOAD_MAX_FILE_BYTES: 1024 * 1024,
   CAIRN_UPLOAD_MAX_BATCH_BYTES: 32 * 1024 * 1024,
@@ -231,6 +241,9 @@ export const envSchema = z.object({
     CONFIG_DEFAULTS.CAIRN_DIR_HISTORY_RETENTION_DAYS,
   ),
   CAIRN_FAILED_COMMITS_MAX_BYTES: wholeNumberOrOff(CONFIG_DEFAULTS.CAIRN_FAILED_COMMITS_MAX_BYTES),
+  CAIRN_DIR_MAX_FILES: wholeNumber(CONFIG_DEFAULTS.CAIRN_DIR_MAX_FILES),
+  CAIRN_DIR_MAX_BYTES: wholeNumber(CONFIG_DEFAULTS.CAIRN_DIR_MAX_BYTES),
+  CAIRN_DIR_MAX_FILE_BYTES: wholeNumber(CONFIG_DEFAULTS.CAIRN_DIR_MAX_FILE_BYTES),
   CAIRN_FAULT_INJECTION: parsedBy((value) => parseFaultInjection(value)),
   CAIRN_WORKERS: text.transform((value, context) => {
     const normalized = value?.toLowerCase() ?? "on";
@@ -398,6 +411,8 @@ export interface CairnConfig {
   durabilityIntervalMs: number;
   /** `CAIRN_DIR_HISTORY_MAX_BYTES`, `CAIRN_WORKSPACE_HISTORY_MAX_BYTES`, `CAIRN_DIR_HISTORY_RETENTION_DAYS`. */
   dirHistory: Readonly<DirHistorySettings>;
+  /** `CAIRN_DIR_MAX_FILES`, `CAIRN_DIR_MAX_BYTES`, `CAIRN_DIR_MAX_FILE_BYTES`: each database-backed dir's limits. */
+  dirLimits: Readonly<DirLimits>;
   /** `CAIRN_FAILED_COMMITS_MAX_BYTES`; `null` when off (decision 0030). */
   failedCommitsMaxBytes: number | null;
   /** `CAIRN_FAULT_INJECTION` (testing only), parsed; `null` when off. */
@@ -511,6 +526,11 @@ export function toConfig(env: ParsedEnv, cwd: string, nodeEnv?: string): CairnCo
       maxDirBytes: env.CAIRN_DIR_HISTORY_MAX_BYTES,
       maxSharedBytes: env.CAIRN_WORKSPACE_HISTORY_MAX_BYTES,
       retentionDays: env.CAIRN_DIR_HISTORY_RETENTION_DAYS,
+    }),
+    dirLimits: Object.freeze({
+      maxFiles: env.CAIRN_DIR_MAX_FILES,
+      maxDirBytes: env.CAIRN_DIR_MAX_BYTES,
+      maxFileBytes: env.CAIRN_DIR_MAX_FILE_BYTES,
     }),
     failedCommitsMaxBytes: env.CAIRN_FAILED_COMMITS_MAX_BYTES,
     faultInjection: env.CAIRN_FAULT_INJECTION,

@@ -22,12 +22,13 @@ export interface TestDatabase {
 /**
  * A fresh, migrated database for one test file: a temporary SQLite file, or a new PostgreSQL
  * database on the server at `CAIRN_TEST_POSTGRES_URL` (default: the local server). `cleanup`
- * disconnects and removes it.
+ * disconnects and removes it. `root`: migrate with the migrations under another project root (a
+ * test of one migration's data move replays the ones before it).
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { root?: string } = {}): Promise<TestDatabase> {
   const { target, remove } =
     testDatabaseProvider() === "sqlite" ? createSqliteFile() : await createPostgresDatabase();
-  await migrateDatabase({ target });
+  await migrateDatabase({ target, root: options.root });
   const db = createDb(target);
   return {
     db,

@@ -10,6 +10,7 @@ import {
   localDir,
   memory,
   type Actor,
+  type DirLimits,
   type PersistentDir,
 } from "@/lib/harness";
 import {
@@ -19,7 +20,7 @@ import {
   type DirCommitSource,
   type DirHistorySettings,
 } from "@/lib/storage";
-import { dirSearchIndex } from "@/lib/search/index-store";
+import { indexDirCommit } from "@/lib/search/index-store";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -104,6 +105,12 @@ export interface AppDirsOptions {
    * server's come from its configuration (lib/config).
    */
   history?: DirHistorySettings;
+  /**
+   * Limits of each database-backed dir (memory and company knowledge): files, bytes, bytes per
+   * file. Default `DEFAULT_DIR_LIMITS`; the server's come from `CAIRN_DIR_MAX_FILES`,
+   * `CAIRN_DIR_MAX_BYTES` and `CAIRN_DIR_MAX_FILE_BYTES`.
+   */
+  limits?: Partial<DirLimits>;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
   faultInjection?: FaultInjectionSetting | null;
   /** Where fault injection remembers failed change sets. Default: one set per process. */
@@ -131,8 +138,9 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       actorId,
       source,
       via: (extraBody) => extraBody.via ?? null,
-      // Memory and company knowledge are searchable from the moment they commit (lib/search).
-      searchIndex: dirSearchIndex,
+      // Memory and company knowledge are searchable from the moment they commit (lib/search):
+      // the index is written in the commit's own transaction.
+      onDirCommitted: indexDirCommit,
       // Both dirs' history counts against the workspace the Actor commits in: a person's own
       // memory, which belongs to no workspace, against the one they were working in.
       history: {
@@ -160,6 +168,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       harnessDir: USER_DIR,
       commit: "after-turn",
       ...databaseDir(userDirKey),
+      ...(options.limits ? { limits: options.limits } : {}),
       canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
       owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
       // Its text does not reach company knowledge without the person's confirmation (0031).
@@ -200,6 +209,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       commit: "after-turn",
       load: company.load,
       store: companyStore,
+      ...(options.limits ? { limits: options.limits } : {}),
       // From the server-side Actor only; a missing or odd Actor fails closed.
       canWrite: ({ extraBody }) => {
         const actor = actorOf(extraBody);

@@ -1,6 +1,8 @@
 import type { Db } from "@/lib/db";
 import type { JobQueue } from "@/lib/jobs";
 import {
+  FILE_BODY_GRACE_MS,
+  collectUnreferencedFileBodies,
   compactDirHistories,
   retentionHorizon,
   type DirHistoryCompactionReport,
@@ -95,12 +97,51 @@ export function historyCompactionJob(options: {
 }) {
   return async () => {
     await scheduleHistoryCompaction({ queue: options.queue() });
-    const report = await compactHistory({ sql: options.sql(), settings: options.settings() });
+    const sql = options.sql();
+    const report = await compactHistory({ sql, settings: options.settings() });
     if (report.bytesFreed > 0) {
       options.log?.(
         `cairn: compacted dir history: ${report.rowsCompacted} version(s) in ${report.dirs.length} dir(s), ${report.bytesFreed} bytes freed`,
       );
     }
-    return { rowsCompacted: report.rowsCompacted, bytesFreed: report.bytesFreed };
+    const bodies = await collectFileBodies({ sql });
+    if (bodies.deleted > 0) {
+      options.log?.(
+        `cairn: removed ${bodies.deleted} file bodies no dir holds any more (${bodies.bytes} bytes)`,
+      );
+    }
+    return {
+      rowsCompacted: report.rowsCompacted,
+      bytesFreed: report.bytesFreed,
+      bodiesDeleted: bodies.deleted,
+      bodyBytesFreed: bodies.bytes,
+    };
   };
+}
+
+/**
+ * Removes the file bodies no dir's file holds any more, once `graceMs` (default a day) has
+ * passed since a commit last wrote them (decision 0035). Loops over pages until none are left.
+ */
+export async function collectFileBodies(options: {
+  sql: Sql;
+  now?: Date;
+  graceMs?: number;
+  abortSignal?: AbortSignal;
+}): Promise<{ deleted: number; bytes: number }> {
+  const before = new Date(
+    (options.now ?? new Date()).getTime() - (options.graceMs ?? FILE_BODY_GRACE_MS),
+  );
+  let deleted = 0;
+  let bytes = 0;
+  for (;;) {
+    const page = await collectUnreferencedFileBodies({
+      sql: options.sql,
+      before,
+      abortSignal: options.abortSignal,
+    });
+    deleted += page.deleted;
+    bytes += page.bytes;
+    if (!page.more || page.deleted === 0) return { deleted, bytes };
+  }
 }

@@ -57,6 +57,7 @@ export {
 export {
   DIR_HISTORY_COMPACT_INTERVAL_SECONDS,
   DIR_HISTORY_COMPACT_JOB,
+  collectFileBodies,
   compactHistory,
   historyCompactionJob,
   scheduleHistoryCompaction,

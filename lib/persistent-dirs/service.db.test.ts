@@ -146,6 +146,34 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     ).toEqual([]);
   });
 
+  it("holds each database-backed dir to the configured limits (CAIRN_DIR_MAX_*)", async () => {
+    const limited = createPersistentDirsService({
+      db: database.db,
+      target: database.target,
+      limits: { maxFiles: 2, maxFileBytes: 16 },
+    });
+    for (const dir of limited.dirs.filter(
+      (candidate) => candidate.harnessDir !== "/persistent/docs",
+    )) {
+      expect(dir.limits).toMatchObject({ maxFiles: 2, maxFileBytes: 16 });
+    }
+    const actor: Actor = { userId: "u-limits", workspaceId: "w1", role: "editor" };
+    const turn = await openTurnCheckout({
+      dirs: limited.dirs,
+      extraBody: { actor },
+      session: null,
+      commitLog: limited.commitLog,
+    });
+    turn.checkout.writeFile({ path: `${USER}/a.md`, content: "a" });
+    turn.checkout.writeFile({ path: `${USER}/b.md`, content: "b" });
+    expect(() => turn.checkout.writeFile({ path: `${USER}/c.md`, content: "c" })).toThrow(
+      /2 files/,
+    );
+    expect(() =>
+      turn.checkout.writeFile({ path: `${COMPANY}/big.md`, content: "x".repeat(17) }),
+    ).toThrow(/16 B|16 bytes/);
+  });
+
   it("keeps each user's memory private and writable by that user", async () => {
     await service.saveFile({
       actor: member,

@@ -15,6 +15,7 @@ import {
   type Sql,
   type SqlExecutor,
 } from "@/lib/storage/sql";
+import type { DirCommitted } from "@/lib/storage/dir-backing";
 import { splitIntoPassages, type Passage } from "./passages";
 
 /** What a passage was cut from. */
@@ -193,8 +194,18 @@ async function insertFilePassages(
   return passages.length;
 }
 
-/** The hook a dir backing calls inside its commit transaction (`createDirBacking`'s `searchIndex`). */
-export const dirSearchIndex = { indexDirChanges };
+/**
+ * The search index's part of a dir commit: `createDirBacking`'s `onDirCommitted`, run inside the
+ * commit's own transaction, so a commit that rolls back indexes nothing.
+ */
+export function indexDirCommit(options: { tx: SqlExecutor; commit: DirCommitted }): Promise<void> {
+  const { tx, commit } = options;
+  return indexDirChanges(tx, {
+    dirKey: commit.dirKey,
+    changes: { created: commit.created, updated: commit.updated, deleted: commit.deleted },
+    at: commit.at,
+  });
+}
 
 /** Text files of a folder, recursively, as relative `/`-separated paths (hidden entries skipped). */
 async function folderFiles(root: string): Promise<{ path: string; text: string; mtime: Date }[]> {

@@ -6,7 +6,7 @@
 export {
   DOCS_DIR_KEY,
   SEARCH_KINDS,
-  dirSearchIndex,
+  indexDirCommit,
   dirSearchTarget,
   indexDirChanges,
   indexDocsFolder,

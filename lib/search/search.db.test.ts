@@ -11,7 +11,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, runMemoryCommand, type Actor, type Role } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
 import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
-import { dirSearchIndex, indexDocsFolder, reindexAll } from "./index-store";
+import { indexDirCommit, indexDocsFolder, reindexAll } from "./index-store";
 import { searchPassages, type SearchHit } from "./search";
 import { createSearchService } from "./service";
 import { formatSnippet } from "./snippet";
@@ -145,7 +145,7 @@ describe(`search index on ${provider}`, () => {
     const backing = createDirBacking<{ key: string }>({
       sql,
       dirKey: () => `user:${people.alice.userId}`,
-      searchIndex: dirSearchIndex,
+      onDirCommitted: indexDirCommit,
       // Past the shared history limit: the store throws after the files and the index rows.
       history: { maxSharedBytes: 1, quotaKey: () => `workspace:${ids.w1}` },
     });

@@ -27,6 +27,7 @@ import {
   readDirFile,
 } from "./dir-backing";
 import { DirSnapshotCache } from "./internal/dir-snapshot-cache";
+import { sha256Hex } from "./internal/files";
 import { sqlFor, type Sql } from "./sql";
 
 const database = registerTestDatabase();
@@ -64,16 +65,29 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
     const at = new Date("2026-02-03T04:05:06.789Z");
     const bytes = new Uint8Array([0, 255, 1, 0xef, 0xbb, 0xbf]);
     const text = "\uFEFFhé\r\n𝄞 end";
+    const textBytes = Buffer.from(text);
+    const body = (content: Uint8Array) =>
+      database.db.fileBody.upsert({
+        where: { sha256: sha256Hex(content) },
+        create: {
+          sha256: sha256Hex(content),
+          content: new Uint8Array(content),
+          size: content.byteLength,
+          touchedAt: at,
+        },
+        update: {},
+      });
     await database.db.$transaction([
       database.db.persistentDirState.create({ data: { dirKey, version: 1, updatedAt: at } }),
+      body(textBytes),
+      body(bytes),
       database.db.persistentFile.create({
         data: {
           dirKey,
           path: "a.md",
-          content: new Uint8Array(Buffer.from(text)),
           isText: true,
-          size: Buffer.byteLength(text),
-          sha256: "s",
+          size: textBytes.byteLength,
+          sha256: sha256Hex(textBytes),
           updatedAt: at,
           updatedBy: "ada",
         },
@@ -82,10 +96,9 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
         data: {
           dirKey,
           path: "b.bin",
-          content: bytes,
           isText: false,
           size: 6,
-          sha256: "t",
+          sha256: sha256Hex(bytes),
           updatedAt: at,
         },
       }),
@@ -137,11 +150,18 @@ describe(`SQL dir backing on ${provider}: rows in Prisma's format`, () => {
       where: { dirKey },
       orderBy: { path: "asc" },
     });
+    const bodies = new Map(
+      (
+        await database.db.fileBody.findMany({
+          where: { sha256: { in: rows.map((row) => row.sha256) } },
+        })
+      ).map((found) => [found.sha256, found.content]),
+    );
     expect(
       rows.map((row) => [
         row.path,
         row.isText,
-        Buffer.from(row.content).toString("hex"),
+        Buffer.from(bodies.get(row.sha256)!).toString("hex"),
         row.size,
         row.updatedBy,
       ]),
@@ -265,6 +285,117 @@ describe(`SQL dir backing on ${provider}: rows, history and helpers`, () => {
         changes: { created: [{ path: "a.md", content: "a" }], updated: [], deleted: [] },
       }),
     ).rejects.toThrow(/not a version/);
+  });
+});
+
+describe(`SQL dir backing on ${provider}: derived data in the commit's transaction`, () => {
+  const store = (
+    backing: ReturnType<typeof createDirBacking<Body>>,
+    dirKey: string,
+    cursor: number,
+    changes: StoreOptions<Body, null>["changes"],
+  ) =>
+    backing.store({
+      extraBody: { dirKey, userId: "ada" },
+      session: null,
+      harnessDir: "/persistent/user",
+      cursor,
+      snapshot: {},
+      changes,
+    });
+  const usageOf = async (quotaKey: string) =>
+    (
+      await sql.get<{ bytes: number }>(
+        `SELECT "bytes" FROM "DirHistoryUsage" WHERE "quotaKey" = ?`,
+        [quotaKey],
+      )
+    )?.bytes ?? null;
+
+  it("lands what onDirCommitted writes through tx with the commit, and sees what changed", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const marker = `derived:${randomUUID()}`;
+    const seen: unknown[] = [];
+    const backing = createDirBacking<Body>({
+      sql,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      actorId: (extraBody) => extraBody.userId ?? null,
+      onDirCommitted: async ({ tx, commit }) => {
+        seen.push({ ...commit, at: commit.at instanceof Date });
+        // A stand-in for an index row: any table, written through the commit's transaction.
+        await tx.run(
+          `INSERT INTO "DirHistoryUsage" ("quotaKey", "bytes", "updatedAt") VALUES (?, ?, ?)
+           ON CONFLICT ("quotaKey") DO UPDATE SET "bytes" = excluded."bytes"`,
+          [marker, commit.version, commit.at],
+        );
+      },
+    });
+    await store(backing, dirKey, 0, {
+      created: [{ path: "a.md", content: "alpha" }],
+      updated: [],
+      deleted: [],
+    });
+    await store(backing, dirKey, 1, {
+      created: [],
+      updated: [{ path: "a.md", content: "beta" }],
+      deleted: [],
+    });
+    expect(await usageOf(marker)).toBe(2);
+    expect(seen).toEqual([
+      {
+        dirKey,
+        version: 1,
+        actorId: "ada",
+        source: "turn",
+        written: [{ path: "a.md", content: "alpha" }],
+        deleted: [],
+        at: true,
+      },
+      {
+        dirKey,
+        version: 2,
+        actorId: "ada",
+        source: "turn",
+        written: [{ path: "a.md", content: "beta" }],
+        deleted: [],
+        at: true,
+      },
+    ]);
+    // A lost compare-and-swap writes nothing and does not call it.
+    const lost = await store(backing, dirKey, 1, {
+      created: [{ path: "b.md", content: "x" }],
+      updated: [],
+      deleted: [],
+    });
+    expect(lost.status).toBe("conflict");
+    expect(seen).toHaveLength(2);
+  });
+
+  it("rolls the whole commit back when onDirCommitted throws", async () => {
+    const dirKey = `user:${randomUUID()}`;
+    const marker = `derived:${randomUUID()}`;
+    const backing = createDirBacking<Body>({
+      sql,
+      dirKey: ({ extraBody }) => extraBody.dirKey,
+      snapshotCache: false,
+      onDirCommitted: async ({ tx, commit }) => {
+        await tx.run(
+          `INSERT INTO "DirHistoryUsage" ("quotaKey", "bytes", "updatedAt") VALUES (?, ?, ?)`,
+          [marker, commit.version, commit.at],
+        );
+        throw new Error("index unavailable");
+      },
+    });
+    await expect(
+      store(backing, dirKey, 0, {
+        created: [{ path: "a.md", content: "alpha" }],
+        updated: [],
+        deleted: [],
+      }),
+    ).rejects.toThrow(/index unavailable/);
+    expect(await getDirVersion({ sql, dirKey })).toBe(0);
+    expect((await listDirFiles({ sql, dirKey })).files).toEqual([]);
+    expect((await listDirCommits({ sql, dirKey })).commits).toEqual([]);
+    expect(await usageOf(marker)).toBeNull();
   });
 });
 

@@ -19,6 +19,7 @@ import {
   type DirHistorySettings,
 } from "./dir-history";
 import { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
+import { writeFileBodies } from "./file-bodies";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import { dirVersionReadsOf } from "./internal/dir-version-reads";
 import {
@@ -39,7 +40,8 @@ import {
 } from "./sql";
 
 /** What produced a successful commit, as recorded in the dir's history. */
-export type DirCommitSource = "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore";
+export type DirCommitSource =
+  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
@@ -73,27 +75,31 @@ export interface DirBackingOptions<TExtraBody> {
    */
   history?: DirBackingHistoryOptions<TExtraBody>;
   /**
-   * Keeps the search index in step (lib/search's `dirSearchIndex`): called once per commit
-   * inside its transaction, after the file rows, so a commit that rolls back indexes nothing.
-   * Default: not indexed.
+   * The seam for derived data (a search index, say): called inside the commit's own
+   * transaction, after the file rows and the history row are written and before it commits, so
+   * what it writes through `tx` lands with the commit or not at all. A throw rolls the whole
+   * commit back (the store fails, and the change is kept on Commit failures as any failed
+   * store). Not called for a lost compare-and-swap. Keep it to a few statements: the dir's
+   * version row is locked meanwhile.
    */
-  searchIndex?: DirSearchIndexHook;
+  onDirCommitted?: (options: { tx: SqlExecutor; commit: DirCommitted }) => Promise<void>;
 }
 
-/** The search index's one call inside a dir commit (see `DirBackingOptions.searchIndex`). */
-export interface DirSearchIndexHook {
-  indexDirChanges(
-    tx: SqlExecutor,
-    options: {
-      dirKey: string;
-      changes: {
-        created: readonly { path: string; content: string | Uint8Array }[];
-        updated: readonly { path: string; content: string | Uint8Array }[];
-        deleted: readonly string[];
-      };
-      at: Date;
-    },
-  ): Promise<void>;
+/** What one commit changed, as `onDirCommitted` sees it (validated, NFC paths). */
+export interface DirCommitted {
+  dirKey: string;
+  /** The dir's new version (cursor). */
+  version: number;
+  actorId: string | null;
+  source: DirCommitSource;
+  /** Created and updated files with their new content (`created` then `updated`). */
+  written: readonly { path: string; content: FileContent }[];
+  /** Files that did not exist at the commit's base. */
+  created: readonly { path: string; content: FileContent }[];
+  /** Files that existed and were changed. */
+  updated: readonly { path: string; content: FileContent }[];
+  deleted: readonly string[];
+  at: Date;
 }
 
 /** The history bounds of a database-backed dir (see `DirBackingOptions.history`). */
@@ -243,8 +249,9 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
           };
         }
         const rows = await sql.all<FileRow>(
-          `SELECT "path", "content", "isText", "updatedAt" FROM "PersistentFile"
-           WHERE "dirKey" = ? ORDER BY "path" ASC`,
+          `SELECT f."path", b."content", f."isText", f."updatedAt" FROM "PersistentFile" f
+           JOIN "FileBody" b ON b."sha256" = f."sha256"
+           WHERE f."dirKey" = ? ORDER BY f."path" ASC`,
           [dirKey],
         );
         const after = await versions.read(dirKey);
@@ -282,10 +289,10 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
         path: validateRelativePath({ path: file.path }),
         content: file.content,
       }));
-      const writes = [...created, ...updated].map((file) => ({
-        path: file.path,
-        ...encodeFileContent(file.content),
-      }));
+      const writes = [...created, ...updated].map((file) => {
+        const encoded = encodeFileContent(file.content);
+        return { path: file.path, ...encoded, sha256: sha256Hex(encoded.bytes) };
+      });
       const deletes = changes.deleted.map((path) => validateRelativePath({ path }));
       const actorId = options.actorId?.(extraBody) ?? null;
       const source = sourceOf(extraBody);
@@ -336,36 +343,32 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               [dirKey, ...paths],
             );
           }
+          // Bodies once by hash, then the manifest rows that point at them: O(changed) rows.
+          await writeFileBodies({ tx, bodies: writes, now, rowsPerStatement: perStatement });
           for (const rows of chunks(writes, perStatement)) {
             const values: SqlValue[] = [];
             for (const write of rows) {
               values.push(
                 dirKey,
                 write.path,
-                write.bytes,
                 write.isText,
                 write.bytes.byteLength,
-                sha256Hex(write.bytes),
+                write.sha256,
                 now,
                 actorId,
               );
             }
             await tx.run(
               `INSERT INTO "PersistentFile"
-                 ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-               VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-               ON CONFLICT ("dirKey", "path") DO UPDATE SET "content" = excluded."content",
+                 ("dirKey", "path", "isText", "size", "sha256", "updatedAt", "updatedBy")
+               VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}
+               ON CONFLICT ("dirKey", "path") DO UPDATE SET
                  "isText" = excluded."isText", "size" = excluded."size",
                  "sha256" = excluded."sha256", "updatedAt" = excluded."updatedAt",
                  "updatedBy" = excluded."updatedBy"`,
               values,
             );
           }
-          await options.searchIndex?.indexDirChanges(tx, {
-            dirKey,
-            changes: { created, updated, deleted: deletes },
-            at: now,
-          });
           await tx.run(
             `INSERT INTO "DirCommit"
                ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt", "historyBytes", "quotaKey")
@@ -386,6 +389,20 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               quotaKey,
             ],
           );
+          await options.onDirCommitted?.({
+            tx,
+            commit: {
+              dirKey,
+              version: next,
+              actorId,
+              source,
+              written: [...created, ...updated],
+              created,
+              updated,
+              deleted: deletes,
+              at: now,
+            },
+          });
           // The shared counter last: on PostgreSQL its row lock is held to the end of the
           // transaction, and every dir of the quota key (a workspace) commits through it.
           if (quotaKey !== null) {
@@ -557,8 +574,9 @@ export async function readDirFile(options: {
     options.abortSignal?.throwIfAborted();
     const before = await readVersion(sql, dirKey);
     const row = await sql.get<FileInfoRow & { content: unknown }>(
-      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy", "content"
-       FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      `SELECT f."path", f."size", f."isText", f."sha256", f."updatedAt", f."updatedBy", b."content"
+       FROM "PersistentFile" f JOIN "FileBody" b ON b."sha256" = f."sha256"
+       WHERE f."dirKey" = ? AND f."path" = ?`,
       [dirKey, path],
     );
     if ((await readVersion(sql, dirKey)) !== before) continue;

@@ -11,7 +11,7 @@ export {
   readDirFile,
   type DirBackingHistoryOptions,
   type DirBackingOptions,
-  type DirSearchIndexHook,
+  type DirCommitted,
   type DirCommitEntry,
   type DirCommitSource,
   type DirFile,
@@ -50,3 +50,9 @@ export {
   type DirHistoryUsage,
 } from "./dir-history";
 export { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
+export {
+  FILE_BODY_GRACE_MS,
+  collectUnreferencedFileBodies,
+  writeFileBodies,
+  type FileBodyWrite,
+} from "./file-bodies";

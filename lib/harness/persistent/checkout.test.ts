@@ -6,7 +6,7 @@ import {
   HarnessNotFoundError,
   HarnessValidationError,
 } from "../errors";
-import { loadCheckout } from "./checkout";
+import { loadCheckout } from "./load-checkout";
 import { definePersistentDirs } from "./define-persistent-dirs";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
 import { steppingClock } from "./internal/testing";

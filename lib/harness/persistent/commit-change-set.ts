@@ -1,7 +1,6 @@
 import { resolvePersistentDirs } from "./define-persistent-dirs";
-import { applyCommit, type ApplyOutcome } from "./internal/apply-commit";
+import { commitChange, type ApplyOutcome, type CommitTraceSink } from "./commit-engine";
 import { contentByteLength } from "./internal/content";
-import { DEFAULT_MAX_COMMIT_ATTEMPTS } from "./open-turn-checkout";
 import { assertFileWithinLimits } from "./paths";
 import type { ChangeSet, DirCursor, FileContent, PersistentDir } from "./types";
 
@@ -9,8 +8,8 @@ import type { ChangeSet, DirCursor, FileContent, PersistentDir } from "./types";
 export type CommitChangeSetResult = ApplyOutcome;
 
 /**
- * Commits one change set outside a turn — a person's edit on a files page, say — with the
- * same compare-and-swap loop turns use: the change (made against `base` at `baseCursor`) is
+ * Commits one change set outside a turn — a person's edit on a files page, say — through the
+ * commit engine turns use (`commitChange`): the change (made against `base` at `baseCursor`) is
  * rebased onto the dir's current state and stored atomically, retrying while other commits
  * land. With `mergeText: false`, a path someone else changed meanwhile is a conflict rather
  * than a three-way merge (a whole-file edit a person saw should not be merged behind their
@@ -27,6 +26,8 @@ export async function commitChangeSet<TExtraBody, TSession>(options: {
   baseCursor: DirCursor;
   mergeText?: boolean;
   maxAttempts?: number;
+  /** Where its commit events go (`commit.started`, then how it ended); absent: not traced. */
+  trace?: CommitTraceSink;
   abortSignal?: AbortSignal;
 }): Promise<CommitChangeSetResult> {
   const [dir] = resolvePersistentDirs({ dirs: [options.dir] });
@@ -37,7 +38,7 @@ export async function commitChangeSet<TExtraBody, TSession>(options: {
       limits: dir!.limits,
     });
   }
-  return applyCommit({
+  const { outcome } = await commitChange({
     dir: dir!,
     extraBody: options.extraBody,
     session: options.session,
@@ -45,7 +46,11 @@ export async function commitChangeSet<TExtraBody, TSession>(options: {
     base: options.base,
     baseCursor: options.baseCursor,
     mergeText: options.mergeText,
-    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS,
+    maxAttempts: options.maxAttempts,
     abortSignal: options.abortSignal,
+    trace: options.trace,
+    // The caller records failures where it wants them (the Files editor keeps them itself).
+    settle: async () => ({}),
   });
+  return outcome;
 }

@@ -1,5 +1,5 @@
 import { HarnessConflictError, HarnessNotFoundError } from "../errors";
-import { systemClock } from "./checkout";
+import { systemClock } from "./system-clock";
 import { OPEN_COMMIT_STATUSES, type CommitLog, type CommitRecord } from "./commit-log";
 import { FailedCommitsQuotaError } from "./failed-commits-quota-error";
 import { contentByteLength } from "./internal/content";

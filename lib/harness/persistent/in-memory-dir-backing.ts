@@ -1,4 +1,4 @@
-import { systemClock } from "./checkout";
+import { systemClock } from "./system-clock";
 import { copyContent, emptyFileMap } from "./internal/content";
 import { validateRelativePath } from "./paths";
 import type {

@@ -1,15 +1,14 @@
+export { Checkout } from "./checkout";
 export {
-  Checkout,
   DIRECTORY_LISTING_DEFAULTS,
-  loadCheckout,
-  systemClock,
   type CheckoutDirInfo,
   type CheckoutFileInfo,
-  type DirChanges,
   type DirectoryEntry,
   type DirectoryListing,
-  type LoadCheckoutOptions,
-} from "./checkout";
+} from "./checkout-listing";
+export type { DirChanges } from "./checkout-state";
+export { loadCheckout, type LoadCheckoutOptions } from "./load-checkout";
+export { systemClock } from "./system-clock";
 export {
   OPEN_COMMIT_STATUSES,
   PRIVATE_TO_SHARED,
@@ -85,10 +84,9 @@ export {
   type MemoryOptions,
   type MemorySkill,
 } from "./memory";
+export { DEFAULT_MAX_COMMIT_ATTEMPTS, summarizeChanges } from "./commit-engine";
 export {
-  DEFAULT_MAX_COMMIT_ATTEMPTS,
   openTurnCheckout,
-  summarizeChanges,
   type OpenTurnCheckoutOptions,
   type PersistenceErrorEvent,
   type SessionFiles,

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 import { HarnessError, HarnessNotFoundError, HarnessValidationError } from "../errors";
-import { loadCheckout } from "./checkout";
+import { loadCheckout } from "./load-checkout";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
 import {
   assertDirWithinLimits,

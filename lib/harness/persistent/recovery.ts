@@ -4,7 +4,8 @@ import {
   HarnessForbiddenError,
   HarnessNotFoundError,
 } from "../errors";
-import { systemClock, validateLoadResult } from "./checkout";
+import { validateLoadResult } from "./load-checkout";
+import { systemClock } from "./system-clock";
 import { PRIVATE_TO_SHARED, type CommitLog, type CommitRecord } from "./commit-log";
 import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
 import {

@@ -4,20 +4,12 @@ import {
   HarnessNotFoundError,
   HarnessValidationError,
 } from "../errors";
-import { systemClock } from "./checkout";
+import { systemClock } from "./system-clock";
 import type { CommitLog, CommitRecord, CommitResolution } from "./commit-log";
 import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
-import { applyCommit } from "./internal/apply-commit";
+import { commitChange, mergedOf } from "./commit-engine";
 import { contentByteLength, isFileContent } from "./internal/content";
 import { changedContent, type PathOverride } from "./internal/merge";
-import {
-  commitConflicted,
-  commitFailed,
-  commitStarted,
-  commitSucceeded,
-  DEFAULT_MAX_COMMIT_ATTEMPTS,
-  summarizeChanges,
-} from "./open-turn-checkout";
 import { assertFileWithinLimits, joinHarnessPath, printable, validateRelativePath } from "./paths";
 import type {
   ChangeSummary,
@@ -208,7 +200,6 @@ async function apply<TExtraBody, TSession>(
   ) as TExtraBody;
   const session = (options.session === undefined ? record.session : options.session) as TSession;
   await assertWritable(dir, extraBody);
-  const { harnessDir, mode } = dir;
   const emit = (event: PersistentDirTraceEvent): void => {
     try {
       options.onTrace?.(event);
@@ -216,10 +207,8 @@ async function apply<TExtraBody, TSession>(
       // Tracing never changes the outcome.
     }
   };
-  const summary = summarizeChanges(record.changes);
-  const commitTrace = { harnessDir, mode, changes: summary, clock, emit };
-  commitStarted(commitTrace);
-  const outcome = await applyCommit({
+  const attempts = record.attempts + 1;
+  const { outcome, changes, settled } = await commitChange({
     dir,
     extraBody,
     session,
@@ -227,47 +216,61 @@ async function apply<TExtraBody, TSession>(
     base: record.base,
     baseCursor: record.baseCursor,
     overrides,
-    maxAttempts: options.maxCommitAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS,
+    maxAttempts: options.maxCommitAttempts,
     abortSignal: options.abortSignal,
+    trace: { clock, emit },
+    // The record follows the outcome: resolved when it landed, its status and error otherwise.
+    settle: async (outcome) => {
+      if (outcome.status === "stored" || outcome.status === "already-applied") {
+        const resolved = await options.commitLog.markResolved({
+          id: record.id,
+          resolution:
+            outcome.status === "already-applied" && resolution === "retried"
+              ? "already-applied"
+              : resolution,
+          cursor: outcome.cursor,
+          abortSignal: options.abortSignal,
+        });
+        return { commitId: record.id, record: resolved };
+      }
+      const patch =
+        outcome.status === "conflict"
+          ? {
+              status: "conflict" as const,
+              error: { code: "conflict:commit", message: outcome.message },
+              conflicts: outcome.conflicts,
+              attempts,
+            }
+          : {
+              // A failure says nothing about file clashes: keep the conflicts a person may be looking at.
+              status:
+                record.status === "conflict" && record.conflicts.length > 0
+                  ? ("conflict" as const)
+                  : ("failed" as const),
+              error: outcome.error,
+              attempts,
+            };
+      const updated = await options.commitLog.updateCommit({
+        id: record.id,
+        patch,
+        abortSignal: options.abortSignal,
+      });
+      return { commitId: record.id, record: updated };
+    },
   });
-  const attempts = record.attempts + 1;
   if (outcome.status === "stored" || outcome.status === "already-applied") {
-    const resolved = await options.commitLog.markResolved({
-      id: record.id,
-      resolution:
-        outcome.status === "already-applied" && resolution === "retried"
-          ? "already-applied"
-          : resolution,
-      cursor: outcome.cursor,
-      abortSignal: options.abortSignal,
-    });
     return {
-      ...commitSucceeded(outcome, commitTrace),
-      record: resolved,
+      status: "succeeded",
+      record: settled.record,
+      cursor: outcome.cursor,
+      merged: mergedOf(outcome),
+      changes,
     };
   }
   if (outcome.status === "conflict") {
-    const error = { code: "conflict:commit", message: outcome.message };
-    const updated = await options.commitLog.updateCommit({
-      id: record.id,
-      patch: { status: "conflict", error, conflicts: outcome.conflicts, attempts },
-      abortSignal: options.abortSignal,
-    });
-    commitConflicted(commitTrace, { ...outcome, commitId: record.id });
-    return { status: "conflict", record: updated, message: outcome.message };
+    return { status: "conflict", record: settled.record, message: outcome.message };
   }
-  const updated = await options.commitLog.updateCommit({
-    id: record.id,
-    // A failure says nothing about file clashes: keep the conflicts a person may be looking at.
-    patch: {
-      status: record.status === "conflict" && record.conflicts.length > 0 ? "conflict" : "failed",
-      error: outcome.error,
-      attempts,
-    },
-    abortSignal: options.abortSignal,
-  });
-  commitFailed(commitTrace, { error: outcome.error, commitId: record.id });
-  return { status: "failed", record: updated, error: outcome.error };
+  return { status: "failed", record: settled.record, error: outcome.error };
 }
 
 async function assertWritable<TExtraBody, TSession>(

@@ -4,6 +4,7 @@ import {
   type HarnessSnapshot,
   type RecentRefinement,
 } from "../store";
+import { summarizeDirForPrompt } from "./internal/dir-summary";
 import { countTokensRemembered } from "./internal/token-count";
 import type { InstructionsSection } from "./types";
 import { UNTRUSTED_DATA_RULE } from "./untrusted-data";
@@ -83,10 +84,8 @@ export function buildInstructions(options: {
 
   if (options.checkout) {
     const dirs = options.checkout.listDirs();
-    const lines = dirs.map(
-      (dir) =>
-        `- ${dir.harnessDir}: ${dir.readOnly ? "read-only this turn" : "writable"} (${dir.fileCount} files)`,
-    );
+    const checkout = options.checkout;
+    const lines = dirs.map((dir) => summarizeDirForPrompt({ checkout, dir, query: options.query }));
     add("dirs", "Persistent directories", ["## Persistent directories", ...lines].join("\n"), {
       dirs,
     });

@@ -99,7 +99,8 @@ export function formatDirectoryListing(listing: DirectoryListing): string {
  */
 function view(checkout: Checkout, path: string, range?: [number, number]): string {
   const listing = checkout.getDirectoryListing({ path });
-  if (listing) return markUntrusted({ source: listing.path, text: formatDirectoryListing(listing) });
+  if (listing)
+    return markUntrusted({ source: listing.path, text: formatDirectoryListing(listing) });
   const normalized = path.replace(/\/+$/, "");
   const file = checkout.readFile({ path: normalized });
   if (file === null) {

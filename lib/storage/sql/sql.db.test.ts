@@ -47,12 +47,17 @@ describe(`the SQL layer on ${testDatabaseProvider()}`, () => {
     const at = new Date("2026-03-04T05:06:07.089Z");
     const bytes = new Uint8Array([0, 1, 254, 255]);
     await sql.run(
-      `INSERT INTO "PersistentFile" ("dirKey", "path", "content", "isText", "size", "sha256", "updatedAt", "updatedBy")
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ["d:1", "a.bin", bytes, false, 4, "x", at, null],
+      `INSERT INTO "FileBody" ("sha256", "content", "size", "touchedAt") VALUES (?, ?, ?, ?)`,
+      ["sql-test:x", bytes, 4, at],
+    );
+    await sql.run(
+      `INSERT INTO "PersistentFile" ("dirKey", "path", "isText", "size", "sha256", "updatedAt", "updatedBy")
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ["d:1", "a.bin", false, 4, "sql-test:x", at, null],
     );
     const row = await sql.get<Record<string, unknown>>(
-      `SELECT * FROM "PersistentFile" WHERE "dirKey" = ? AND "path" = ?`,
+      `SELECT f.*, b."content" FROM "PersistentFile" f JOIN "FileBody" b ON b."sha256" = f."sha256"
+       WHERE f."dirKey" = ? AND f."path" = ?`,
       ["d:1", "a.bin"],
     );
     expect(toDate(row!.updatedAt).toISOString()).toBe(at.toISOString());
@@ -65,13 +70,15 @@ describe(`the SQL layer on ${testDatabaseProvider()}`, () => {
     });
     expect(viaPrisma.updatedAt.toISOString()).toBe(at.toISOString());
     expect(viaPrisma.isText).toBe(false);
-    expect([...viaPrisma.content]).toEqual([...bytes]);
+    const bodyViaPrisma = await database.db.fileBody.findUniqueOrThrow({
+      where: { sha256: viaPrisma.sha256 },
+    });
+    expect([...bodyViaPrisma.content]).toEqual([...bytes]);
     // … and a row Prisma wrote reads back here the same, comparable with a bound Date.
     await database.db.persistentFile.create({
       data: {
         dirKey: "d:1",
         path: "b.md",
-        content: new Uint8Array(Buffer.from("hi")),
         isText: true,
         size: 2,
         sha256: "y",

@@ -1,11 +1,11 @@
 import { describeError, HarnessValidationError } from "../../errors";
-import { validateLoadResult } from "../checkout";
+import { validateLoadResult } from "../load-checkout";
 import type { FileConflict } from "../commit-log";
 import type { ResolvedPersistentDir } from "../define-persistent-dirs";
 import { assertDirWithinLimits } from "../paths";
 import type { ChangeSet, DirCursor, DirLimits, FileContent, FileMap } from "../types";
-import { contentByteLength } from "./content";
-import { isEmptyChangeSet, rebaseChanges, type PathOverride } from "./merge";
+import { contentByteLength } from "../internal/content";
+import { isEmptyChangeSet, rebaseChanges, type PathOverride } from "../internal/merge";
 
 /** What applying a change set to a backing came to. */
 export type ApplyOutcome =
@@ -15,6 +15,31 @@ export type ApplyOutcome =
   /** `cursor`: the dir's version the clash was found against (absent when it kept moving). */
   | { status: "conflict"; message: string; conflicts: FileConflict[]; cursor?: DirCursor }
   | { status: "failed"; error: { code: string; message: string }; cause: unknown };
+
+/** Default number of store attempts per commit lost without the dir moving. */
+export const DEFAULT_MAX_COMMIT_ATTEMPTS = 3;
+
+/** The most stores one commit tries, however much the dir moves meanwhile. */
+export const MAX_COMMIT_ROUNDS = 200;
+
+/** What `applyChangeSet` applies, and where. */
+export interface ApplyChangeSetOptions<TExtraBody, TSession> {
+  dir: ResolvedPersistentDir<TExtraBody, TSession>;
+  extraBody: TExtraBody;
+  session: TSession;
+  changes: ChangeSet;
+  base: Record<string, FileContent | null>;
+  baseCursor: DirCursor;
+  /** The full after-state at `baseCursor` (a turn's checkout): the first store is tried without a load. */
+  snapshot?: FileMap;
+  /** Per-path settlements of a resolved conflict (`resolveConflict`). */
+  overrides?: Map<string, PathOverride>;
+  /** Three-way merge text both sides changed (default); `false`: such a path is a conflict. */
+  mergeText?: boolean;
+  /** Default `DEFAULT_MAX_COMMIT_ATTEMPTS`. */
+  maxAttempts?: number;
+  abortSignal?: AbortSignal;
+}
 
 /**
  * Applies `changes` (computed against `base` at `baseCursor`) with compare-and-swap. With
@@ -27,23 +52,9 @@ export type ApplyOutcome =
  * whole loop, after which the result is `conflict`. Thrown errors become `failed`. Never
  * half-applies: each store is one atomic call.
  */
-/** The most stores one commit tries, however much the dir moves meanwhile. */
-export const MAX_COMMIT_ROUNDS = 200;
-
-export async function applyCommit<TExtraBody, TSession>(options: {
-  dir: ResolvedPersistentDir<TExtraBody, TSession>;
-  extraBody: TExtraBody;
-  session: TSession;
-  changes: ChangeSet;
-  base: Record<string, FileContent | null>;
-  baseCursor: DirCursor;
-  snapshot?: FileMap;
-  overrides?: Map<string, PathOverride>;
-  /** Three-way merge text both sides changed (default); `false`: such a path is a conflict. */
-  mergeText?: boolean;
-  maxAttempts: number;
-  abortSignal?: AbortSignal;
-}): Promise<ApplyOutcome> {
+export async function applyChangeSet<TExtraBody, TSession>(
+  options: ApplyChangeSetOptions<TExtraBody, TSession>,
+): Promise<ApplyOutcome> {
   const { dir, extraBody, session, abortSignal } = options;
   const store = dir.definition.store;
   if (!store) {
@@ -58,7 +69,8 @@ export async function applyCommit<TExtraBody, TSession>(options: {
   let changes = options.changes;
   let merged = false;
   let lastMessage = "";
-  let attemptsLeft = Math.max(1, options.maxAttempts);
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_COMMIT_ATTEMPTS;
+  let attemptsLeft = Math.max(1, maxAttempts);
   /** The cursor of the last store that lost its compare-and-swap. */
   let lostAgainst: DirCursor | undefined;
   try {
@@ -142,7 +154,7 @@ export async function applyCommit<TExtraBody, TSession>(options: {
   }
   return {
     status: "conflict",
-    message: `${dir.harnessDir} kept changing during the commit (${options.maxAttempts} attempts)${lastMessage ? `: ${lastMessage}` : "."}`,
+    message: `${dir.harnessDir} kept changing during the commit (${maxAttempts} attempts)${lastMessage ? `: ${lastMessage}` : "."}`,
     conflicts: [],
   };
 }

@@ -1,0 +1,103 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/storage";
+import { main } from "./main";
+import { capture } from "./testing";
+
+describe(`cairn dir import (${testDatabaseProvider()})`, () => {
+  const database = registerTestDatabase();
+  const previousUrl = process.env.DATABASE_URL;
+  const folder = mkdtempSync(path.join(tmpdir(), "cairn-dir-import-"));
+
+  beforeAll(async () => {
+    process.env.DATABASE_URL = database.target.url;
+    await database.db.workspace.create({ data: { id: "w-imp", name: "Importers" } });
+    await database.db.user.create({
+      data: { id: "u-imp", email: "ivy@example.com", name: "Ivy" },
+    });
+    await database.db.membership.create({
+      data: { userId: "u-imp", workspaceId: "w-imp", role: "editor" },
+    });
+    mkdirSync(path.join(folder, "policies"), { recursive: true });
+    writeFileSync(path.join(folder, "README.md"), "# Handbook\n");
+    writeFileSync(path.join(folder, "policies", "travel.md"), "Book trains.\n");
+    writeFileSync(path.join(folder, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
+    writeFileSync(path.join(folder, "huge.md"), "x".repeat(2 * 1024 * 1024));
+  });
+  afterAll(() => {
+    process.env.DATABASE_URL = previousUrl;
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("imports the text files as one commit, lists what it skipped, and skips them all again on a second run", async () => {
+    const io = capture();
+    const args = ["dir", "import", folder, "--workspace", "Importers", "--dir", "company"];
+    expect(await main([...args, "--prefix", "handbook"], io.io)).toBe(0);
+    const out = io.out.join("\n");
+    expect(out).toMatch(/2 new, 0 changed, 0 already there, 2 skipped \(version 1\)/);
+    expect(out).toMatch(/skipped handbook\/logo\.png: binary/);
+    expect(out).toMatch(/skipped handbook\/huge\.md: 2097152 bytes, over the per-file limit/);
+    const sql = sqlFor(database.target);
+    const dirKey = "company:w-imp";
+    expect((await listDirFiles({ sql, dirKey })).files.map((file) => file.path)).toEqual([
+      "handbook/README.md",
+      "handbook/policies/travel.md",
+    ]);
+    expect((await readDirFile({ sql, dirKey, path: "handbook/policies/travel.md" }))?.content).toBe(
+      "Book trains.\n",
+    );
+    const [commit] = (await listDirCommits({ sql, dirKey })).commits;
+    expect(commit).toMatchObject({ source: "import", version: 1 });
+
+    const again = capture();
+    expect(await main([...args, "--prefix", "handbook"], again.io)).toBe(0);
+    expect(again.out.join("\n")).toMatch(
+      /0 new, 0 changed, 2 already there, 2 skipped \(version 1\)/,
+    );
+  });
+
+  it("imports into a member's memory, and refuses a person who is not a member", async () => {
+    const io = capture();
+    expect(
+      await main(
+        [
+          "dir",
+          "import",
+          folder,
+          "--workspace",
+          "Importers",
+          "--dir",
+          "user",
+          "--email",
+          "ivy@example.com",
+        ],
+        io.io,
+      ),
+    ).toBe(0);
+    const files = await listDirFiles({ sql: sqlFor(database.target), dirKey: "user:u-imp" });
+    expect(files.files.map((file) => file.path)).toEqual(["README.md", "policies/travel.md"]);
+    const refused = capture();
+    expect(
+      await main(
+        [
+          "dir",
+          "import",
+          folder,
+          "--workspace",
+          "Importers",
+          "--dir",
+          "user",
+          "--email",
+          "nobody@example.com",
+        ],
+        refused.io,
+      ),
+    ).toBe(1);
+    expect(refused.err.join("\n")).toMatch(/no member nobody@example.com/);
+  });
+});

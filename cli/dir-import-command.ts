@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import { opendir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+import type { CairnConfig } from "@/lib/config";
+import { createDb, migrateDatabase } from "@/lib/db";
+import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
+import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
+import { createDirBacking, listDirFiles, sqlFor } from "@/lib/storage";
+import type { CommandIo } from "./harness-commands";
+import { UsageError } from "./usage-error";
+
+export const DIR_IMPORT_USAGE =
+  "cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Every regular file under `root`, as paths relative to it, streamed as the folder is read. */
+async function* walk(root: string, relative = ""): AsyncGenerator<string> {
+  const folder = await opendir(path.join(root, relative));
+  for await (const entry of folder) {
+    const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+    if (entry.isDirectory()) yield* walk(root, child);
+    else if (entry.isFile()) yield child;
+  }
+}
+
+/**
+ * `cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]`
+ * (issue 23, item 6): imports a folder tree of text files into workspace W's company knowledge
+ * or person E's memory as one commit (history source `import`, via `import`). Files already in
+ * the dir with the same content are skipped, so running it again after an interruption imports
+ * only the rest; binary files, files over the per-file limit and paths the dir cannot hold are
+ * listed as skipped with the reason. Prints a progress line while it reads. Returns 0, or 1 when
+ * the workspace or person does not exist, the dir's limits would be passed, or the dir changed
+ * during the import (run it again).
+ */
+export async function dirImportCommand(
+  args: string[],
+  io: CommandIo,
+  config: CairnConfig,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      workspace: { type: "string" },
+      dir: { type: "string" },
+      email: { type: "string" },
+      prefix: { type: "string" },
+    },
+  });
+  const [folder] = positionals;
+  if (!folder || positionals.length > 1) throw new UsageError(`usage: ${DIR_IMPORT_USAGE}`);
+  if (!values.workspace) throw new UsageError("--workspace is required");
+  if (values.dir !== "company" && values.dir !== "user") {
+    throw new UsageError("--dir must be company or user");
+  }
+  if (values.dir === "user" && !values.email) throw new UsageError("--dir user needs --email");
+  const prefix = values.prefix ? validateRelativePath({ path: values.prefix }) : "";
+  const root = path.resolve(folder);
+  if (!(await stat(root).catch(() => null))?.isDirectory()) {
+    io.err(`cairn: ${root} is not a folder`);
+    return 1;
+  }
+
+  const target = config.database;
+  await migrateDatabase({ target });
+  const db = createDb(target);
+  try {
+    const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
+    if (!workspace) {
+      io.err(`cairn: no workspace named "${values.workspace}"`);
+      return 1;
+    }
+    let dirKey = companyDirKey({ workspaceId: workspace.id });
+    let harnessDir = "/persistent/company";
+    if (values.dir === "user") {
+      const user = await db.user.findUnique({ where: { email: values.email!.toLowerCase() } });
+      const member =
+        user &&
+        (await db.membership.findFirst({ where: { userId: user.id, workspaceId: workspace.id } }));
+      if (!user || !member) {
+        io.err(`cairn: no member ${values.email} in workspace "${workspace.name}"`);
+        return 1;
+      }
+      dirKey = userDirKey({ userId: user.id });
+      harnessDir = "/persistent/user";
+    }
+    const sql = sqlFor(target);
+    const limits = config.dirLimits;
+    const existing = await listDirFiles({ sql, dirKey });
+    const present = new Map(existing.files.map((file) => [file.path, file]));
+
+    const created: ChangedFile[] = [];
+    const updated: ChangedFile[] = [];
+    const skipped: { path: string; reason: string }[] = [];
+    let unchanged = 0;
+    let seen = 0;
+    let importBytes = 0;
+    const progress = () =>
+      io.err(
+        `cairn: read ${seen.toLocaleString("en-US")} files: ${(created.length + updated.length).toLocaleString("en-US")} to import, ${unchanged.toLocaleString("en-US")} already there, ${skipped.length.toLocaleString("en-US")} skipped`,
+      );
+    for await (const relative of walk(root)) {
+      seen += 1;
+      if (seen % 1000 === 0) progress();
+      let filePath: string;
+      try {
+        filePath = validateRelativePath({ path: prefix ? `${prefix}/${relative}` : relative });
+      } catch (error) {
+        const reason = HarnessValidationError.isInstance(error) ? error.message : String(error);
+        skipped.push({ path: relative, reason: `not a path a dir can hold: ${reason}` });
+        continue;
+      }
+      const size = (await stat(path.join(root, relative))).size;
+      if (size > limits.maxFileBytes) {
+        skipped.push({
+          path: filePath,
+          reason: `${size} bytes, over the per-file limit of ${limits.maxFileBytes} (CAIRN_DIR_MAX_FILE_BYTES)`,
+        });
+        continue;
+      }
+      const bytes = await readFile(path.join(root, relative));
+      let text: string;
+      try {
+        if (bytes.includes(0)) throw new Error("NUL");
+        text = fatalUtf8.decode(bytes);
+      } catch {
+        skipped.push({ path: filePath, reason: "binary (not UTF-8 text)" });
+        continue;
+      }
+      const before = present.get(filePath);
+      if (
+        before &&
+        before.isText &&
+        before.sha256 === createHash("sha256").update(bytes).digest("hex")
+      ) {
+        unchanged += 1;
+        continue;
+      }
+      (before ? updated : created).push({ path: filePath, content: text });
+      importBytes += bytes.byteLength - (before?.size ?? 0);
+    }
+    progress();
+
+    const fileCount = existing.files.length + created.length;
+    const dirBytes = existing.files.reduce((sum, file) => sum + file.size, 0) + importBytes;
+    if (fileCount > limits.maxFiles || dirBytes > limits.maxDirBytes) {
+      io.err(
+        `cairn: nothing imported: ${harnessDir} would hold ${fileCount} files and ${dirBytes} bytes; ` +
+          `its limits are ${limits.maxFiles} files (CAIRN_DIR_MAX_FILES) and ${limits.maxDirBytes} bytes (CAIRN_DIR_MAX_BYTES).`,
+      );
+      return 1;
+    }
+    let version = existing.version;
+    if (created.length + updated.length > 0) {
+      const backing = createDirBacking<null>({
+        sql,
+        dirKey: () => dirKey,
+        source: "import",
+        via: () => `import:${path.basename(root)}`,
+        snapshotCache: false,
+      });
+      const result = await backing.store({
+        extraBody: null,
+        session: null,
+        harnessDir,
+        cursor: existing.version,
+        snapshot: {},
+        changes: { created, updated, deleted: [] },
+      });
+      if (result.status !== "stored") {
+        io.err(`cairn: nothing imported: ${harnessDir} changed during the import; run it again.`);
+        return 1;
+      }
+      version = Number(result.cursor);
+    }
+    io.out(
+      `imported into ${harnessDir} of "${workspace.name}": ${created.length} new, ${updated.length} changed, ` +
+        `${unchanged} already there, ${skipped.length} skipped (version ${version})`,
+    );
+    for (const entry of skipped.slice(0, 100)) io.out(`  skipped ${entry.path}: ${entry.reason}`);
+    if (skipped.length > 100) io.out(`  … and ${skipped.length - 100} more skipped`);
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}

@@ -1,0 +1,175 @@
+import { HarnessValidationError } from "../errors";
+import { Checkout } from "./checkout";
+import { systemClock } from "./system-clock";
+import type { CheckoutDirState } from "./checkout-state";
+import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
+import { contentByteLength, copyContent, isFileContent } from "./internal/content";
+import {
+  assertDirWithinLimits,
+  assertFileWithinLimits,
+  joinHarnessPath,
+  printable,
+  validateRelativePath,
+} from "./paths";
+import type {
+  Clock,
+  DirCursor,
+  DirLimits,
+  FileContent,
+  LoadResult,
+  PersistentDir,
+  PersistentDirTraceEvent,
+} from "./types";
+
+/**
+ * Validates what a backing's `load` returned and turns it into checkout maps. Throws
+ * `validation:dir` with the dir named when a path is hostile, two paths collide after NFC
+ * normalisation, content is not text or bytes, the cursor is missing, or a limit is exceeded.
+ */
+export function validateLoadResult(options: {
+  harnessDir: string;
+  limits: DirLimits;
+  result: LoadResult;
+}): {
+  files: Map<string, FileContent>;
+  updatedAt: Map<string, Date>;
+  cursor: DirCursor;
+  bytes: number;
+} {
+  const { harnessDir, limits, result } = options;
+  const fail = (message: string, cause?: unknown): never => {
+    throw new HarnessValidationError({
+      surface: "dir",
+      message: `${harnessDir}: load returned ${message}`,
+      details: { harnessDir },
+      cause,
+    });
+  };
+  if (
+    typeof result !== "object" ||
+    result === null ||
+    typeof result.files !== "object" ||
+    result.files === null
+  )
+    fail("no files object.");
+  if (typeof result.cursor !== "string" && typeof result.cursor !== "number")
+    fail("no cursor (a string or number).");
+  const files = new Map<string, FileContent>();
+  const updatedAt = new Map<string, Date>();
+  let bytes = 0;
+  for (const rawPath of Object.keys(result.files)) {
+    let relativePath: string;
+    try {
+      relativePath = validateRelativePath({ path: rawPath });
+    } catch (error) {
+      return fail(
+        `an invalid path: ${HarnessValidationError.isInstance(error) ? error.message : String(error)}`,
+        error,
+      );
+    }
+    if (files.has(relativePath))
+      fail(`two paths that are the same after Unicode normalisation: ${printable(relativePath)}.`);
+    const content = result.files[rawPath];
+    if (!isFileContent(content))
+      fail(`content for ${printable(relativePath)} that is neither a string nor a Uint8Array.`);
+    const size = contentByteLength(content as FileContent);
+    assertFileWithinLimits({
+      path: joinHarnessPath({ harnessDir, relativePath }),
+      bytes: size,
+      limits,
+    });
+    bytes += size;
+    files.set(relativePath, copyContent(content as FileContent));
+    const time = result.updatedAt?.[rawPath];
+    if (time !== undefined) {
+      const date = time instanceof Date ? time : new Date(time);
+      if (!Number.isNaN(date.getTime())) updatedAt.set(relativePath, date);
+    }
+  }
+  assertDirWithinLimits({ harnessDir, fileCount: files.size, bytes, limits });
+  return { files, updatedAt, cursor: result.cursor, bytes };
+}
+
+/** Options for `loadCheckout`. */
+export interface LoadCheckoutOptions<TExtraBody, TSession> {
+  dirs: readonly PersistentDir<TExtraBody, TSession>[];
+  extraBody: TExtraBody;
+  session: TSession;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Receives each `dir.loaded` event. */
+  onTrace?: (event: PersistentDirTraceEvent) => void;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * Loads every dir (in parallel) into a fresh checkout: evaluates `canWrite` once per dir for
+ * this turn (false or throwing → read-only), calls `load`, validates the result, records the
+ * before-snapshot and emits `dir.loaded`. Anything uncommitted from an earlier checkout is not
+ * seen: each turn starts from backing storage. A failing `load` rejects the whole call.
+ */
+export async function loadCheckout<TExtraBody, TSession>(
+  options: LoadCheckoutOptions<TExtraBody, TSession>,
+): Promise<Checkout> {
+  const clock = options.clock ?? systemClock;
+  const dirs = resolvePersistentDirs({ dirs: options.dirs });
+  const loaded = await Promise.all(
+    dirs.map(async (dir): Promise<CheckoutDirState> => {
+      const [access, result] = await Promise.all([
+        decideAccess(dir, options.extraBody),
+        dir.definition.load({
+          extraBody: options.extraBody,
+          session: options.session,
+          abortSignal: options.abortSignal,
+        }),
+      ]);
+      options.abortSignal?.throwIfAborted();
+      const { files, updatedAt, cursor, bytes } = validateLoadResult({
+        harnessDir: dir.harnessDir,
+        limits: dir.limits,
+        result,
+      });
+      return {
+        dir,
+        ...access,
+        cursor,
+        base: new Map([...files].map(([path, content]) => [path, copyContent(content)])),
+        baseHashes: new Map(),
+        files,
+        updatedAt,
+        touched: new Set(),
+        bytes,
+      };
+    }),
+  );
+  const at = clock.now().toISOString();
+  for (const state of loaded) {
+    options.onTrace?.({
+      type: "dir.loaded",
+      at,
+      harnessDir: state.dir.harnessDir,
+      mode: state.dir.mode,
+      fileCount: state.files.size,
+      bytes: state.bytes,
+      readOnly: state.readOnly,
+      ...(state.readOnlyReason ? { readOnlyReason: state.readOnlyReason } : {}),
+    });
+  }
+  return new Checkout({ dirs: loaded, clock });
+}
+
+async function decideAccess<TExtraBody, TSession>(
+  dir: ResolvedPersistentDir<TExtraBody, TSession>,
+  extraBody: TExtraBody,
+): Promise<{ readOnly: boolean; readOnlyReason?: CheckoutDirState["readOnlyReason"] }> {
+  if (dir.mode === "read-only") return { readOnly: true, readOnlyReason: "commit-mode" };
+  if (!dir.definition.canWrite) return { readOnly: false };
+  try {
+    return (await dir.definition.canWrite({ extraBody })) === true
+      ? { readOnly: false }
+      : { readOnly: true, readOnlyReason: "can-write" };
+  } catch {
+    // Fail closed: a permission check that cannot answer must not grant writes.
+    return { readOnly: true, readOnlyReason: "can-write-error" };
+  }
+}
