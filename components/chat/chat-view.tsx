@@ -17,6 +17,7 @@ import { useEffect, useRef, useState } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
+import { AnswerFeedback } from "./answer-feedback";
 import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, NotKeptSave, TurnSaveStatusLine } from "./turn-save-status";
 import { PendingChangeConfirm } from "./pending-change-confirm";
@@ -24,6 +25,7 @@ import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
 import { useAction } from "@/lib/actions/use-action";
+import type { ChatRating } from "@/lib/feedback/tags";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
 import { useFollowStream } from "./follow-stream";
@@ -188,6 +190,12 @@ function turnData(message: UIMessage): TurnData | null {
   return part?.data ?? null;
 }
 
+/** The rating of an answer's turn, if the person rated it. */
+function ratingOf(ratings: Record<string, ChatRating>, message: UIMessage): ChatRating | null {
+  const turnId = message.role === "assistant" ? turnData(message)?.turnId : undefined;
+  return turnId ? (ratings[turnId] ?? null) : null;
+}
+
 function ActionButton({
   label,
   testId,
@@ -244,9 +252,12 @@ function MessageView({
   onEdit,
   onRegenerate,
   interrupted,
+  rating,
 }: {
   message: UIMessage;
   chatId: string;
+  /** The person's rating of this answer (assistant messages of completed turns). */
+  rating?: ChatRating | null;
   /** Set on a user message whose turn was interrupted. */
   interrupted?: { keptChanges: number; savedChanges?: number };
   busy: boolean;
@@ -377,6 +388,9 @@ function MessageView({
               <RefreshCw className="size-3.5" />
             </ActionButton>
           ) : null}
+          {!isUser && data?.turnId && data.status === "completed" ? (
+            <AnswerFeedback turnId={data.turnId} initial={rating ?? null} />
+          ) : null}
           {canRetry ? (
             <Button variant="outline" size="sm" data-testid="retry" onClick={onRegenerate}>
               <RotateCcw className="size-3.5" /> Retry
@@ -408,6 +422,7 @@ export function ChatView({
   rolledBack,
   canRefineGlobally,
   interruptedTurns = {},
+  ratings = {},
 }: {
   chatId: string;
   initialMessages: UIMessage[];
@@ -419,6 +434,8 @@ export function ChatView({
   canRefineGlobally: boolean;
   /** User message id → its interrupted turn's kept change sets. */
   interruptedTurns?: Record<string, { keptChanges: number; savedChanges?: number }>;
+  /** Turn id → the person's rating of that answer. */
+  ratings?: Record<string, ChatRating>;
 }) {
   const router = useRouter();
   const [input, setInput] = useState("");
@@ -538,6 +555,7 @@ export function ChatView({
               message={item.message}
               chatId={chatId}
               interrupted={interruptedTurns[item.message.id]}
+              rating={ratingOf(ratings, item.message)}
               busy={busy}
               isLastAssistant={lastIsAssistant && item.message.id === lastAssistantId}
               refining={waiting}

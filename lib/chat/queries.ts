@@ -46,9 +46,13 @@ export async function findChatForTurn(
     refineAfterCompaction: unknown;
     refineCooldownMinutes: number | null;
     globalRefineNeedsApproval: unknown;
+    feedbackRefineThreshold: number | null;
+    feedbackJudgeAfter: number | null;
+    feedbackGuardRail: unknown;
   }>(
     `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
-       s."refineCooldownMinutes", s."globalRefineNeedsApproval"
+       s."refineCooldownMinutes", s."globalRefineNeedsApproval", s."feedbackRefineThreshold",
+       s."feedbackJudgeAfter", s."feedbackGuardRail"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
      WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
     [options.chatId, options.workspaceId, options.userId],
@@ -64,6 +68,11 @@ export async function findChatForTurn(
           refineCooldownMinutes:
             row.refineCooldownMinutes ?? DEFAULT_WORKSPACE_SETTINGS.refineCooldownMinutes,
           globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
+          feedbackRefineThreshold:
+            row.feedbackRefineThreshold ?? DEFAULT_WORKSPACE_SETTINGS.feedbackRefineThreshold,
+          feedbackJudgeAfter:
+            row.feedbackJudgeAfter ?? DEFAULT_WORKSPACE_SETTINGS.feedbackJudgeAfter,
+          feedbackGuardRail: toBool(row.feedbackGuardRail),
         };
   return { id: row.id, title: row.title, settings };
 }

@@ -10,6 +10,7 @@ import { requireActor } from "@/lib/auth";
 import { canWriteGlobal } from "@/lib/auth/permissions";
 import { getTurnForActor, latestTurnId, listInterruptedTurns } from "@/lib/chat";
 import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
+import { listChatRatings } from "@/lib/feedback";
 import { refinementStore } from "@/lib/refinements";
 import { findRollbacksOf } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
@@ -26,7 +27,7 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected } = firstSearchValues(await props.searchParams);
-  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns] =
+  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns, ratings] =
     await Promise.all([
       loadChatPageMessages(chat.id),
       getChatModel(),
@@ -37,6 +38,7 @@ export default async function ChatPage(props: {
         limit: 20,
       }),
       listInterruptedTurns(chat.id),
+      listChatRatings(chat.id),
     ]);
   const [turn, rollbacks] = await Promise.all([
     turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
@@ -72,6 +74,7 @@ export default async function ChatPage(props: {
               rolledBack={Object.fromEntries(rollbacks)}
               canRefineGlobally={canWriteGlobal(actor)}
               interruptedTurns={interruptedTurns}
+              ratings={ratings}
             />
           </ImagePolicyProvider>
         ) : (

@@ -1,0 +1,68 @@
+"use client";
+
+import { Bar, BarChart, ErrorBar, LabelList, XAxis, YAxis } from "recharts";
+import type { RatedShare } from "@/lib/feedback/stats";
+
+/** A share as a whole percentage, or "—" when nothing was rated. */
+export function percent(value: number | null): string {
+  return value === null ? "—" : `${Math.round(value * 100)}%`;
+}
+
+/** "7 of 10 good (70%, 95% interval 40–89%)", or "no rated answers". */
+export function describeShare(share: RatedShare): string {
+  if (share.total === 0) return "no rated answers";
+  return `${share.good} of ${share.total} good (${percent(share.share)}, 95% interval ${percent(share.low)}–${percent(share.high)})`;
+}
+
+/**
+ * A refinement's rated answers before and after it: two bars (share rated good) with their 95%
+ * Wilson intervals. The numbers are in the accessible name and in the text beside it.
+ */
+export function BeforeAfterChart({ before, after }: { before: RatedShare; after: RatedShare }) {
+  const data = [
+    { name: "Before", ...bar(before) },
+    { name: "After", ...bar(after) },
+  ];
+  return (
+    <figure
+      className="text-foreground"
+      data-testid="before-after-chart"
+      aria-label={`Answers rated good: before ${describeShare(before)}; after ${describeShare(after)}`}
+    >
+      <BarChart
+        width={180}
+        height={84}
+        data={data}
+        margin={{ top: 14, right: 4, bottom: 0, left: 4 }}
+      >
+        <XAxis
+          dataKey="name"
+          tickLine={false}
+          axisLine={{ stroke: "var(--border)" }}
+          tick={{ fill: "var(--muted-foreground)", fontSize: 11 }}
+        />
+        <YAxis hide domain={[0, 100]} />
+        <Bar dataKey="value" fill="var(--primary)" isAnimationActive={false} radius={[3, 3, 0, 0]}>
+          <ErrorBar dataKey="error" width={6} stroke="var(--foreground)" strokeWidth={1} />
+          <LabelList
+            dataKey="label"
+            position="top"
+            offset={2}
+            style={{ fill: "var(--foreground)", fontSize: 10 }}
+          />
+        </Bar>
+      </BarChart>
+    </figure>
+  );
+}
+
+function bar(share: RatedShare): { value: number; error: [number, number]; label: string } {
+  if (share.share === null || share.low === null || share.high === null)
+    return { value: 0, error: [0, 0], label: "n=0" };
+  const value = share.share * 100;
+  return {
+    value,
+    error: [value - share.low * 100, share.high * 100 - value],
+    label: `${Math.round(value)}% n=${share.total}`,
+  };
+}
