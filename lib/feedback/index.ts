@@ -1,4 +1,3 @@
-import "server-only";
 // Outcomes of answers: a person's thumbs up / down on an assistant turn, stored with what
 // produced the answer (harness version, entries shown, dirs' cursors, model), counted per
 // harness-version range, and fed back into refinement (the `feedback` trigger, the automatic
