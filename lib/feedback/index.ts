@@ -406,6 +406,20 @@ export async function listAnsweredFeedback(options: {
   });
 }
 
+/** How many ratings each of `ids` answers (refinements absent: none). */
+export async function countAnsweredFeedback(
+  ids: readonly string[],
+  sql: SqlExecutor = getSql(),
+): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.all<{ answeredBy: string; count: number | bigint }>(
+    `SELECT "answeredBy", COUNT(*) AS "count" FROM "TurnOutcome"
+     WHERE "answeredBy" IN (${placeholders(ids.length)}) GROUP BY "answeredBy"`,
+    [...ids],
+  );
+  return new Map(rows.map((row) => [row.answeredBy, Number(row.count)]));
+}
+
 /**
  * The evidence a feedback-triggered refinement shows its review gate and planner: each rated
  * answer it answers with the question, the answer, the comment and the tags. Text comes only

@@ -13,7 +13,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { isRollbackable, mayWriteRefinementScope, requireActor } from "@/lib/auth";
 import { getDb } from "@/lib/db";
-import { getAutoVerdicts, refinementOutcomes } from "@/lib/feedback";
+import { countAnsweredFeedback, getAutoVerdicts, refinementOutcomes } from "@/lib/feedback";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { getOwnChat, listChats, ownChatTitles } from "@/lib/chat/queries";
@@ -84,7 +84,7 @@ export default async function RefinementsPage({
       refinement.trigger !== "rollback" &&
       refinement.trigger !== "restore",
   );
-  const [rollbacks, chatTitles, outcomes, verdicts, settings] = await Promise.all([
+  const [rollbacks, chatTitles, outcomes, verdicts, settings, answered] = await Promise.all([
     findRollbacksOf({ actor, ids: page.items.map((refinement) => refinement.id) }),
     ownChatTitles(
       actor,
@@ -93,6 +93,9 @@ export default async function RefinementsPage({
     refinementOutcomes({ workspaceId: actor.workspaceId, refinements: measured }),
     getAutoVerdicts(measured.map((refinement) => refinement.id)),
     getWorkspaceSettings(getDb(), actor.workspaceId),
+    countAnsweredFeedback(
+      page.items.filter((item) => item.trigger === "feedback").map((item) => item.id),
+    ),
   ]);
   const nextQuery = queryOf({ ...filters, chat: chatId, cursor: page.nextCursor });
 
@@ -223,6 +226,12 @@ export default async function RefinementsPage({
                         : "—"}
                       {chatTitle ? ` · chat “${chatTitle}”` : ""}
                     </div>
+                    {answered.get(refinement.id) ? (
+                      <div className="text-muted-foreground text-xs" data-testid="answers-feedback">
+                        Answers {answered.get(refinement.id)} rated-down answer
+                        {answered.get(refinement.id) === 1 ? "" : "s"}
+                      </div>
+                    ) : null}
                   </td>
                   <td
                     data-label="Edits"

@@ -315,6 +315,15 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
                 <p className="mt-1 whitespace-pre-wrap">{refinement.outcome.note}</p>
               ) : null}
             </div>
+          ) : verdicts.get(refinement.id) ? (
+            <p className="text-sm" data-testid="outcome-auto-verdict">
+              <span className="font-medium">
+                {verdicts.get(refinement.id)!.verdict === "supported"
+                  ? "Supported"
+                  : "Not supported"}
+              </span>{" "}
+              by rated answers (automatic, see below); you can still give a verdict.
+            </p>
           ) : (
             <p className="text-muted-foreground text-sm">No verdict yet.</p>
           )}
