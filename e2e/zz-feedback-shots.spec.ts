@@ -26,7 +26,7 @@ for (const width of [1280, 390]) {
       await page.screenshot({ path: `${dir}/outcomes-${width}-${scheme}.png`, fullPage: true });
       await page.goto("/chat");
       await page.getByRole("link", { name: "Deploys" }).first().click();
-      const answer = page.getByTestId("message-assistant").nth(1);
+      const answer = page.getByTestId("message-assistant").nth(5);
       await answer.scrollIntoViewIfNeeded();
       await answer.getByRole("button", { name: "Bad response" }).click();
       await page.waitForTimeout(300);

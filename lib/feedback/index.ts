@@ -176,24 +176,21 @@ export async function rateTurn(options: {
   requestRefinement: FeedbackRefinementRequester;
   sql?: Sql;
   now?: Date;
+  /** How long to wait for a turn still being recorded. Default 10 s. */
+  waitForTurnMs?: number;
 }): Promise<RateTurnResult> {
   const { actor, input } = options;
   const sql = options.sql ?? getSql();
   const now = options.now ?? new Date();
-  const turn = await sql.get<{
-    id: string;
-    chatId: string;
-    instructions: string | null;
-    trace: string | null;
-    model: string | null;
-    startedAt: unknown;
-  }>(
-    `SELECT t."id", t."chatId", t."instructions", t."trace", t."model", t."startedAt"
-     FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
-     WHERE t."id" = ? AND t."status" = 'completed' AND t."assistantMessageId" IS NOT NULL
-       AND c."userId" = ? AND c."workspaceId" = ?`,
-    [input.turnId, actor.userId, actor.workspaceId],
-  );
+  // The answer's status part reaches the browser just before its turn is recorded: a rating
+  // that arrives in between waits for the record (a few hundred milliseconds at most).
+  const deadline = Date.now() + (options.waitForTurnMs ?? 10_000);
+  let turn = await findRatableTurn(sql, actor, input.turnId);
+  while (turn?.status === "running" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    turn = await findRatableTurn(sql, actor, input.turnId);
+  }
+  if (turn?.status !== "completed" || turn.assistantMessageId === null) turn = undefined;
   if (!turn) return { status: "not_found" };
   if (input.rating === null) {
     await sql.run(`DELETE FROM "TurnOutcome" WHERE "turnId" = ?`, [turn.id]);
@@ -254,6 +251,26 @@ export async function rateTurn(options: {
     now,
   });
   return { status: "rated", outcome, refinementId };
+}
+
+/** A turn of one of the actor's own chats in this workspace, with what a rating copies. */
+function findRatableTurn(sql: SqlExecutor, actor: Actor, turnId: string) {
+  return sql.get<{
+    id: string;
+    chatId: string;
+    status: string;
+    assistantMessageId: string | null;
+    instructions: string | null;
+    trace: string | null;
+    model: string | null;
+    startedAt: unknown;
+  }>(
+    `SELECT t."id", t."chatId", t."status", t."assistantMessageId", t."instructions", t."trace",
+       t."model", t."startedAt"
+     FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
+     WHERE t."id" = ? AND c."userId" = ? AND c."workspaceId" = ?`,
+    [turnId, actor.userId, actor.workspaceId],
+  );
 }
 
 /** The ratings of a chat's turns, keyed by turn id (for the chat page; the owner's own). */
