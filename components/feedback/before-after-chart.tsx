@@ -2,17 +2,7 @@
 
 import { Bar, BarChart, ErrorBar, LabelList, XAxis, YAxis } from "recharts";
 import type { RatedShare } from "@/lib/feedback/stats";
-
-/** A share as a whole percentage, or "—" when nothing was rated. */
-export function percent(value: number | null): string {
-  return value === null ? "—" : `${Math.round(value * 100)}%`;
-}
-
-/** "7 of 10 good (70%, 95% interval 40–89%)", or "no rated answers". */
-export function describeShare(share: RatedShare): string {
-  if (share.total === 0) return "no rated answers";
-  return `${share.good} of ${share.total} good (${percent(share.share)}, 95% interval ${percent(share.low)}–${percent(share.high)})`;
-}
+import { describeShare } from "./share-text";
 
 /**
  * A refinement's rated answers before and after it: two bars (share rated good) with their 95%

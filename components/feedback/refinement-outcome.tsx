@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import type { AutoVerdict, BeforeAfter } from "@/lib/feedback";
 import { cn } from "@/lib/utils";
-import { BeforeAfterChart, describeShare } from "./before-after-chart";
+import { BeforeAfterChart } from "./before-after-chart";
+import { describeShare } from "./share-text";
 
 /**
  * What rated answers say about a refinement: its before / after chart, the automatic verdict

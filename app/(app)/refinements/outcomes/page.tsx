@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { z } from "zod";
 import { EmptyState } from "@/components/empty-state";
-import { describeShare, percent } from "@/components/feedback/before-after-chart";
+import { describeShare, percent } from "@/components/feedback/share-text";
 import {
   OutcomeTimelineChart,
   type TimelineMarker,
