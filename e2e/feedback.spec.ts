@@ -107,6 +107,9 @@ test("three answers rated down with comments start a review whose refinement cit
   for (const comment of comments)
     await expect(page.getByTestId("refinement-feedback")).toContainText(comment);
   await expect(page.getByTestId("refinement-feedback")).toContainText("Wrong fact");
+  // The chat's card for it says it answers feedback and links to it.
+  await page.goto(chatUrl);
+  await expect(page.getByTestId("refinement-card-feedback")).toBeVisible();
   // The reviewer and the planner saw the rated answers with their comments.
   const requests = await model.requests();
   const planning = requests.find((request) => JSON.stringify(request.messages).includes(PLANNER));
@@ -130,7 +133,7 @@ test("ten answers rated good after it mark the refinement supported, with its ch
   await expect(rated.getByTestId("auto-verdict")).toHaveText(/Supported by 10 rated answers/);
   await expect(rated.getByTestId("before-after-chart").locator("svg")).toBeVisible();
   await expect(rated).toContainText("Before: 0 of 3 good");
-  await expect(rated).toContainText("After: 10 of 10 good (100%, 95% interval 72–100%)");
+  await expect(rated).toContainText("After: 10 of 10 good (100%, 95% interval 72%–100%)");
 
   await page.goto("/refinements");
   const row = page.locator(`[data-testid="refinement-row"][data-id="${refinementId}"]`);
@@ -140,8 +143,18 @@ test("ten answers rated good after it mark the refinement supported, with its ch
   await page.getByTestId("outcomes-link").click();
   await expect(page).toHaveURL(/\/refinements\/outcomes$/);
   await expect(page.getByTestId("outcome-timeline-chart").locator("svg").first()).toBeVisible();
+  // The whole workspace: one range (no global refinement), the chat's refinement marked.
+  await expect(page.getByTestId("outcome-range")).toHaveCount(1);
+  await expect(page.getByTestId("outcome-marker")).toHaveCount(1);
+  // This chat: split at its refinement, before and after.
+  const chatId = chatUrl.split("/chat/")[1]!;
+  await page.getByLabel("Chat").selectOption(chatId);
+  await page.getByRole("button", { name: "Show" }).click();
+  await expect(page).toHaveURL(new RegExp(`chat=${chatId}`));
   await expect(page.getByTestId("outcome-range")).toHaveCount(2);
+  await expect(page.getByTestId("outcome-range").nth(0)).toContainText("0%");
   await expect(page.getByTestId("outcome-range").nth(1)).toContainText("100%");
+  await expect(page.getByTestId("outcome-range").nth(1)).toContainText("72%–100%");
 });
 
 test("an answer can be rated with the keyboard alone", async () => {

@@ -356,7 +356,7 @@ function MessageView({
       {refine ? null : (
         <div
           className={cn(
-            "flex items-center gap-0.5",
+            "flex flex-wrap items-center gap-0.5",
             isUser && "justify-end",
             // Visible on touch screens; on wide screens they appear on hover or focus.
             "sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100",

@@ -10,8 +10,8 @@ import { describeShare } from "./share-text";
  */
 export function BeforeAfterChart({ before, after }: { before: RatedShare; after: RatedShare }) {
   const data = [
-    { name: "Before", ...bar(before) },
-    { name: "After", ...bar(after) },
+    { name: `Before ${count(before)}`, ...bar(before) },
+    { name: `After ${count(after)}`, ...bar(after) },
   ];
   return (
     <figure
@@ -23,7 +23,7 @@ export function BeforeAfterChart({ before, after }: { before: RatedShare; after:
         width={180}
         height={84}
         data={data}
-        margin={{ top: 14, right: 4, bottom: 0, left: 4 }}
+        margin={{ top: 16, right: 4, bottom: 0, left: 4 }}
       >
         <XAxis
           dataKey="name"
@@ -46,13 +46,18 @@ export function BeforeAfterChart({ before, after }: { before: RatedShare; after:
   );
 }
 
+/** "7/10" good of rated, under each bar. */
+function count(share: RatedShare): string {
+  return `${share.good}/${share.total}`;
+}
+
 function bar(share: RatedShare): { value: number; error: [number, number]; label: string } {
   if (share.share === null || share.low === null || share.high === null)
-    return { value: 0, error: [0, 0], label: "n=0" };
+    return { value: 0, error: [0, 0], label: "—" };
   const value = share.share * 100;
   return {
     value,
     error: [value - share.low * 100, share.high * 100 - value],
-    label: `${Math.round(value)}% n=${share.total}`,
+    label: `${Math.round(value)}%`,
   };
 }

@@ -571,6 +571,11 @@ export function scopeOfRefinement(refinement: {
 export async function outcomeOverview(options: {
   workspaceId: string;
   scope: OutcomeScope;
+  /**
+   * Workspace scope: also list the local refinements of this person's own chats (marked on the
+   * chart; they do not split the workspace's ranges, as they change one chat's harness only).
+   */
+  viewerId?: string;
   sql?: SqlExecutor;
 }): Promise<{
   ranges: VersionRange[];
@@ -584,18 +589,31 @@ export async function outcomeOverview(options: {
   total: number;
 }> {
   const sql = options.sql ?? getSql();
-  const [bounds, points] = await Promise.all([
+  const [bounds, points, ownLocal] = await Promise.all([
     boundariesOf(sql, options.workspaceId, options.scope),
     outcomePoints(sql, options.workspaceId, options.scope),
+    options.scope.kind === "workspace" && options.viewerId
+      ? sql.all<BoundaryRow>(
+          `SELECT r."id", r."scope", r."chatId", r."trigger", r."status", r."harnessVersionAfter",
+             r."createdAt", r."autoVerdict"
+           FROM "Refinement" r JOIN "Chat" c ON c."id" = r."chatId"
+           WHERE r."workspaceId" = ? AND r."scope" = 'local' AND c."userId" = ?
+             AND r."status" IN ('applied', 'partial') AND r."harnessVersionAfter" IS NOT NULL`,
+          [options.workspaceId, options.viewerId],
+        )
+      : Promise.resolve([]),
   ]);
+  const listed = [...bounds.map((bound) => bound.row), ...ownLocal].sort(
+    (a, b) => Number(a.harnessVersionAfter) - Number(b.harnessVersionAfter),
+  );
   return {
     ranges: versionRanges(points, bounds),
-    refinements: bounds.map((bound) => ({
-      id: bound.id,
-      createdAt: bound.createdAt,
-      harnessVersionAfter: bound.harnessVersionAfter,
-      scope: bound.row.scope,
-      trigger: bound.row.trigger,
+    refinements: listed.map((row) => ({
+      id: row.id,
+      createdAt: toDate(row.createdAt).toISOString(),
+      harnessVersionAfter: Number(row.harnessVersionAfter),
+      scope: row.scope,
+      trigger: row.trigger,
     })),
     total: points.length,
   };

@@ -49,9 +49,9 @@ function when(iso: string): ReactNode {
   return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 }
 
-function Section(props: { title: string; testId?: string; children: ReactNode }) {
+function Section(props: { title: string; testId?: string; id?: string; children: ReactNode }) {
   return (
-    <section className="space-y-2" data-testid={props.testId}>
+    <section className="space-y-2" data-testid={props.testId} id={props.id}>
       <h2 className="text-lg font-medium">{props.title}</h2>
       {props.children}
     </section>
@@ -341,7 +341,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
       ) : null}
 
       {feedback.length > 0 ? (
-        <Section title="Feedback it answers" testId="refinement-feedback">
+        <Section title="Feedback it answers" testId="refinement-feedback" id="feedback">
           <p className="text-muted-foreground text-sm">
             {feedback.length} answer{feedback.length === 1 ? "" : "s"} rated down started this
             review.

@@ -50,6 +50,7 @@ export default async function OutcomesPage({
   const overview = await outcomeOverview({
     workspaceId: actor.workspaceId,
     scope: chosen ? { kind: "chat", chatId: chosen.id } : { kind: "workspace" },
+    viewerId: actor.userId,
   });
   const marked = overview.refinements.filter(
     (refinement) => !filters.scope || refinement.scope === filters.scope,
@@ -120,6 +121,23 @@ export default async function OutcomesPage({
               left.
             </figcaption>
           </figure>
+          {marked.length > 0 ? (
+            <div className="space-y-1 text-sm">
+              <h2 className="font-medium">Refinements marked</h2>
+              <ul className="text-muted-foreground flex flex-wrap gap-x-4 gap-y-1 text-xs">
+                {marked.map((refinement) => (
+                  <li key={refinement.id} data-testid="outcome-marker">
+                    <Link className="underline" href={`/refinements/${refinement.id}`}>
+                      v{refinement.harnessVersionAfter} ·{" "}
+                      {TRIGGER_LABELS[refinement.trigger as RefinementTrigger] ??
+                        refinement.trigger}{" "}
+                      ({refinement.scope}) · {new Date(refinement.createdAt).toLocaleString()}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
           <table className="table-cards w-full text-sm" data-testid="outcome-ranges">
             <TableHead
               columns={["Harness versions", "Started by", "Rated", "Rated good", "95% interval"]}
