@@ -201,6 +201,31 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
     expect(cited.map((item) => item.comment)).toEqual(["It said Tuesday", "again", "Too long"]);
   });
 
+  it("fires once when thumbs-down arrive at the same time", async () => {
+    const chat = await world.database.db.chat.create({
+      data: { workspaceId: world.actor.workspaceId, userId: world.actor.userId, title: "Race" },
+    });
+    // As a member: only the chat's own trigger (an editor's could also start a global review).
+    const member: Actor = { ...world.actor, role: "member" };
+    const turns: string[] = [];
+    for (let index = 0; index < 5; index += 1) turns.push(await turn(member, chat.id));
+    await rate(member, turns[0]!, "bad");
+    await rate(member, turns[1]!, "bad");
+    const results = await Promise.all(turns.slice(2).map((id) => rate(member, id, "bad")));
+    const fired = results.flatMap((result) =>
+      result.status === "rated" && result.refinementId ? [result.refinementId] : [],
+    );
+    expect(fired).toHaveLength(1);
+    expect(
+      await world.database.db.refinement.count({ where: { chatId: chat.id, trigger: "feedback" } }),
+    ).toBe(1);
+    const claimed = await world.database.db.turnOutcome.findMany({
+      where: { chatId: chat.id, answeredBy: { not: null } },
+    });
+    expect(claimed.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(claimed.map((row) => row.answeredBy))).toEqual(new Set(fired));
+  });
+
   it("judges the refinement supported once ten rated answers follow it, with Wilson intervals", async () => {
     // The review applied: one change, the harness moved on to a new version.
     const { harnessFor } = await import("@/lib/harness-service");
