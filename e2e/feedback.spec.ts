@@ -183,8 +183,9 @@ test("an answer can be rated with the keyboard alone", async () => {
   await expect(answer.getByRole("button", { name: "Send feedback" })).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(bad).toHaveAttribute("aria-pressed", "true");
+  // Focus is back on the thumb that opened the form.
+  await expect(bad).toBeFocused();
   // Changeable: Shift+Tab back to the good thumb and Enter replaces the rating.
-  await bad.focus();
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await expect(answer.getByRole("button", { name: "Good response" })).toHaveAttribute(

@@ -2,7 +2,7 @@
 
 import { ThumbsDown, ThumbsUp } from "lucide-react";
 import Link from "next/link";
-import { useId, useState } from "react";
+import { useId, useRef, useState } from "react";
 import { rateAnswerAction } from "@/app/(app)/chat/feedback-actions";
 import { Button } from "@/components/ui/button";
 import { useAction } from "@/lib/actions/use-action";
@@ -38,6 +38,12 @@ export function AnswerFeedback({
   const [sent, setSent] = useState(false);
   const { pending, error, run } = useAction();
   const formId = useId();
+  const badButton = useRef<HTMLButtonElement>(null);
+  // Closing the form puts focus back on the thumb that opened it (keyboard users stay in place).
+  const close = () => {
+    setOpen(false);
+    badButton.current?.focus();
+  };
 
   const send = (
     next: ChatRating["rating"] | null,
@@ -68,9 +74,10 @@ export function AnswerFeedback({
         title="Good response"
         aria-pressed={rating?.rating === "good"}
         data-testid="feedback-good"
-        disabled={pending}
+        aria-busy={pending}
         className={thumbClass}
         onClick={() => {
+          if (pending) return;
           setOpen(false);
           send(rating?.rating === "good" ? null : "good");
         }}
@@ -84,10 +91,12 @@ export function AnswerFeedback({
         aria-pressed={rating?.rating === "bad"}
         aria-expanded={open}
         aria-controls={formId}
+        ref={badButton}
         data-testid="feedback-bad"
-        disabled={pending}
+        aria-busy={pending}
         className={thumbClass}
         onClick={() => {
+          if (pending) return;
           if (open) {
             setOpen(false);
             return;
@@ -127,7 +136,10 @@ export function AnswerFeedback({
             event.preventDefault();
             setSent(true);
             send("bad", { comment: comment.trim(), tags });
-            setOpen(false);
+            close();
+          }}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") close();
           }}
         >
           <fieldset className="flex flex-wrap gap-1.5">
@@ -167,7 +179,7 @@ export function AnswerFeedback({
             onChange={(event) => setComment(event.target.value)}
           />
           <div className="flex justify-end gap-2">
-            <Button type="button" variant="ghost" size="sm" onClick={() => setOpen(false)}>
+            <Button type="button" variant="ghost" size="sm" onClick={close}>
               Cancel
             </Button>
             <Button type="submit" size="sm" data-testid="feedback-send" disabled={pending}>
