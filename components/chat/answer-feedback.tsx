@@ -130,7 +130,7 @@ export function AnswerFeedback({
         <form
           id={formId}
           aria-label="What was wrong"
-          className="border-border mt-1 basis-full space-y-2 rounded-md border p-2 text-sm"
+          className="border-border order-last mt-1 basis-full space-y-2 rounded-md border p-2 text-sm"
           data-testid="feedback-form"
           onSubmit={(event) => {
             event.preventDefault();

@@ -365,6 +365,9 @@ function MessageView({
           data-testid="message-actions"
         >
           {text ? <CopyButton text={text} testId="message-copy" /> : null}
+          {!isUser && data?.turnId && data.status === "completed" ? (
+            <AnswerFeedback turnId={data.turnId} initial={rating ?? null} />
+          ) : null}
           {isUser ? (
             <ActionButton
               label="Edit and resend"
@@ -387,9 +390,6 @@ function MessageView({
             >
               <RefreshCw className="size-3.5" />
             </ActionButton>
-          ) : null}
-          {!isUser && data?.turnId && data.status === "completed" ? (
-            <AnswerFeedback turnId={data.turnId} initial={rating ?? null} />
           ) : null}
           {canRetry ? (
             <Button variant="outline" size="sm" data-testid="retry" onClick={onRegenerate}>
