@@ -81,6 +81,16 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
       "@next/next/no-html-link-for-pages": "off",
+      "no-restricted-syntax": [
+        "error",
+        {
+          // The error family is told apart by markers (`X.isInstance(error)`), which work across
+          // bundles and realms where `instanceof` does not (issue 29, item 6).
+          selector:
+            "BinaryExpression[operator='instanceof'][right.name=/^(Harness|Account|AccessToken|Refinement|Usage|JournalWrite|Frontmatter|FailedCommitsQuota|InjectedFault)\\w*Error$/]",
+          message: "Use X.isInstance(error) for the error family, not instanceof.",
+        },
+      ],
     },
   },
   {

@@ -1,6 +1,15 @@
-import { hasErrorMarker, HarnessError } from "@/lib/harness";
+import { hasErrorMarker, HarnessError, registerErrorType } from "@/lib/harness";
 
 const marker = Symbol.for("cairn.cli.error.usage");
+
+declare module "@/lib/harness" {
+  interface HarnessErrorTypes {
+    /** A command line the CLI does not understand. */
+    usage: true;
+  }
+}
+
+registerErrorType("usage", { status: 400 });
 
 /**
  * A command line the CLI does not understand: code `usage:cli`, exit code 2 with the usage

@@ -8,6 +8,7 @@ import {
   coreErrorStatuses,
   runErrorFamilyConformance,
 } from "@/lib/harness/testing";
+import { httpStatusOf, registerErrorType } from "@/lib/harness";
 
 /** The core's classes and the ones the app's modules add to the family. */
 runErrorFamilyConformance("the error family, across the modules that join it", {
@@ -29,5 +30,18 @@ describe("the app's error classes", () => {
       type: "account",
       reason: "invite_used",
     });
+  });
+
+  it("get their statuses from the app's registrations, not from a list in the core", () => {
+    expect(httpStatusOf("account:sign_up_closed")).toBe(403);
+    expect(httpStatusOf("account:invite_used")).toBe(410);
+    expect(httpStatusOf("account:invalid_input")).toBe(400);
+    expect(httpStatusOf("access_token:revoked")).toBe(401);
+    expect(httpStatusOf("usage:cli")).toBe(400);
+  });
+
+  it("cannot be registered twice with other statuses", () => {
+    expect(() => registerErrorType("access_token", { status: 403 })).toThrow(/registered already/);
+    expect(() => registerErrorType("access_token", { status: 401 })).not.toThrow();
   });
 });

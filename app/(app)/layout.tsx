@@ -1,4 +1,4 @@
-import { KeyRound, LogOut } from "lucide-react";
+import { KeyRound, Download, LogOut } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(auth)/actions";
@@ -48,6 +48,15 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
               className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
             >
               <KeyRound className="size-4" />
+            </Link>
+            <Link
+              href="/settings/data"
+              aria-label="Your data"
+              title="Your data (download)"
+              data-testid="nav-your-data"
+              className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
+            >
+              <Download className="size-4" />
             </Link>
             <ThemeToggle />
             <form action={signOutAction}>

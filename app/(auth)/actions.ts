@@ -76,7 +76,7 @@ export const signUpAction = formAction(
       // With an invite, every refusal reads the same: "this email already has an account" would
       // tell an invite holder which emails exist (the timing is the same too: the password is
       // hashed before the email is tried).
-      if (input.token && error instanceof AccountError)
+      if (input.token && AccountError.isInstance(error))
         fail("account:invite_sign_up", INVITE_SIGN_UP_FAILED);
       throw error;
     }

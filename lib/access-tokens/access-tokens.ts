@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { hasErrorMarker, HarnessError, isRole, type Actor } from "@/lib/harness";
+import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Actor } from "@/lib/harness";
 
 /** Every token starts with this, so secret scanners and people recognise one. */
 export const ACCESS_TOKEN_PREFIX = "cairn_pat_";
@@ -50,6 +50,15 @@ export type AccessTokenErrorReason =
   "missing" | "malformed" | "unknown" | "expired" | "revoked" | "no_membership";
 
 const accessTokenErrorMarker = Symbol.for("cairn.access-tokens.error");
+
+declare module "@/lib/harness" {
+  interface HarnessErrorTypes {
+    /** Personal access tokens for the MCP endpoint. */
+    access_token: true;
+  }
+}
+
+registerErrorType("access_token", { status: 401 });
 
 /**
  * A refusal the MCP endpoint answers with 401; the message is safe to show. Part of the core's

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { hasErrorMarker, HarnessError, isRole, type Role } from "@/lib/harness";
+import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Role } from "@/lib/harness";
 import { revokeMemberAccessTokens } from "@/lib/access-tokens";
 import { isUniqueConstraintError, type Db } from "@/lib/db";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
@@ -15,6 +15,24 @@ export type AccountErrorReason =
   | "invalid_input";
 
 const accountErrorMarker = Symbol.for("cairn.accounts.error");
+
+declare module "@/lib/harness" {
+  interface HarnessErrorTypes {
+    /** Sign-up, invites and user creation (`lib/accounts`). */
+    account: true;
+  }
+}
+
+registerErrorType("account", {
+  status: 400,
+  codes: {
+    "account:email_taken": 409,
+    "account:sign_up_closed": 403,
+    "account:invite_invalid": 404,
+    "account:invite_used": 410,
+    "account:invite_expired": 410,
+  },
+});
 
 /**
  * A refused account step (sign-up, invite, user creation). Part of the core's error family:

@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { observeSql, type SqlStatementEvent } from "@/lib/storage/sql";
 import { appendMessage, listMessageTimes, loadChatMessages, truncateChatAt } from "./messages";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({
@@ -70,5 +71,23 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
     const chat = await database.db.chat.findUniqueOrThrow({ where: { id: chatId } });
     expect(chat.compactionSummary).toBeNull();
     expect(chat.compactedThroughId).toBeNull();
+  });
+
+  it("removes the messages and the compaction in one transaction", async () => {
+    await reset(["u1", "a1", "u2", "a2"]);
+    await database.db.chat.update({
+      where: { id: chatId },
+      data: { compactionSummary: "earlier talk", compactedThroughId: "a1" },
+    });
+    const seen: SqlStatementEvent[] = [];
+    const stop = observeSql((event) => seen.push(event));
+    try {
+      await truncateChatAt(database.db, { chatId, messageId: "u1", inclusive: false });
+    } finally {
+      stop();
+    }
+    const writes = seen.filter((event) => /^\s*(DELETE|UPDATE)/.test(event.text));
+    expect(writes.map((event) => event.text.trim().split(" ")[0])).toEqual(["DELETE", "UPDATE"]);
+    expect(seen.every((event) => event.inTransaction)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
+import { HarnessConflictError } from "@/lib/harness";
 import { isUniqueViolation } from "@/lib/storage/sql";
 import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
 
@@ -93,7 +94,11 @@ const MAX_APPEND_ATTEMPTS = 200;
  */
 export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
   if (!(await appendNewMessage(db, chatId, message)))
-    throw new Error(`A message with id ${message.id} is stored already.`);
+    throw new HarnessConflictError({
+      surface: "chat",
+      message: `A message with id ${message.id} is stored already.`,
+      details: { messageId: message.id },
+    });
 }
 
 /**
@@ -149,27 +154,35 @@ export async function truncateChatAt(
   db: Db,
   options: { chatId: string; messageId: string; inclusive: boolean },
 ): Promise<boolean> {
-  const anchor = await db.chatMessage.findFirst({
-    where: { id: options.messageId, chatId: options.chatId, role: "user" },
-    select: { seq: true },
+  // One transaction: the messages and the compaction that covered them go together or not at all.
+  return sqlOf(db).transaction(async (tx) => {
+    const anchor = await tx.get<{ seq: number | bigint }>(
+      `SELECT "seq" FROM "ChatMessage" WHERE "id" = ? AND "chatId" = ? AND "role" = 'user'`,
+      [options.messageId, options.chatId],
+    );
+    if (!anchor) return false;
+    const from = Number(anchor.seq) + (options.inclusive ? 0 : 1);
+    const chat = await tx.get<{ compactedThroughId: string | null }>(
+      `SELECT "compactedThroughId" FROM "Chat" WHERE "id" = ?`,
+      [options.chatId],
+    );
+    const through = chat?.compactedThroughId ?? null;
+    const coversRemoved =
+      through !== null &&
+      (await tx.get(
+        `SELECT 1 AS "hit" FROM "ChatMessage" WHERE "id" = ? AND "chatId" = ? AND "seq" >= ?`,
+        [through, options.chatId, from],
+      )) !== undefined;
+    await tx.run(`DELETE FROM "ChatMessage" WHERE "chatId" = ? AND "seq" >= ?`, [
+      options.chatId,
+      from,
+    ]);
+    if (coversRemoved) {
+      await tx.run(
+        `UPDATE "Chat" SET "compactionSummary" = NULL, "compactedThroughId" = NULL WHERE "id" = ?`,
+        [options.chatId],
+      );
+    }
+    return true;
   });
-  if (!anchor) return false;
-  const from = options.inclusive ? anchor.seq : anchor.seq + 1;
-  const removed = await db.chatMessage.findMany({
-    where: { chatId: options.chatId, seq: { gte: from } },
-    select: { id: true },
-  });
-  if (removed.length === 0) return true;
-  await db.chatMessage.deleteMany({ where: { chatId: options.chatId, seq: { gte: from } } });
-  const chat = await db.chat.findUnique({
-    where: { id: options.chatId },
-    select: { compactedThroughId: true },
-  });
-  if (chat?.compactedThroughId && removed.some((row) => row.id === chat.compactedThroughId)) {
-    await db.chat.update({
-      where: { id: options.chatId },
-      data: { compactionSummary: null, compactedThroughId: null },
-    });
-  }
-  return true;
 }

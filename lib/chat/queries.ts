@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
 import { databaseTargetOf, getDb, type Db } from "@/lib/db";
-import type { Actor } from "@/lib/harness";
+import { HarnessNotFoundError, type Actor } from "@/lib/harness";
 import {
   getSql,
   placeholders,
@@ -113,7 +113,9 @@ export async function loadTurnHistory(sql: SqlExecutor, chatId: string): Promise
     [chatId, chatId],
   );
   const chat = rows[0];
-  if (chat?.kind !== "chat") throw new Error(`No chat ${chatId}.`);
+  if (chat?.kind !== "chat") {
+    throw new HarnessNotFoundError({ surface: "chat", message: `No chat ${chatId}.` });
+  }
   return {
     compaction: { compactionSummary: chat.parts, compactedThroughId: chat.id },
     messages: rows.slice(1) as MessageRow[],

@@ -16,6 +16,7 @@ export {
   describeError,
   hasErrorMarker,
   httpStatusOf,
+  registerErrorType,
   toErrorInfo,
   toPublicError,
   type ErrorInfo,
@@ -23,6 +24,7 @@ export {
   type HarnessErrorCode,
   type HarnessErrorSurface,
   type HarnessErrorType,
+  type HarnessErrorTypes,
   type PublicError,
 } from "./errors";
 export {

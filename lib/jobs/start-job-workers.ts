@@ -8,6 +8,7 @@ import {
   type CommitRetryPayload,
 } from "@/lib/persistent-dirs";
 import { cairn } from "@/lib/cairn";
+import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
 import { getSql } from "@/lib/storage";
 import {
   REFINEMENT_JOB,
@@ -61,6 +62,11 @@ async function registerWorkers(): Promise<void> {
     working.add(DIR_HISTORY_COMPACT_JOB);
     await scheduleHistoryCompaction({ queue, startAfterSeconds: FIRST_COMPACTION_AFTER_SECONDS });
   }
+  // "Download my data" (Settings → Your data): one build at a time per instance.
+  if (!working.has(DATA_EXPORT_JOB)) {
+    await queue.work<DataExportJobPayload>(DATA_EXPORT_JOB, dataExportJob({ sql: getSql }));
+    working.add(DATA_EXPORT_JOB);
+  }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>
       console.error("cairn: sweeping stuck refinements failed", error),
@@ -70,8 +76,8 @@ async function registerWorkers(): Promise<void> {
 }
 
 /**
- * Registers this process's workers (once): refinements, automatic commit retries and dir history
- * compaction (the first run a minute after start, then every 6 h), plus the
+ * Registers this process's workers (once): refinements, automatic commit retries, data exports
+ * and dir history compaction (the first run a minute after start, then every 6 h), plus the
  * sweep that settles refinements whose job ended without an outcome. A failure to start (the
  * database is away) is logged and tried again every 10 s; jobs wait in the queue meanwhile.
  */

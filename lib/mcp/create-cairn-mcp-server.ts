@@ -1,7 +1,7 @@
 // Over 500 lines, knowingly: one MCP server definition, one tool or resource after another, each
 // short; splitting by tool would scatter the shared actor and harness setup.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 import { accessTokenVia, type AccessTokenIdentity } from "@/lib/access-tokens";
@@ -550,13 +550,13 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       const dir = dirs
         .listVisibleDirs({ actor })
         .find((candidate) => withoutPrefix.startsWith(`${candidate.harnessDir}/`));
-      if (!dir) throw new Error(`No memory file at ${uri.href}.`);
+      if (!dir) throw resourceNotFound(uri, "memory file");
       const file = await dirs.readFile({
         actor,
         harnessDir: dir.harnessDir,
         path: withoutPrefix.slice(dir.harnessDir.length + 1),
       });
-      if (!file) throw new Error(`No memory file at ${uri.href}.`);
+      if (!file) throw resourceNotFound(uri, "memory file");
       return {
         contents: [
           file.text === null
@@ -598,10 +598,10 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       const kind = String(variables.kind);
       const id = String(variables.id);
       if (!(ENTRY_KINDS as readonly string[]).includes(kind)) {
-        throw new Error(`No harness entry at ${uri.href}.`);
+        throw resourceNotFound(uri, "harness entry");
       }
       const entry = await harness().getEntry({ kind: kind as EntryKind, id, scope: "global" });
-      if (!entry) throw new Error(`No harness entry at ${uri.href}.`);
+      if (!entry) throw resourceNotFound(uri, "harness entry");
       return {
         contents: [
           {
@@ -630,4 +630,12 @@ async function recentGlobalRefinements(db: Db, workspaceId: string): Promise<Rec
     status: row.status,
     createdAt: row.createdAt.toISOString(),
   }));
+}
+
+/**
+ * The MCP spec's answer to a `resources/read` of a URI that names nothing: JSON-RPC error
+ * -32002 ("Resource not found") with the URI in `data`, not a generic internal error.
+ */
+function resourceNotFound(uri: URL, what: string): McpError {
+  return new McpError(-32002, `No ${what} at ${uri.href}.`, { uri: uri.href });
 }

@@ -106,7 +106,7 @@ export async function handleMcpRequest(
   try {
     identity = await authenticateAccessToken(options.db, { token: bearerOf(request) });
   } catch (error) {
-    if (error instanceof AccessTokenError) {
+    if (AccessTokenError.isInstance(error)) {
       discardRestOfBody(request);
       return unauthorized(error);
     }

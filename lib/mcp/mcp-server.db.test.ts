@@ -301,6 +301,16 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     expect(uri).toBe("cairn://files/persistent/user/notes.md");
     const read = await client.readResource({ uri: uri! });
     expect(read.contents[0]).toMatchObject({ text: "likes tea\n" });
+    // A URI that names nothing: the spec's "Resource not found" (-32002), not an internal error.
+    for (const missing of [
+      "cairn://files/persistent/user/nothing-here.md",
+      "cairn://files/persistent/elsewhere/notes.md",
+    ]) {
+      await expect(client.readResource({ uri: missing })).rejects.toMatchObject({
+        code: -32002,
+        message: expect.stringContaining("No memory file at") as unknown,
+      });
+    }
     await client.close();
   });
 

@@ -303,13 +303,14 @@ export interface PersistentDirsService {
    * compare-and-swap. `baseCursor` and `baseContent` are what the editor loaded. When the dir
    * moved but this file did not, the edit is applied on top; when the file itself changed, nothing
    * is written and the edit is kept in the commit log as a conflict. A failing store keeps the
-   * edit as a failed commit. Either way nothing is lost.
+   * edit as a failed commit. Either way nothing is lost. `content` is text, or bytes for a
+   * binary file (an uploaded original).
    */
   saveFile(options: {
     actor: Actor;
     harnessDir: string;
     path: string;
-    content: string | null;
+    content: FileContent | null;
     baseCursor: DirCursor;
     baseContent: string | null;
   }): Promise<SaveFileResult>;

@@ -15,10 +15,10 @@ export default async function SignUpPage({
   const { invite: token } = firstSearchValues(await searchParams);
   if (token) {
     const invite = await findInviteForSignUp(token).catch((error: unknown) => {
-      if (error instanceof AccountError) return error;
+      if (AccountError.isInstance(error)) return error;
       throw error;
     });
-    if (invite instanceof AccountError) return <Closed message={invite.message} />;
+    if (AccountError.isInstance(invite)) return <Closed message={invite.message} />;
     return (
       <Card className="space-y-4">
         <CardTitle>Join {invite.workspace.name}</CardTitle>

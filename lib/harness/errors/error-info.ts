@@ -23,28 +23,49 @@ export interface PublicError {
   message: string;
 }
 
-const STATUS_BY_TYPE: Record<HarnessErrorType, ErrorStatus> = {
+/** The core's kinds of failure and their statuses. */
+const CORE_STATUS_BY_TYPE = {
   validation: 400,
-  usage: 400,
-  access_token: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
   // A refinement's state forbids the step (not pending, nothing to roll back): 409.
   refine: 409,
-  account: 400,
   failed: 500,
   interrupted: 500,
-};
+} as const satisfies Record<string, ErrorStatus>;
 
-/** Codes whose status is not their type's. */
-const STATUS_BY_CODE: Partial<Record<HarnessErrorCode, ErrorStatus>> = {
-  "account:email_taken": 409,
-  "account:sign_up_closed": 403,
-  "account:invite_invalid": 404,
-  "account:invite_used": 410,
-  "account:invite_expired": 410,
-};
+/** The statuses of the kinds hosts registered, and of codes whose status is not their kind's. */
+const registeredTypes = new Map<string, ErrorStatus>();
+const registeredCodes = new Map<string, ErrorStatus>();
+
+/**
+ * Registers a host's kind of failure (declared by augmenting `HarnessErrorTypes`): the status
+ * its codes map to, and `codes` whose status differs from it. Called once, beside the class that
+ * throws it; registering a core kind, or a kind again with other statuses, throws.
+ */
+export function registerErrorType(
+  type: Exclude<HarnessErrorType, keyof typeof CORE_STATUS_BY_TYPE>,
+  options: { status: ErrorStatus; codes?: Record<`${typeof type}:${string}`, ErrorStatus> },
+): void {
+  if (Object.hasOwn(CORE_STATUS_BY_TYPE, type)) {
+    throw new Error(`"${type}" is one of the core's error types; it cannot be registered`);
+  }
+  const codes = Object.entries(options.codes ?? {}) as [string, ErrorStatus][];
+  const known = registeredTypes.get(type);
+  if (
+    known !== undefined &&
+    (known !== options.status ||
+      codes.some(([code, status]) => registeredCodes.get(code) !== status))
+  ) {
+    throw new Error(`Error type "${type}" is registered already, with other statuses`);
+  }
+  registeredTypes.set(type, options.status);
+  for (const [code, status] of codes) {
+    if (!code.startsWith(`${type}:`)) throw new Error(`${code} is not a code of "${type}"`);
+    registeredCodes.set(code, status);
+  }
+}
 
 /** What a person is shown for a failure that is not theirs to fix (and is logged instead). */
 export const INTERNAL_ERROR_MESSAGE = "Something went wrong. Try again.";
@@ -54,8 +75,14 @@ export function httpStatusOf(error: unknown): ErrorStatus {
   const code =
     typeof error === "string" ? error : HarnessError.isInstance(error) ? error.code : null;
   if (code === null) return isZodLike(error) ? 400 : 500;
-  const type = code.slice(0, code.indexOf(":")) as HarnessErrorType;
-  return STATUS_BY_CODE[code as HarnessErrorCode] ?? STATUS_BY_TYPE[type] ?? 500;
+  const type = code.slice(0, code.indexOf(":"));
+  return (
+    registeredCodes.get(code) ??
+    (Object.hasOwn(CORE_STATUS_BY_TYPE, type)
+      ? CORE_STATUS_BY_TYPE[type as keyof typeof CORE_STATUS_BY_TYPE]
+      : registeredTypes.get(type)) ??
+    500
+  );
 }
 
 /**

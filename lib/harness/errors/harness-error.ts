@@ -7,26 +7,33 @@
 const marker = Symbol.for("cairn.harness.error");
 
 /**
- * The kind of failure, the part of `code` before the colon. Closed: the one mapping to HTTP
- * status and user text (`error-info.ts`) has an answer for every type.
+ * The kinds of failure, the part of `code` before the colon: the core's own below. A host adds
+ * its kinds by augmenting this interface and registering each kind's HTTP status with
+ * `registerErrorType` (`error-info.ts`), beside the class that throws it — the core lists no
+ * host vocabulary:
+ *
+ * ```ts
+ * declare module "@/lib/harness" {
+ *   interface HarnessErrorTypes { account: true }
+ * }
+ * registerErrorType("account", { status: 400, codes: { "account:email_taken": 409 } });
+ * ```
  */
-export type HarnessErrorType =
-  | "validation"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
+export interface HarnessErrorTypes {
+  validation: true;
+  forbidden: true;
+  not_found: true;
+  conflict: true;
   /** A refinement's state forbids the step (not pending, nothing to roll back, locked, …). */
-  | "refine"
+  refine: true;
   /** Something underneath failed (a store, a journal, an injected fault). */
-  | "failed"
+  failed: true;
   /** A turn or commit was cut short (a crash, a restart). */
-  | "interrupted"
-  /** Sign-up, invites and user creation (`lib/accounts`). */
-  | "account"
-  /** Personal access tokens for the MCP endpoint (`lib/access-tokens`). */
-  | "access_token"
-  /** A command line the CLI does not understand. */
-  | "usage";
+  interrupted: true;
+}
+
+/** A kind of failure: the core's or one a host registered. */
+export type HarnessErrorType = keyof HarnessErrorTypes;
 
 /** Stable, machine-readable: `type:detail`, e.g. `conflict:entry`, `validation:path`. */
 export type HarnessErrorCode = `${HarnessErrorType}:${string}`;

@@ -5,6 +5,7 @@ export {
   type HarnessErrorOptions,
   type HarnessErrorSurface,
   type HarnessErrorType,
+  type HarnessErrorTypes,
 } from "./harness-error";
 export { HarnessValidationError } from "./validation-error";
 export { HarnessForbiddenError } from "./forbidden-error";
@@ -14,6 +15,7 @@ export {
   describeError,
   httpStatusOf,
   INTERNAL_ERROR_MESSAGE,
+  registerErrorType,
   toErrorInfo,
   toPublicError,
   type ErrorInfo,

@@ -1,4 +1,4 @@
-import { HarnessError } from "../errors";
+import { hasErrorMarker, HarnessError } from "../errors";
 import type { CommitRecord, NewCommitRecord } from "./commit-log";
 
 /**
@@ -105,11 +105,18 @@ export function turnCommitId(options: { turnId: string; harnessDir: string }): s
   return `turn:${options.turnId}:${options.harnessDir}`;
 }
 
+const journalWriteErrorMarker = Symbol.for("cairn.harness.error.journal_write");
+
 /** Thrown when a write could not be journaled anywhere (database and spool both failed). */
 export class JournalWriteError extends HarnessError {
+  private readonly [journalWriteErrorMarker] = true;
+
   constructor(options: { message: string; cause?: unknown }) {
     super({ code: "failed:journal", message: options.message, cause: options.cause });
-    this.name = "JournalWriteError";
+  }
+
+  static override isInstance(error: unknown): error is JournalWriteError {
+    return hasErrorMarker(error, journalWriteErrorMarker);
   }
 }
 

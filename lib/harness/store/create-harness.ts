@@ -2,7 +2,7 @@
 // new state, the revision) is plan-edits.ts, with the pure rules in edit-planner.ts; this file
 // commits the plans and serves the reads.
 import { HarnessError, HarnessValidationError } from "../errors";
-import { assertKind, createEditPlanner, type BatchPlan } from "./plan-edits";
+import { assertKind, createEditPlanner, type BatchPlan, type EditPlanner } from "./plan-edits";
 import { entryKeyOf } from "./entry-key";
 import {
   compareEntriesCanonically,
@@ -86,15 +86,29 @@ export function createHarness(options: CreateHarnessOptions): Harness {
     });
   }
 
-  const { newPlan, planCreate, planUpdate, planDelete, planRestore, notFound } = createEditPlanner({
-    storage,
-    actor,
-    chatId,
-    via,
-    clock,
-    generateId,
-    defaultSource,
-  });
+  const plannerContext = { storage, chatId, via, clock, generateId, defaultSource };
+  const ownPlanner = createEditPlanner({ ...plannerContext, actor });
+  const { notFound } = ownPlanner;
+
+  /**
+   * Every write starts here, and only here can it get the planner that turns its input into a
+   * batch for `commit`: the planner of the actor the write is made by. With `actorForWrite` that
+   * is the actor it returns now (the role read at this write), so a write method cannot skip
+   * the check — it has no other way to plan a change.
+   */
+  async function beginWrite(): Promise<EditPlanner> {
+    if (!options.actorForWrite) return ownPlanner;
+    const current = await options.actorForWrite();
+    if (current.userId !== actor.userId || current.workspaceId !== actor.workspaceId) {
+      throw new HarnessValidationError({
+        surface: "harness",
+        message: "actorForWrite must return the same person in the same workspace",
+      });
+    }
+    return current.role === actor.role
+      ? ownPlanner
+      : createEditPlanner({ ...plannerContext, actor: current });
+  }
 
   function readRef(locator: { kind: EntryKind; id: string; scope?: EntryScope }): EntryRef | null {
     assertKind(locator.kind);
@@ -117,6 +131,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   }
 
   async function createEntry(input: CreateEntryInput): Promise<Entry> {
+    const { newPlan, planCreate } = await beginWrite();
     // An auto-generated slug can race with a concurrent create of the same title; pick the next one.
     for (let attempt = 0; ; attempt++) {
       const plan = newPlan();
@@ -138,6 +153,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   }
 
   async function updateEntry(input: UpdateEntryInput): Promise<Entry> {
+    const { newPlan, planUpdate } = await beginWrite();
     const plan = newPlan();
     const entry = await planUpdate(input, plan, input.abortSignal);
     if (plan.changes.length > 0) await commit(plan, { abortSignal: input.abortSignal });
@@ -145,6 +161,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   }
 
   async function deleteEntry(input: DeleteEntryInput): Promise<Revision> {
+    const { newPlan, planDelete } = await beginWrite();
     const plan = newPlan();
     await planDelete(input, plan, input.abortSignal);
     const { revisions } = await commit(plan, { abortSignal: input.abortSignal });
@@ -194,6 +211,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   async function applyEdits(
     input: Parameters<Harness["applyEdits"]>[0],
   ): Promise<ApplyEditsResult> {
+    const { newPlan, planCreate, planUpdate, planDelete, planRestore } = await beginWrite();
     const plan = newPlan({ reason: input.reason, cause: input.cause, source: input.source });
     for (const edit of input.edits) {
       switch (edit.op) {
@@ -235,6 +253,7 @@ export function createHarness(options: CreateHarnessOptions): Harness {
   }
 
   async function restoreRevision(input: RestoreRevisionInput): Promise<Revision> {
+    const { newPlan, planRestore } = await beginWrite();
     const plan = newPlan();
     await planRestore(input, plan, input.abortSignal);
     const { revisions } = await commit(plan, { abortSignal: input.abortSignal });

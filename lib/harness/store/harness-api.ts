@@ -221,6 +221,14 @@ export interface CreateHarnessOptions {
    * outside the app, e.g. `mcp:laptop (claude-code)`. Default: none.
    */
   via?: string;
+  /**
+   * Called at the start of every write (never for reads): who makes this write, as the host
+   * reads it now. The write is planned and authorized for the actor it returns — same person and
+   * workspace as `actor`, the role read at this moment; throw to refuse the write. A host whose
+   * harness outlives a request (a chat turn's tools) passes a membership read here, so a role
+   * changed meanwhile counts at the next write. Default: `actor`, unchanged.
+   */
+  actorForWrite?: () => Promise<Actor>;
 }
 
 // ---------------------------------------------------------------------------------------------

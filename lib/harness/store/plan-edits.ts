@@ -74,6 +74,9 @@ export interface EditPlannerContext {
   defaultSource: EntrySource;
 }
 
+/** The batch planners (create, update, delete, restore) of one harness, for one actor. */
+export type EditPlanner = ReturnType<typeof createEditPlanner>;
+
 /** The batch planners (create, update, delete, restore) of one harness. */
 export function createEditPlanner(context: EditPlannerContext) {
   const { storage, actor, chatId, via, clock, generateId, defaultSource } = context;

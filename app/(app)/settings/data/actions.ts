@@ -1,0 +1,15 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { action } from "@/lib/actions";
+import { requestDataExport } from "@/lib/data-export";
+import { getJobQueue } from "@/lib/jobs";
+import { getSql } from "@/lib/storage";
+
+/** "Download my data": queues a build of the person's export (one at a time). */
+export const requestDataExportAction = action({ input: z.object({}) }, async ({ actor }) => {
+  const requested = await requestDataExport({ sql: getSql(), queue: getJobQueue(), actor });
+  revalidatePath("/settings/data");
+  return { id: requested.id };
+});

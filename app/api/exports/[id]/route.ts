@@ -1,0 +1,27 @@
+import { getActor } from "@/lib/auth";
+import { readDataExport } from "@/lib/data-export";
+import { getSql } from "@/lib/storage";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET a ready export of the signed-in person's data as a zip. Only its owner, in the workspace it
+ * was made in, gets it; anything else (someone else's, expired, not ready, unknown) is a 404 that
+ * says no more than that.
+ */
+export async function GET(_request: Request, context: { params: Promise<{ id: string }> }) {
+  const actor = await getActor();
+  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  const { id } = await context.params;
+  const found = id.length <= 100 ? await readDataExport({ sql: getSql(), actor, id }) : null;
+  if (!found) return Response.json({ error: "No such export." }, { status: 404 });
+  const day = found.view.createdAt.toISOString().slice(0, 10);
+  return new Response(new Uint8Array(found.zip), {
+    headers: {
+      "Content-Type": "application/zip",
+      "Content-Length": String(found.zip.length),
+      "Content-Disposition": `attachment; filename="cairn-my-data-${day}.zip"`,
+      "Cache-Control": "private, no-store",
+    },
+  });
+}
