@@ -34,6 +34,9 @@ export async function register(): Promise<void> {
   } catch (error) {
     console.error("cairn: durability did not start; it starts with the first chat turn", error);
   }
+  // The docs folder's passages (and, once, everything indexed before search existed).
+  const { cairn } = await import("@/lib/cairn");
+  void cairn().search.ready();
   if (!workers) return;
   const { startJobWorkers } = await import("./lib/jobs/start-job-workers");
   await startJobWorkers();

@@ -16,6 +16,12 @@ const nextConfig: NextConfig = {
     // (five 2.8 MB chunks and their source maps) and the first build parsed it five times.
     // Required at run time instead (bench/README.md, "First build").
     "gpt-tokenizer",
+    // Document conversion (issue 25): pdf.js loads its worker module by path at run time, and
+    // the converters are large and used only by uploads — required at run time, not bundled.
+    "pdfjs-dist",
+    "mammoth",
+    "exceljs",
+    "turndown",
   ],
   poweredByHeader: false,
   // The API routes' fixed security headers; pages get theirs from proxy.ts (decision 0026).

@@ -4,11 +4,13 @@
 import { benchChatRoute } from "./chat-route";
 import { benchDiff } from "./diff";
 import { benchDirHistory } from "./dir-history";
+import { benchDocuments } from "./documents";
 import { benchHarnessStore } from "./harness-store";
 import { benchPeers } from "./peers/run";
 import { benchPersistentDirs } from "./persistent-dirs";
 import { benchPromptView } from "./prompt-view";
 import { benchRefinement } from "./refinement";
+import { benchSearch } from "./search";
 import { benchShellStart } from "./shell-start";
 import { benchSnapshot } from "./snapshot";
 import { benchSqlLayer } from "./sql-layer";
@@ -26,9 +28,11 @@ const benches: Record<string, () => Promise<string>> = {
   snapshot: benchSnapshot,
   diff: benchDiff,
   "shell-start": benchShellStart,
+  search: benchSearch,
 };
 const namedOnly: Record<string, () => Promise<string>> = {
   "chat-route": benchChatRoute,
+  documents: benchDocuments,
   peers: benchPeers,
   "stack-floor": benchStackFloor,
 };

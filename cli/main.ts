@@ -7,6 +7,7 @@ import { isRole } from "@/lib/harness";
 import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
 import { mcpCommand, tokenCreateCommand } from "./mcp-commands";
+import { searchReindexCommand } from "./search-commands";
 import { UsageError } from "./usage-error";
 
 const usage = `Usage: cairn <command>
@@ -24,6 +25,9 @@ Commands:
       Compact the history of every persistent dir (or workspace W's) past the retention
       window (CAIRN_DIR_HISTORY_RETENTION_DAYS, default 30 days; or N): older versions keep
       who, when and which files, and only the content a later version needs.
+  search reindex
+      Rebuild the search index (memory, company knowledge, docs folder, harness entries, chat
+      messages) in one transaction; see docs/search.md.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
   mcp --url URL [--token T]
@@ -55,6 +59,8 @@ export async function main(
       return await tokenCreateCommand(rest, io, config);
     if (group === "dirs" && command === "compact")
       return await dirsCompactCommand(rest, io, config);
+    if (group === "search" && command === "reindex")
+      return await searchReindexCommand(rest, io, config);
     if (group === "mcp") return await mcpCommand(argv.slice(1), config);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {

@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { hasStatements, withoutRawObjects } from "./db-raw-objects.mjs";
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -37,11 +38,13 @@ for (const provider of ["sqlite", "postgres"]) {
     { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (result.status !== 0) process.exit(result.status ?? 1);
-  if (!/\b(CREATE|ALTER|DROP|INSERT|UPDATE|PRAGMA)\b/.test(result.stdout)) {
+  // Statements dropping what raw SQL made (the search index's FTS5 tables) are left out.
+  const script = withoutRawObjects(result.stdout);
+  if (!hasStatements(script)) {
     console.log(`${provider}: no changes`);
     continue;
   }
   mkdirSync(path.join(root, migrations, folder), { recursive: true });
-  writeFileSync(path.join(root, migrations, folder, "migration.sql"), result.stdout);
+  writeFileSync(path.join(root, migrations, folder, "migration.sql"), script);
   console.log(`${provider}: wrote ${migrations}/${folder}/migration.sql`);
 }

@@ -2,6 +2,7 @@ import { KeyRound, Download, LogOut } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(auth)/actions";
+import { SearchBox } from "@/components/search/search-box";
 import { HeaderMenu } from "@/components/shell/header-menu";
 import { NavLinks } from "@/components/shell/nav-links";
 import { ThemeToggle } from "@/components/theme-toggle";
@@ -32,6 +33,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <Link href="/chat" className="font-semibold tracking-tight">
           Cairn
         </Link>
+        <SearchBox />
         <HeaderMenu>
           <NavLinks links={links} />
           <div className="flex flex-wrap items-center gap-3 text-sm md:flex-nowrap">

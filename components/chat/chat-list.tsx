@@ -261,7 +261,8 @@ function useChatPages(initial: ChatListPage, query: string) {
   const needle = query.trim();
 
   useEffect(() => {
-    if (!needle || complete) return;
+    // Titles filter what is loaded at once; the server also finds chats by their messages' words.
+    if (!needle) return;
     let current = true;
     const timer = setTimeout(() => {
       listChatsAction({ query: needle })
@@ -276,11 +277,11 @@ function useChatPages(initial: ChatListPage, query: string) {
       current = false;
       clearTimeout(timer);
     };
-  }, [needle, complete, initial]);
+  }, [needle, initial]);
 
   const lowered = needle.toLowerCase();
   const filtered = loaded.filter((chat) => chat.title.toLowerCase().includes(lowered));
-  const searched = !needle || complete ? null : found?.query === needle ? found.page : undefined;
+  const searched = !needle ? null : found?.query === needle ? found.page : undefined;
 
   const showMore = (): void => {
     const cursor = searched ? searched.nextCursor : nextCursor;
@@ -352,7 +353,7 @@ export function ChatSidebar({ initial, className }: { initial: ChatListPage; cla
         <p className="text-muted-foreground px-2 text-sm">Your chats appear here.</p>
       ) : shown.length === 0 ? (
         <p className="text-muted-foreground px-2 text-sm" data-testid="chat-search-empty">
-          {searching ? "Searching…" : `No chat title matches “${query.trim()}”.`}
+          {searching ? "Searching…" : `No chat matches “${query.trim()}”.`}
         </p>
       ) : (
         <ul className="space-y-0.5" data-testid="chat-list">

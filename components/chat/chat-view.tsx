@@ -29,6 +29,7 @@ import type { ChatRating } from "@/lib/feedback/tags";
 import { cn } from "@/lib/utils";
 import { describeChatError } from "./chat-error";
 import { useFollowStream } from "./follow-stream";
+import { ChatAttach } from "./chat-attach";
 import { buildTimeline, takePendingFirstMessage } from "./timeline";
 
 interface TurnData {
@@ -655,6 +656,12 @@ export function ChatView({
             {refinePending ? <Loader2 className="size-3.5 animate-spin" /> : null}
             {input.trim() ? "Refine with this" : "Refine"}
           </Button>
+          <ChatAttach
+            disabled={busy}
+            onAttached={(line) =>
+              setInput((typed) => (typed.trim() ? `${typed.trimEnd()}\n${line}` : line))
+            }
+          />
           {canRefineGlobally ? (
             <label className="text-muted-foreground flex items-center gap-1 text-xs">
               <input

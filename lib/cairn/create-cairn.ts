@@ -15,6 +15,7 @@ import {
   createPersistentDirsService,
   type PersistentDirsService,
 } from "@/lib/persistent-dirs/service";
+import { createSearchService, type SearchService } from "@/lib/search/service";
 import { createDatabaseLock } from "@/lib/storage/database-lock";
 import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/storage/harness-storage";
 import { sqlFor, type Sql } from "@/lib/storage/sql";
@@ -40,6 +41,8 @@ export interface Cairn {
    * retries on `jobQueue`. The first access starts the loop; `close()` stops it.
    */
   readonly durability: Durability;
+  /** Search over memory, company knowledge, docs, harness entries and chats (lib/search). */
+  readonly search: SearchService;
   /** The durable job queue: pg-boss on PostgreSQL, the `Job` table on SQLite. */
   readonly jobQueue: JobQueue;
   /** The lock every refinement path holds (an advisory lock, or a lease row on SQLite). */
@@ -110,6 +113,9 @@ export function createCairn(config: CairnConfig): Cairn {
     started.start();
     return started;
   });
+  const search = lazy(() =>
+    createSearchService({ db: db.get(), sql: sql.get(), docsFolder: config.companyDocsDir }),
+  );
   const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target }));
   const turnSlots = createTurnSlots({ maxPerUser: config.turns.maxPerUser });
   const turnRate = createTurnRate({ perMinute: config.turns.perMinute });
@@ -144,6 +150,9 @@ export function createCairn(config: CairnConfig): Cairn {
     },
     get refinementLock() {
       return refinementLock.get();
+    },
+    get search() {
+      return search.get();
     },
     turnSlots,
     turnRate,

@@ -12,6 +12,7 @@ import {
   type SqlValue,
 } from "@/lib/storage/sql";
 import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
+import { chatMessageMatch } from "@/lib/search/search";
 import { listMessageTimes, loadChatMessages } from "./messages";
 
 /**
@@ -359,8 +360,8 @@ export function decodeChatCursor(cursor: string): { updatedAt: Date; id: string 
  * The chats of the actor in their workspace, most recently updated first, one page at a time
  * (`limit`, default {@link CHAT_PAGE_SIZE}, at most {@link MAX_CHAT_PAGE_SIZE}). Pages are keyed
  * on `(updatedAt, id)`, so a chat is neither missed nor repeated across pages unless it is
- * updated meanwhile (it then moves to the top). `query` keeps the chats whose title contains it,
- * ignoring case (on SQLite only ASCII letters fold; PostgreSQL folds all). A cursor that
+ * updated meanwhile (it then moves to the top). `query` keeps the chats whose title contains it
+ * or one of whose messages holds its words (the search index), ignoring case (on SQLite only ASCII letters fold; PostgreSQL folds all). A cursor that
  * `listChats` did not hand out gives the first page. One statement, bound parameters fixed in
  * number whatever the chat count.
  */
@@ -378,9 +379,12 @@ export async function listChats(
   const parameters: SqlValue[] = [actor.workspaceId, actor.userId];
   const query = options.query?.trim().toLowerCase();
   if (query) {
-    // instr / strpos, not LIKE: a % or _ in the search matches literally.
-    where.push(`${sql.dialect === "sqlite" ? "instr" : "strpos"}(lower("title"), ?) > 0`);
-    parameters.push(query);
+    // instr / strpos, not LIKE: a % or _ in the search matches literally. A chat also matches
+    // when one of its messages holds the words (the search index, lib/search).
+    const title = `${sql.dialect === "sqlite" ? "instr" : "strpos"}(lower("title"), ?) > 0`;
+    const messages = chatMessageMatch(sql.dialect, `"id"`, query);
+    where.push(messages ? `(${title} OR ${messages.sql})` : title);
+    parameters.push(query, ...(messages?.params ?? []));
   }
   if (after) {
     where.push(`("updatedAt" < ? OR ("updatedAt" = ? AND "id" < ?))`);

@@ -32,6 +32,12 @@ import {
   requestRefinement,
   scheduleRefinement,
 } from "@/lib/refinements";
+import {
+  createSearchTool,
+  relevantPassagesSection,
+  searchPassages,
+  type SearchHit,
+} from "@/lib/search";
 import { BASE_PROMPT } from "./base-prompt";
 import {
   appendMessage,
@@ -95,12 +101,37 @@ function textOf(message: UIMessage): string {
   return message.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
 
+/** Share of the turn's token budget the prompt's relevant passages may take, and a cap. */
+const RELEVANT_SHARE = 0.2;
+const RELEVANT_MAX_TOKENS = 1500;
+
+/**
+ * The prompt's passages relevant to the person's message, from company knowledge, docs and
+ * their own memory. Search failing never fails the turn: the prompt then goes without them.
+ */
+async function relevantPassages(actor: Actor, text: string, tokenBudget: number): Promise<string> {
+  let hits: SearchHit[];
+  try {
+    // The membership was read for this request (getActor): the index is asked directly.
+    hits = await searchPassages(cairn().sql, {
+      actor,
+      query: text,
+      kinds: ["company", "docs", "memory"],
+      limit: 20,
+    });
+  } catch {
+    return "";
+  }
+  return relevantPassagesSection(hits, Math.min(RELEVANT_MAX_TOKENS, tokenBudget * RELEVANT_SHARE));
+}
+
 /** The harness definition the app runs a chat turn with. */
 function appHarness(
   actor: Actor,
   chat: ChatForTurn,
   model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
   extraTools: ReturnType<typeof createRefineTool>["tools"],
+  relevant: string,
 ) {
   const chatId = chat.id;
   const root = cairn();
@@ -108,7 +139,7 @@ function appHarness(
   const durability = root.durability;
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model.model,
-    instructions: BASE_PROMPT,
+    instructions: relevant ? `${BASE_PROMPT}\n\n${relevant}` : BASE_PROMPT,
     persistentDirs: dirs.dirs,
     commitLog: dirs.commitLog,
     journal: durability.journal,
@@ -121,7 +152,11 @@ function appHarness(
       contextWindowTokens: model.contextWindow,
       threshold: root.config.compactionThreshold,
     },
-    tools: () => extraTools,
+    // Search runs as the turn's person, their membership read per call (lib/search).
+    tools: () => ({
+      ...extraTools,
+      search: createSearchTool((input) => root.search.search(actor, input)),
+    }),
     memoryTool: providerMemoryTool(model.provider),
     shell: root.shellLimits,
     recentRefinements: () =>
@@ -300,8 +335,13 @@ async function runClaimedTurn(options: {
   const turnRow = { id: turnId };
   const stopLease = keepLease(turnRow.id, getDurability());
 
+  const relevant = await relevantPassages(
+    actor,
+    textOf(message),
+    options.chat.settings.tokenBudget,
+  );
   const turn = streamHarness({
-    harness: appHarness(actor, options.chat, model, refine.tools),
+    harness: appHarness(actor, options.chat, model, refine.tools, relevant),
     messages: messagesForModel(history, compaction),
     session: { chatId },
     extraBody: { actor },

@@ -143,23 +143,26 @@ async function countOneTurn(userId: string, chatId: string, text: string): Promi
  *  4. appendNewMessage: the user's message (INSERT … SELECT MAX(seq) + 1)
  *  5. loadTurnHistory: the chat's compaction state and its messages, in one statement
  *  6. insertRunningTurn: the Turn row, with its lease
- *  7. the user and company dirs' versions, in one statement (they validate the dir snapshot cache)
- *  8. the harness counter (the snapshot cache is validated by it)
- *  9. listRecentRefinements (for the prompt)
- * 10. the turn journal's checkpoint of the tool's change (durable before the commit)
- * 11–16. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
- *        the file, the DirCommit row, the workspace's history counter (decision 0030), COMMIT
- * 17. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
- * 18. the journal's discard
- * 19–24. recordFinishedTurn: BEGIN, the assistant message, the Turn row, the chat's updatedAt,
- *        the claim's release, COMMIT
- * 25. maybeAutoRefine (after the response): the last review and the turns since, in one statement
- *
+ *  7. the prompt's relevant passages: one search of the index (issue 24, lib/search)
+ *  8. the user and company dirs' versions, in one statement (they validate the dir snapshot cache)
+ *  9. the harness counter (the snapshot cache is validated by it)
+ * 10. listRecentRefinements (for the prompt)
+ * 11. the turn journal's checkpoint of the tool's change (durable before the commit)
+ * 12–18. the commit: BEGIN, the dir version's compare-and-swap (with the dir's history counter),
+ *        the file, its passages in the search index (issue 24), the DirCommit row, the
+ *        workspace's history counter (decision 0030), COMMIT
+ * 19. settleInterruptedRecord: the turn's `interrupted` commit record, if recovery made one
+ * 20. the journal's discard
+ * 21–26. recordFinishedTurn: BEGIN, the assistant message (its search passage is written by a
+ *        trigger, in the same statement), the Turn row, the chat's updatedAt, the claim's
+ *        release, COMMIT
+ * 27. maybeAutoRefine (after the response): the last review and the turns since, in one statement
+
  * Not per turn: the lease heartbeat (`refreshTurnLease`, one UPDATE every 20 s of a turn) and the
  * claim's renewal (one UPDATE every 30 s); a process's first turn also reads the snapshots afresh
  * and starts the durability loop. Before issue 12's cut the same turn ran 27 (bench/README.md).
  */
-const MAX_STATEMENTS_PER_TURN = 25;
+const MAX_STATEMENTS_PER_TURN = 27;
 const MAX_TRANSACTIONS_PER_TURN = 2;
 
 describe(`statements per chat turn (${testDatabaseProvider()})`, () => {

@@ -36,6 +36,8 @@ export const CONFIG_DEFAULTS = Object.freeze({
   CAIRN_DIR_HISTORY_RETENTION_DAYS: DEFAULT_DIR_HISTORY_SETTINGS.retentionDays,
   CAIRN_FAILED_COMMITS_MAX_BYTES: DEFAULT_FAILED_COMMITS_MAX_BYTES,
   CAIRN_JOB_EXPIRE_SECONDS: 300,
+  CAIRN_UPLOAD_MAX_FILE_BYTES: 1024 * 1024,
+  CAIRN_UPLOAD_MAX_BATCH_BYTES: 32 * 1024 * 1024,
   CAIRN_COMPACTION_THRESHOLD: 0.7,
   OLLAMA_BASE_URL: "http://127.0.0.1:11434",
 });
@@ -180,6 +182,8 @@ export const envSchema = z.object({
     return normalized === "on";
   }),
   CAIRN_JOB_EXPIRE_SECONDS: wholeNumber(CONFIG_DEFAULTS.CAIRN_JOB_EXPIRE_SECONDS),
+  CAIRN_UPLOAD_MAX_FILE_BYTES: wholeNumber(CONFIG_DEFAULTS.CAIRN_UPLOAD_MAX_FILE_BYTES),
+  CAIRN_UPLOAD_MAX_BATCH_BYTES: wholeNumber(CONFIG_DEFAULTS.CAIRN_UPLOAD_MAX_BATCH_BYTES),
   CAIRN_COMPACTION_THRESHOLD: text.transform((value, context) => {
     if (value === undefined) return CONFIG_DEFAULTS.CAIRN_COMPACTION_THRESHOLD;
     const number = Number(value);
@@ -292,6 +296,8 @@ export interface CairnConfig {
   workers: boolean;
   /** `CAIRN_JOB_EXPIRE_SECONDS`. */
   jobExpireSeconds: number;
+  /** `CAIRN_UPLOAD_MAX_FILE_BYTES`, `CAIRN_UPLOAD_MAX_BATCH_BYTES` (issue 25). */
+  upload: { maxFileBytes: number; maxBatchBytes: number };
   /** `CAIRN_COMPACTION_THRESHOLD`. */
   compactionThreshold: number;
   /** The `AI_*` variables, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and `OLLAMA_BASE_URL`. */
@@ -367,6 +373,10 @@ export function toConfig(env: ParsedEnv, cwd: string): CairnConfig {
     faultInjection: env.CAIRN_FAULT_INJECTION,
     workers: env.CAIRN_WORKERS,
     jobExpireSeconds: env.CAIRN_JOB_EXPIRE_SECONDS,
+    upload: {
+      maxFileBytes: env.CAIRN_UPLOAD_MAX_FILE_BYTES,
+      maxBatchBytes: env.CAIRN_UPLOAD_MAX_BATCH_BYTES,
+    },
     compactionThreshold: env.CAIRN_COMPACTION_THRESHOLD,
     models: Object.freeze(models),
     mcpBridge: { url: env.CAIRN_URL ?? null, token: env.CAIRN_TOKEN ?? null },

@@ -10,6 +10,7 @@ import {
 import { cairn } from "@/lib/cairn";
 import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
 import { getSql } from "@/lib/storage";
+import { DOCUMENT_CONVERT_JOB, getUploads, type DocumentConvertPayload } from "@/lib/uploads";
 import {
   REFINEMENT_JOB,
   runRefinementJob,
@@ -61,6 +62,14 @@ async function registerWorkers(): Promise<void> {
     );
     working.add(DIR_HISTORY_COMPACT_JOB);
     await scheduleHistoryCompaction({ queue, startAfterSeconds: FIRST_COMPACTION_AFTER_SECONDS });
+  }
+  // Uploaded documents' conversion (issue 25, decision 0050): one at a time per instance, since
+  // a large PDF holds its text in memory while it converts.
+  if (!working.has(DOCUMENT_CONVERT_JOB)) {
+    await queue.work<DocumentConvertPayload>(DOCUMENT_CONVERT_JOB, (job) =>
+      getUploads().runConversionJob(job.payload),
+    );
+    working.add(DOCUMENT_CONVERT_JOB);
   }
   // "Download my data" (Settings → Your data): one build at a time per instance.
   if (!working.has(DATA_EXPORT_JOB)) {

@@ -25,9 +25,16 @@ import {
   type RecentRefinement,
 } from "@/lib/harness";
 import type { AppExtraBody, PersistentDirsService } from "@/lib/persistent-dirs";
+import {
+  SEARCH_TOOL_DESCRIPTION,
+  formatSearchResult,
+  kindOfScope,
+  searchPassages,
+  searchToolInput,
+} from "@/lib/search";
+import { sqlForDb } from "@/lib/storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { FEEDBACK_TAGS, rateTurn, type FeedbackRefinementRequester } from "@/lib/feedback";
-import { sqlForDb } from "@/lib/storage/sql";
 
 /** The MCP server's name in `initialize`; clients show it. */
 export const CAIRN_MCP_SERVER_NAME = "cairn";
@@ -205,7 +212,8 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       instructions:
         "Cairn keeps durable, versioned memory. Use `memory` for files under /persistent (your own " +
         "memory in /persistent/user; company knowledge in /persistent/company, writable by editors " +
-        "and admins; /persistent/docs read-only) and `harness_view` for the workspace's ranked knowledge.",
+        "and admins; /persistent/docs read-only), `harness_view` for the workspace's ranked knowledge, and `search` to find passages by words " +
+        "(then `memory` view with view_range on the lines it names).",
     },
   );
   const harness = (): Harness =>
@@ -256,6 +264,27 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       const outcome = describePersistence(persistence);
       const message = [output, outcome.message].filter(Boolean).join(" ");
       return outcome.ok ? text(message) : toolError(message);
+    }),
+  );
+
+  server.registerTool(
+    "search",
+    {
+      title: "Search",
+      description: SEARCH_TOOL_DESCRIPTION,
+      inputSchema: searchToolInput.shape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    caught(async (input) => {
+      // The token's person, their role read for this request: their own memory and chats, the
+      // workspace's knowledge, docs and global entries — nobody else's.
+      const hits = await searchPassages(sqlForDb(db), {
+        actor,
+        query: input.query,
+        kinds: input.scope?.map(kindOfScope),
+        limit: input.limit,
+      });
+      return text(formatSearchResult(input.query, hits));
     }),
   );
 

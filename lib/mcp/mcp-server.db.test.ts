@@ -270,6 +270,7 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
       "harness_view",
       "memory",
       "report_outcome",
+      "search",
     ]);
     const created = await client.callTool({
       name: "memory",
@@ -448,5 +449,37 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     expect(JSON.parse(row.entriesShown)).toEqual(["global:style"]);
     expect(JSON.parse(row.dirCursors)).toEqual({ "/persistent/user": 3 });
     await member.close();
+  });
+});
+
+describe(`the MCP search tool on ${testDatabaseProvider()}`, () => {
+  it("finds the caller's memory and the company's knowledge with path and line range, never another person's memory", async () => {
+    const member = await connect((await identityFor("member", "search member")).identity);
+    const editor = await connect((await identityFor("editor", "search editor")).identity);
+    const write = (client: Client, path: string, fileText: string) =>
+      client.callTool({
+        name: "memory",
+        arguments: { command: "create", path, file_text: fileText },
+      });
+    await write(member, "/persistent/user/mcp-search.md", "# Mine\n\nmy quasar note\n");
+    await write(editor, "/persistent/user/mcp-search.md", "editor private quasar\n");
+    await write(
+      editor,
+      "/persistent/company/mcp-search.md",
+      "intro\n\n## Quasar\nthe company quasar plan\n",
+    );
+    const result = textOf(
+      await member.callTool({ name: "search", arguments: { query: "quasar" } }),
+    );
+    expect(result).toContain("/persistent/user/mcp-search.md lines 1-3");
+    expect(result).toContain("/persistent/company/mcp-search.md lines 3-4 § Quasar");
+    expect(result).not.toContain("editor private");
+    expect(result).toMatch(/^2 passages for "quasar"/);
+    const scoped = textOf(
+      await member.callTool({ name: "search", arguments: { query: "quasar", scope: ["company"] } }),
+    );
+    expect(scoped).toMatch(/^1 passage for "quasar"/);
+    await member.close();
+    await editor.close();
   });
 });

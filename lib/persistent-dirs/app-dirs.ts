@@ -19,6 +19,7 @@ import {
   type DirCommitSource,
   type DirHistorySettings,
 } from "@/lib/storage";
+import { dirSearchIndex } from "@/lib/search/index-store";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -130,6 +131,8 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       actorId,
       source,
       via: (extraBody) => extraBody.via ?? null,
+      // Memory and company knowledge are searchable from the moment they commit (lib/search).
+      searchIndex: dirSearchIndex,
       // Both dirs' history counts against the workspace the Actor commits in: a person's own
       // memory, which belongs to no workspace, against the one they were working in.
       history: {

@@ -49,7 +49,18 @@ export interface RefusedRequest {
  * - The content type must be `application/json`: a cross-origin page cannot send that without
  *   a CORS preflight, which this app never grants.
  */
-export function refuseForeignRequest(request: Request): RefusedRequest | null {
+export function refuseForeignRequest(
+  request: Request,
+  options: {
+    /**
+     * The body's media type. Default `application/json`. An upload takes `multipart/form-data`,
+     * which a cross-origin form can send without a preflight: the origin check above is then
+     * the only guard, so such a route must also require a header a form cannot set.
+     */
+    mediaType?: "application/json" | "multipart/form-data";
+  } = {},
+): RefusedRequest | null {
+  const wanted = options.mediaType ?? "application/json";
   const origin = request.headers.get("origin");
   if (origin !== null) {
     let originHost: string | null = null;
@@ -68,10 +79,13 @@ export function refuseForeignRequest(request: Request): RefusedRequest | null {
     }
   }
   const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/json") {
+  if (mediaType !== wanted) {
     return {
       status: 415,
-      error: "The request body must be JSON (Content-Type: application/json).",
+      error:
+        wanted === "application/json"
+          ? "The request body must be JSON (Content-Type: application/json)."
+          : `The request body must be ${wanted}.`,
     };
   }
   return null;

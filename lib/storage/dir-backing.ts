@@ -72,6 +72,28 @@ export interface DirBackingOptions<TExtraBody> {
    * once more. Default: no limits, no compaction.
    */
   history?: DirBackingHistoryOptions<TExtraBody>;
+  /**
+   * Keeps the search index in step (lib/search's `dirSearchIndex`): called once per commit
+   * inside its transaction, after the file rows, so a commit that rolls back indexes nothing.
+   * Default: not indexed.
+   */
+  searchIndex?: DirSearchIndexHook;
+}
+
+/** The search index's one call inside a dir commit (see `DirBackingOptions.searchIndex`). */
+export interface DirSearchIndexHook {
+  indexDirChanges(
+    tx: SqlExecutor,
+    options: {
+      dirKey: string;
+      changes: {
+        created: readonly { path: string; content: string | Uint8Array }[];
+        updated: readonly { path: string; content: string | Uint8Array }[];
+        deleted: readonly string[];
+      };
+      at: Date;
+    },
+  ): Promise<void>;
 }
 
 /** The history bounds of a database-backed dir (see `DirBackingOptions.history`). */
@@ -339,6 +361,11 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               values,
             );
           }
+          await options.searchIndex?.indexDirChanges(tx, {
+            dirKey,
+            changes: { created, updated, deleted: deletes },
+            at: now,
+          });
           await tx.run(
             `INSERT INTO "DirCommit"
                ("id", "dirKey", "version", "actorId", "source", "via", "created", "updated", "deleted", "contents", "createdAt", "historyBytes", "quotaKey")

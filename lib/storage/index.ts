@@ -11,6 +11,7 @@ export {
   readDirFile,
   type DirBackingHistoryOptions,
   type DirBackingOptions,
+  type DirSearchIndexHook,
   type DirCommitEntry,
   type DirCommitSource,
   type DirFile,

@@ -37,8 +37,19 @@ function fieldsOf(connectionUrl: string, database?: string): pg.PoolConfig {
   };
 }
 
-/** Migration files run as one parameterless script; send them through executeScript. */
+/**
+ * Migration files run as one parameterless script; send them through executeScript. Fix 4: the
+ * adapter's executeScript cuts a script at every `;`, also inside `$$` bodies (functions,
+ * triggers, DO blocks) and comments; a script goes to PostgreSQL whole instead, as one simple
+ * query, which it splits itself (the runtime migrator does the same, lib/db/migrate.ts).
+ */
 function wrap(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  const client = (adapter as unknown as { client?: pg.Pool }).client;
+  if (client) {
+    adapter.executeScript = async (script) => {
+      await client.query(script);
+    };
+  }
   const executeRaw = adapter.executeRaw.bind(adapter);
   adapter.executeRaw = (query) =>
     query.args.length === 0 ? adapter.executeScript(query.sql).then(() => 0) : executeRaw(query);

@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { getPersistentDirs, type RetryResult } from "@/lib/persistent-dirs";
+import { getUploads } from "@/lib/uploads";
 
 // Every action: the shared wrapper (parse, Actor, error mapping), then the permission check
 // (403 when the role does not allow it), then ownership (the service keys every dir and record
@@ -100,4 +101,17 @@ export const restoreCommitAction = action({ input: restoreSchema }, async ({ inp
   return result.changed
     ? `Restored as version ${String(result.cursor)}.`
     : "Nothing to restore: the files already read like that.";
+});
+
+const statusSchema = z.object({
+  harnessDir: z.string().min(1).max(200),
+  paths: z.array(z.string().min(1).max(1024)).max(1000),
+});
+
+/** Where uploaded documents' conversions stand (the upload panel polls it). */
+export const conversionStatusAction = action({ input: statusSchema }, async ({ input, actor }) => {
+  // Reading a dir the actor sees; the service keys every read by the Actor.
+  const statuses = await getUploads().conversionStatus({ actor, ...input });
+  if (statuses.every((status) => status.status !== "converting")) revalidateFiles();
+  return statuses;
 });

@@ -3,6 +3,8 @@ import { DirHistory } from "@/components/files/dir-history";
 import { FileEditor } from "@/components/files/file-editor";
 import { FileTree } from "@/components/files/file-tree";
 import { FileViewer } from "@/components/files/file-viewer";
+import { UploadPanel } from "@/components/files/upload-panel";
+import { cairn } from "@/lib/cairn";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
@@ -98,6 +100,16 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
           {selected.description}{" "}
           {selected.writable ? null : "You can read it; your role cannot change it."}
         </p>
+        {selected.writable && selected.hasHistory ? (
+          <UploadPanel
+            dirKind={selected.kind}
+            harnessDir={selected.harnessDir}
+            maxFileBytes={Math.min(
+              cairn().config.upload.maxFileBytes,
+              DEFAULT_DIR_LIMITS.maxFileBytes,
+            )}
+          />
+        ) : null}
         <div className="grid gap-6 md:grid-cols-[16rem_1fr]">
           <div className="space-y-2">
             <div className="flex items-center justify-between">
@@ -134,7 +146,18 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 maxFileBytes={DEFAULT_DIR_LIMITS.maxFileBytes}
               />
             ) : opened ? (
-              <FileViewer path={opened.path} text={opened.text} size={opened.size} />
+              <>
+                <FileViewer path={opened.path} text={opened.text} size={opened.size} />
+                {opened.text === null && selected.hasHistory ? (
+                  <a
+                    className="text-sm underline"
+                    data-testid="download-file"
+                    href={`/api/files/raw?dir=${selected.kind}&path=${encodeURIComponent(opened.path)}`}
+                  >
+                    Download {opened.path.split("/").pop()}
+                  </a>
+                ) : null}
+              </>
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="no-file-selected">
                 {listing.files.length === 0 ? "This dir is empty." : "Choose a file to view it."}

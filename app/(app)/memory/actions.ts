@@ -6,6 +6,7 @@ import { deleteEntryAction, updateEntryAction } from "@/app/(app)/harness/action
 import { saveFileAction } from "@/app/(app)/files/actions";
 import { action, fail, type ActionResult } from "@/lib/actions";
 import { USER_DIR } from "@/lib/persistent-dirs";
+import { getUploads } from "@/lib/uploads";
 
 // The Memory page's actions are the Harness and Files actions narrowed to memory: a memory
 // entry (kind fixed to `memory`) and a file of the person's own memory dir (dir fixed to
@@ -64,4 +65,20 @@ export const saveMemoryFileAction = action(
 
 export const deleteMemoryFileAction = action({ input: fileSchema }, async ({ input }) =>
   passOn(await saveFileAction({ ...input, content: null, harnessDir: USER_DIR })),
+);
+
+const acceptNoteSchema = z.object({
+  text: z.string().trim().min(1).max(1000),
+  source: z.string().trim().min(1).max(300),
+});
+
+/** Writes one memory-import proposal the person accepted into their own memory (decision 0051). */
+export const acceptImportedNoteAction = action(
+  { input: acceptNoteSchema },
+  async ({ input, actor }) => {
+    // Only the actor's own memory: the dir key comes from the session's Actor, never the input.
+    const result = await getUploads().acceptImportedNote({ actor, ...input });
+    revalidatePath("/memory");
+    return result;
+  },
 );

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { entryHref } from "@/components/harness/entry-href";
+import { MemoryImport } from "@/components/memory/memory-import";
 import { MemoryList, type MemoryItemView, type OriginView } from "@/components/memory/memory-list";
 import { requireActor } from "@/lib/auth";
 import { listMemories, type MemoryOrigin } from "@/lib/memory";
@@ -66,6 +67,7 @@ export default async function MemoryPage() {
           where it came from. Change or delete anything that is wrong or that you would rather Cairn
           forgot.
         </p>
+        <MemoryImport />
       </div>
       {items.length === 0 ? (
         <EmptyState title="Cairn does not remember anything about you yet">

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
+import { ScrollToMessage } from "@/components/search/scroll-to-message";
 import { CopyButton } from "@/components/ui/copy-button";
 import { getChatModel } from "@/lib/ai";
 import { requireActor } from "@/lib/auth";
@@ -26,7 +27,7 @@ export default async function ChatPage(props: {
   const { chatId } = await props.params;
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
-  const { turn: selected } = firstSearchValues(await props.searchParams);
+  const { turn: selected, m: searchedMessage } = firstSearchValues(await props.searchParams);
   const [[messages, messageTimes], model, turnId, refinements, interruptedTurns, ratings] =
     await Promise.all([
       loadChatPageMessages(chat.id),
@@ -76,6 +77,7 @@ export default async function ChatPage(props: {
               interruptedTurns={interruptedTurns}
               ratings={ratings}
             />
+            <ScrollToMessage messageId={searchedMessage} />
           </ImagePolicyProvider>
         ) : (
           <div

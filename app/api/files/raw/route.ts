@@ -1,0 +1,41 @@
+import { toAppError } from "@/lib/app-error";
+import { getActor } from "@/lib/auth";
+import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { getUploads } from "@/lib/uploads";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET a stored file byte for byte (`?dir=user|company&path=uploads/report.pdf`), as a download:
+ * an uploaded original, or any file of a dir the actor sees. Served as an attachment of type
+ * `application/octet-stream` with `nosniff`, so nothing uploaded ever renders in the app's origin.
+ */
+export async function GET(request: Request) {
+  const actor = await getActor();
+  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  const params = new URL(request.url).searchParams;
+  const dir = getPersistentDirs()
+    .listVisibleDirs({ actor })
+    .find((candidate) => candidate.kind === params.get("dir"));
+  const path = params.get("path");
+  if (!dir || !path) return Response.json({ error: "No such file." }, { status: 404 });
+  try {
+    const file = await getUploads().readStoredFile({ actor, harnessDir: dir.harnessDir, path });
+    if (!file) return Response.json({ error: "No such file." }, { status: 404 });
+    const bytes =
+      typeof file.content === "string" ? new TextEncoder().encode(file.content) : file.content;
+    const name = path.split("/").pop()!;
+    return new Response(new Uint8Array(bytes), {
+      headers: {
+        "content-type": "application/octet-stream",
+        "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+        "content-length": String(bytes.byteLength),
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, no-store",
+      },
+    });
+  } catch (error) {
+    const appError = toAppError(error);
+    return Response.json({ error: appError.message }, { status: appError.status });
+  }
+}

@@ -1,0 +1,124 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { scriptedModel } from "./support/model";
+import { AuthPages, createChat, type Person } from "./support/pages";
+import { createUser } from "./support/users";
+
+// Issue 24: the header's search (⌘K / Ctrl+K) over chats, company knowledge and memory.
+
+const workspace = "Search Co";
+const eve = {
+  email: "eve.search@example.com",
+  password: "search-pass-1",
+  role: "editor" as const,
+  workspace,
+  name: "Eve",
+};
+const mia = { ...eve, email: "mia.search@example.com", role: "member" as const, name: "Mia" };
+const max = { ...eve, email: "max.search@example.com", role: "member" as const, name: "Max" };
+
+test.describe.configure({ mode: "serial" });
+test.beforeAll(() => {
+  createUser(eve);
+  createUser(mia);
+  createUser(max);
+});
+
+async function signedIn(browser: Browser, who: Person): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await new AuthPages(page).signIn(who);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+async function send(page: Page, text: string) {
+  await page.getByTestId("chat-input").fill(text);
+  await page.getByTestId("send").click();
+}
+
+const create = (path: string, fileText: string) => ({
+  toolCalls: [{ name: "memory", arguments: { command: "create", path, file_text: fileText } }],
+});
+
+async function openSearch(page: Page, query: string) {
+  await page.keyboard.press("ControlOrMeta+k");
+  const input = page.getByTestId("search-input");
+  await expect(input).toBeFocused();
+  await input.fill(query);
+}
+
+test("⌘K finds an older chat's message and a company document; a member never sees another's notes", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "write the handbook",
+      reply: create(
+        "/persistent/company/handbook.md",
+        "# Handbook\n\nExpense reports go through the marmalade form, signed by a lead.\n",
+      ),
+    },
+    {
+      whenLastUserIncludes: "remember my note",
+      reply: create("/persistent/user/notes.md", "My private zeppelin itinerary for June.\n"),
+    },
+    { whenLastIsToolResult: true, reply: { text: "Done." } },
+    { reply: { text: "Noted." } },
+  ]);
+
+  // Eve's older chat holds the phrase; a newer chat comes after it.
+  const page = await signedIn(browser, eve);
+  const older = await createChat(page, "Planning");
+  await send(page, "We should plan the kestrel migration before the audit.");
+  await expect(page.getByTestId("turn-status").last()).toBeVisible();
+  for (let i = 0; i < 6; i += 1) {
+    await send(page, `Filler message number ${i} about nothing in particular.`);
+    await expect(page.getByTestId("message-assistant")).toHaveCount(i + 2);
+  }
+  await createChat(page, "Newer");
+  await send(page, "write the handbook");
+  await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+
+  // Max keeps a private note.
+  const maxPage = await signedIn(browser, max);
+  await createChat(maxPage, "Mine");
+  await send(maxPage, "remember my note");
+  await expect(maxPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+
+  // ⌘K → the phrase → Enter opens the older chat at that message.
+  await page.goto("/files");
+  await openSearch(page, '"kestrel migration"');
+  const chatHit = page.getByTestId("search-result").and(page.locator('[data-kind="chat"]'));
+  await expect(chatHit).toHaveCount(1);
+  await expect(chatHit).toContainText("Planning");
+  await expect(chatHit.locator("mark")).toHaveText(["kestrel", "migration"]);
+  await page.getByTestId("search-input").press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/chat/${older}\\?m=`));
+  const target = page.locator('[data-search-target="true"]');
+  await expect(target).toContainText("plan the kestrel migration");
+  await expect(target).toBeInViewport();
+
+  // A member finds the company document by a word in its body, and opens it.
+  const miaPage = await signedIn(browser, mia);
+  await openSearch(miaPage, "marmalade");
+  const docHit = miaPage.getByTestId("search-result").first();
+  await expect(docHit).toHaveAttribute("data-kind", "company");
+  await expect(docHit).toContainText("handbook.md");
+  await miaPage.keyboard.press("ArrowDown");
+  await miaPage.getByTestId("search-input").press("Enter");
+  await expect(miaPage).toHaveURL(/\/files\?dir=company&path=handbook\.md/);
+
+  // Another member's notes stay his: nothing found, and the API says the same.
+  await openSearch(miaPage, "zeppelin");
+  await expect(miaPage.getByTestId("search-empty")).toBeVisible();
+  const api = await miaPage.request.get("/api/search?q=zeppelin");
+  expect((await api.json()) as unknown).toEqual({ mode: "lexical", hits: [] });
+  await openSearch(maxPage, "zeppelin");
+  await expect(maxPage.getByTestId("search-result")).toHaveCount(1);
+
+  // The sidebar finds the chat by its message text too.
+  await page.goto("/chat");
+  await page.getByTestId("chat-search").fill("kestrel");
+  await expect(page.getByTestId("chat-row-title")).toHaveText(["Planning"]);
+});

@@ -1,0 +1,154 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { makeDocx, makeExecutable, makeReportPdf } from "../lib/documents/testing";
+import { scriptedModel } from "./support/model";
+import { AuthPages, createChat, type Person } from "./support/pages";
+import { createUser } from "./support/users";
+
+// Issue 25: an editor drops three documents (one bad) on company knowledge; two are converted and
+// one refused with its reason; a member's agent reads the converted text; the original downloads
+// byte for byte; a member cannot upload into company knowledge.
+const workspace = "Upload Co";
+const editor: Person = {
+  name: "Uma Editor",
+  email: "uma.editor@upload.example",
+  password: "upload-editor-pass-1",
+};
+const member: Person = {
+  name: "Max Member",
+  email: "max.member@upload.example",
+  password: "upload-member-pass-2",
+};
+
+test.describe.configure({ mode: "serial" });
+
+let editorPage: Page;
+let memberPage: Page;
+let pdf: Buffer;
+
+async function signedIn(browser: Browser, person: Person): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await new AuthPages(page).signIn(person);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+test.beforeAll(async ({ browser }) => {
+  createUser({ ...editor, role: "editor", workspace });
+  createUser({ ...member, role: "member", workspace });
+  pdf = Buffer.from(await makeReportPdf());
+  editorPage = await signedIn(browser, editor);
+  memberPage = await signedIn(browser, member);
+});
+
+test.afterAll(async () => {
+  await editorPage?.context().close();
+  await memberPage?.context().close();
+});
+
+test("an editor drops three documents on company knowledge: two converted, one refused with its reason", async () => {
+  const page = editorPage;
+  await page.goto("/files?dir=company");
+  await expect(page.getByTestId("upload-panel")).toBeVisible();
+  const files = [
+    { name: "policy.pdf", type: "application/pdf", data: pdf.toString("base64") },
+    {
+      name: "handbook.docx",
+      type: "application/octet-stream",
+      data: Buffer.from(await makeDocx()).toString("base64"),
+    },
+    {
+      name: "invoice.pdf",
+      type: "application/pdf",
+      data: Buffer.from(makeExecutable()).toString("base64"),
+    },
+  ];
+  // A real drop event carrying the three files.
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const transfer = new DataTransfer();
+    for (const file of list) {
+      const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0));
+      transfer.items.add(new File([bytes], file.name, { type: file.type }));
+    }
+    return transfer;
+  }, files);
+  await page.getByTestId("upload-drop").dispatchEvent("drop", { dataTransfer });
+
+  const rows = page.getByTestId("upload-row");
+  await expect(rows).toHaveCount(3);
+  await expect(page.getByTestId("upload-overall")).toHaveAttribute("value", "100");
+  const bad = rows.filter({ hasText: "invoice.pdf" });
+  await expect(bad).toHaveAttribute("data-state", "refused");
+  await expect(bad.getByTestId("upload-reason")).toHaveText(
+    "invoice.pdf: it is named .pdf but its content is a Windows executable; refused.",
+  );
+  for (const name of ["policy.pdf", "handbook.docx"]) {
+    await expect(rows.filter({ hasText: name })).toHaveAttribute("data-state", "converted", {
+      timeout: 30_000,
+    });
+  }
+  // The batch is one commit in the history, marked as an upload; the converted text reads.
+  await page.goto("/files?dir=company&path=uploads%2Fpolicy.pdf.md");
+  await expect(page.getByTestId("file-content-input")).toHaveValue(
+    /\| Hotel \| 180 EUR \| Manager \|/,
+  );
+  await expect(page.getByTestId("history-entry").last()).toContainText("upload");
+});
+
+test("the original downloads byte for byte", async () => {
+  await editorPage.goto("/files?dir=company&path=uploads%2Fpolicy.pdf");
+  const download = editorPage.waitForEvent("download");
+  await editorPage.getByTestId("download-file").click();
+  const path = await (await download).path();
+  const { readFileSync } = await import("node:fs");
+  expect(Buffer.compare(readFileSync(path), pdf)).toBe(0);
+});
+
+test("a member's agent opens the converted file", async () => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "hotel limit",
+      reply: {
+        toolCalls: [
+          { name: "bash", arguments: { command: "cat /persistent/company/uploads/policy.pdf.md" } },
+        ],
+      },
+    },
+    {
+      whenLastIsToolResult: true,
+      reply: { text: "The hotel limit is 180 EUR (policy.pdf, page 2)." },
+    },
+  ]);
+  await createChat(memberPage, "Travel");
+  await memberPage.getByTestId("chat-input").fill("What is the hotel limit in the travel policy?");
+  await memberPage.getByTestId("send").click();
+  await expect(memberPage.getByTestId("assistant-text").last()).toContainText("180 EUR");
+  const requests = await model.requests();
+  const toolResult = JSON.stringify(requests.at(-1)?.messages);
+  expect(toolResult).toContain("<!-- page 2 -->");
+  expect(toolResult).toContain("| Hotel | 180 EUR | Manager |");
+});
+
+test("a member cannot upload into company knowledge", async () => {
+  await memberPage.goto("/files?dir=company");
+  await expect(memberPage.getByTestId("dir-view")).toHaveAttribute(
+    "data-dir",
+    "/persistent/company",
+  );
+  await expect(memberPage.getByTestId("upload-panel")).toHaveCount(0);
+  const response = await memberPage.request.post("/api/files/upload?dir=company", {
+    headers: { "x-cairn-upload": "1", origin: new URL(memberPage.url()).origin },
+    multipart: {
+      name: "sneaky.md",
+      file: { name: "sneaky.md", mimeType: "text/markdown", buffer: Buffer.from("# hi\n") },
+    },
+  });
+  expect(response.status()).toBe(403);
+  expect((await response.json()) as unknown).toMatchObject({
+    error: expect.stringMatching(/read-only for your role/),
+  });
+  // Their own memory takes uploads.
+  await memberPage.goto("/files?dir=user");
+  await expect(memberPage.getByTestId("upload-panel")).toBeVisible();
+});

@@ -1,0 +1,7 @@
+export {
+  MAX_PROPOSALS,
+  proposeFromConversations,
+  proposeFromExportFile,
+  proposeFromPastedText,
+  type MemoryProposal,
+} from "./propose-memory-notes";
