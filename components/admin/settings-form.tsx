@@ -14,7 +14,14 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
   const [values, setValues] = useState(initial);
   const [saved, setSaved] = useState(false);
   const { pending, error, run } = useAction();
-  const number = (field: "tokenBudget" | "refineEveryTurns" | "refineCooldownMinutes") => ({
+  const number = (
+    field:
+      | "tokenBudget"
+      | "refineEveryTurns"
+      | "refineCooldownMinutes"
+      | "feedbackRefineThreshold"
+      | "feedbackJudgeAfter",
+  ) => ({
     id: field,
     type: "number",
     value: values[field],
@@ -89,6 +96,39 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       <p className="text-muted-foreground -mt-3 pl-6 text-xs">
         A refinement that would change what the whole workspace sees waits on the Refinements page
         until an editor or admin approves it. Changes local to one chat apply at once.
+      </p>
+      <div className="space-y-2">
+        <Label htmlFor="feedbackRefineThreshold">Review after N thumbs-down (0 = off)</Label>
+        <Input {...number("feedbackRefineThreshold")} min={0} />
+        <p className="text-muted-foreground text-xs">
+          This many answers rated down in one chat since its last refinement start a review with the
+          rated answers, comments and reasons as evidence. Across the workspace, an editor&apos;s or
+          admin&apos;s rating can start a global review the same way.
+        </p>
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="feedbackJudgeAfter">Judge a refinement after N rated answers</Label>
+        <Input {...number("feedbackJudgeAfter")} min={1} />
+        <p className="text-muted-foreground text-xs">
+          Once this many answers after a refinement are rated, its expected outcome is marked
+          supported or not supported from the share rated good (a person can still give a verdict).
+        </p>
+      </div>
+      <label className="flex items-center gap-2 text-sm">
+        <input
+          type="checkbox"
+          data-testid="feedback-guard-rail"
+          checked={values.feedbackGuardRail}
+          onChange={(event) =>
+            setValues((current) => ({ ...current, feedbackGuardRail: event.target.checked }))
+          }
+        />
+        Guard rail: flag refinements after which answers got worse
+      </label>
+      <p className="text-muted-foreground -mt-3 pl-6 text-xs">
+        A refinement whose share of good answers fell below the one before it by more than the 95%
+        intervals allow is flagged on the Refinements page with a one-click rollback. Nothing is
+        rolled back by itself.
       </p>
       <FormMessage message={error ?? (saved ? "Saved." : null)} tone={error ? "error" : "info"} />
       <Button type="submit" disabled={pending} data-testid="save-settings">

@@ -17,6 +17,7 @@ import { useEffect, useRef, useState } from "react";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
+import { AnswerFeedback } from "./answer-feedback";
 import { RefinementCard } from "./refinement-card";
 import { InterruptedTurnNotice, NotKeptSave, TurnSaveStatusLine } from "./turn-save-status";
 import { PendingChangeConfirm } from "./pending-change-confirm";
@@ -24,6 +25,7 @@ import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
 import { useAction } from "@/lib/actions/use-action";
+import type { ChatRating } from "@/lib/feedback/tags";
 import { cn } from "@/lib/utils";
 import { describeChatError, failedReplyText } from "./chat-error";
 import { CONNECT_MODEL_HREF } from "./model-missing";
@@ -190,6 +192,12 @@ function turnData(message: UIMessage): TurnData | null {
   return part?.data ?? null;
 }
 
+/** The rating of an answer's turn, if the person rated it. */
+function ratingOf(ratings: Record<string, ChatRating>, message: UIMessage): ChatRating | null {
+  const turnId = message.role === "assistant" ? turnData(message)?.turnId : undefined;
+  return turnId ? (ratings[turnId] ?? null) : null;
+}
+
 function ActionButton({
   label,
   testId,
@@ -249,6 +257,7 @@ function MessageView({
   unsent,
   stopped,
   hideRegenerate,
+  rating,
 }: {
   /** An error below offers Retry: no second, icon-only way to do the same. */
   hideRegenerate?: boolean;
@@ -258,6 +267,8 @@ function MessageView({
   /** Shown under a user message that was kept but not sent. */
   unsent?: React.ReactNode;
   chatId: string;
+  /** The person's rating of this answer (assistant messages of completed turns). */
+  rating?: ChatRating | null;
   /** Set on a user message whose turn was interrupted. */
   interrupted?: { keptChanges: number; savedChanges?: number };
   busy: boolean;
@@ -362,7 +373,7 @@ function MessageView({
       {refine ? null : (
         <div
           className={cn(
-            "flex items-center gap-0.5",
+            "flex flex-wrap items-center gap-0.5",
             isUser && "justify-end",
             // Visible on touch screens; on wide screens they appear on hover or focus.
             "sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100",
@@ -371,6 +382,9 @@ function MessageView({
           data-testid="message-actions"
         >
           {text ? <CopyButton text={text} testId="message-copy" /> : null}
+          {!isUser && data?.turnId && data.status === "completed" ? (
+            <AnswerFeedback turnId={data.turnId} initial={rating ?? null} />
+          ) : null}
           {isUser ? (
             <ActionButton
               label="Edit and resend"
@@ -428,6 +442,7 @@ export function ChatView({
   modelReady = true,
   isAdmin = false,
   unansweredTurn = null,
+  ratings = {},
 }: {
   /** The latest turn, when it failed or was stopped before any answer was stored. */
   unansweredTurn?: {
@@ -449,6 +464,8 @@ export function ChatView({
   modelReady?: boolean;
   /** Admins are pointed at Admin → Settings → Model; others are told to ask one. */
   isAdmin?: boolean;
+  /** Turn id → the person's rating of that answer. */
+  ratings?: Record<string, ChatRating>;
 }) {
   const router = useRouter();
   // Whether anything was sent from this page (the live region speaks only of those replies).
@@ -621,6 +638,7 @@ export function ChatView({
               message={item.message}
               chatId={chatId}
               interrupted={interruptedTurns[item.message.id]}
+              rating={ratingOf(ratings, item.message)}
               busy={busy}
               isLastAssistant={lastIsAssistant && item.message.id === lastAssistantId}
               refining={waiting}

@@ -42,6 +42,14 @@ export function RefinementCard({
           </Link>
         </span>
       </div>
+      {refinement.trigger === "feedback" ? (
+        <p className="text-muted-foreground text-xs" data-testid="refinement-card-feedback">
+          Started by answers rated down;{" "}
+          <Link className="underline" href={`/refinements/${refinement.id}#feedback`}>
+            the feedback it answers
+          </Link>
+        </p>
+      ) : null}
       <p className="text-muted-foreground text-xs" data-testid="refinement-counts">
         created {applied("create")} · updated {applied("update")} · deleted {applied("delete")} ·
         failed {failed}

@@ -5,6 +5,7 @@ export const TRIGGER_LABELS: Record<RefinementTrigger, string> = {
   explicit: "Explicit",
   "every-n-turns": "Every N turns",
   compaction: "After compaction",
+  feedback: "Feedback",
   rollback: "Rollback",
   restore: "Restore",
   import: "Imported",

@@ -49,10 +49,14 @@ export async function findChatForTurn(
     refineAfterCompaction: unknown;
     refineCooldownMinutes: number | null;
     globalRefineNeedsApproval: unknown;
+    feedbackRefineThreshold: number | null;
+    feedbackJudgeAfter: number | null;
+    feedbackGuardRail: unknown;
     modelSettingsVersion: number | null;
   }>(
     `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
-       s."refineCooldownMinutes", s."globalRefineNeedsApproval", m."version" AS "modelSettingsVersion"
+       s."refineCooldownMinutes", s."globalRefineNeedsApproval", s."feedbackRefineThreshold",
+       s."feedbackJudgeAfter", s."feedbackGuardRail", m."version" AS "modelSettingsVersion"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
        LEFT JOIN "ModelSettings" m ON m."workspaceId" = c."workspaceId"
      WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
@@ -69,6 +73,11 @@ export async function findChatForTurn(
           refineCooldownMinutes:
             row.refineCooldownMinutes ?? DEFAULT_WORKSPACE_SETTINGS.refineCooldownMinutes,
           globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
+          feedbackRefineThreshold:
+            row.feedbackRefineThreshold ?? DEFAULT_WORKSPACE_SETTINGS.feedbackRefineThreshold,
+          feedbackJudgeAfter:
+            row.feedbackJudgeAfter ?? DEFAULT_WORKSPACE_SETTINGS.feedbackJudgeAfter,
+          feedbackGuardRail: toBool(row.feedbackGuardRail),
         };
   return {
     id: row.id,

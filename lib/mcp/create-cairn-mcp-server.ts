@@ -34,6 +34,7 @@ import {
 } from "@/lib/search";
 import { sqlForDb } from "@/lib/storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
+import { FEEDBACK_TAGS, rateTurn, type FeedbackRefinementRequester } from "@/lib/feedback";
 
 /** The MCP server's name in `initialize`; clients show it. */
 export const CAIRN_MCP_SERVER_NAME = "cairn";
@@ -56,6 +57,12 @@ export interface CairnMcpServerOptions {
     excerpt: string;
     instructions?: string;
   }) => Promise<{ id: string; status: string }>;
+  /**
+   * Starts a feedback-triggered review when the `report_outcome` tool's thumbs-down reach the
+   * workspace's threshold (`requestFeedbackRefinement` of `lib/refinements`); absent: ratings are
+   * stored and counted, and the trigger waits for the next rating in the app.
+   */
+  requestFeedbackRefinement?: FeedbackRefinementRequester;
   /** Default: "0.1.0". */
   version?: string;
 }
@@ -496,6 +503,49 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       }),
     );
   }
+
+  server.registerTool(
+    "report_outcome",
+    {
+      title: "Report how an answer landed",
+      description:
+        "Rate one of Cairn's chat answers by its turn id (the `turnId` of the turn's status part): good or bad, " +
+        "with an optional comment and reasons on a bad one. Only answers in your own chats; a second report " +
+        "replaces the first, rating null takes it back. Counted per harness version on /refinements/outcomes.",
+      inputSchema: {
+        turn_id: z.string().min(1).max(200),
+        rating: z.enum(["good", "bad"]).nullable(),
+        comment: z.string().max(2000).optional(),
+        tags: z.array(z.enum(FEEDBACK_TAGS)).optional().describe(FEEDBACK_TAGS.join(" | ")),
+      },
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (input) => {
+      const result = await rateTurn({
+        actor,
+        input: {
+          turnId: input.turn_id,
+          rating: input.rating,
+          comment: input.comment,
+          tags: input.tags,
+        },
+        source: "mcp",
+        settings: await getWorkspaceSettings(db, actor.workspaceId),
+        requestRefinement: options.requestFeedbackRefinement ?? (async () => null),
+        sql: sqlForDb(db),
+      });
+      if (result.status === "not_found")
+        return toolError(`No answer with turn id ${input.turn_id} in your chats.`);
+      if (result.status === "cleared") return text(`Rating of turn ${input.turn_id} removed.`);
+      const { outcome, refinementId } = result;
+      return text(
+        `Recorded: turn ${outcome.turnId} rated ${outcome.rating} (harness version ${outcome.harnessVersion ?? "unknown"}).` +
+          (refinementId
+            ? ` A review started from the thumbs-down: refinement ${refinementId}.`
+            : ""),
+      );
+    },
+  );
 
   // Resources: memory files and global harness entries, for clients that browse.
   server.registerResource(

@@ -31,6 +31,7 @@ export interface HandleMcpRequestOptions {
   dirs: PersistentDirsService;
   harnessStorage: HarnessStoragePort;
   requestRefinement?: CairnMcpServerOptions["requestRefinement"];
+  requestFeedbackRefinement?: CairnMcpServerOptions["requestFeedbackRefinement"];
   /** The per-person concurrent-turn slots shared with chat turns; default `userTurnSlots()`. */
   slots?: TurnSlots;
   /** The per-person turn rate shared with chat turns; default `userTurnRate()`. */
@@ -227,6 +228,7 @@ async function answer(
     dirs: options.dirs,
     harnessStorage: options.harnessStorage,
     requestRefinement: options.requestRefinement,
+    requestFeedbackRefinement: options.requestFeedbackRefinement,
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -269,6 +269,7 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
       "harness_update",
       "harness_view",
       "memory",
+      "report_outcome",
       "search",
     ]);
     const created = await client.callTool({
@@ -398,6 +399,56 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     expect(info.tokenBudget).toBe(500);
     expect(info.tokens).toBeLessThanOrEqual(500);
     await client.close();
+  });
+
+  it("reports an answer's outcome for a turn id of the person's own chat only", async () => {
+    const { db } = database;
+    const chat = await db.chat.create({
+      data: { workspaceId, userId: users.member, title: "Rated" },
+    });
+    const turn = await db.turn.create({
+      data: {
+        chatId: chat.id,
+        userId: users.member,
+        status: "completed",
+        assistantMessageId: "answer-1",
+        model: "scripted",
+        instructions: JSON.stringify([
+          { name: "harness", details: { harnessVersion: 7, entriesShown: ["global:style"] } },
+        ]),
+        trace: JSON.stringify([
+          { type: "dir.loaded", harnessDir: "/persistent/user", cursor: 3, at: "x" },
+        ]),
+      },
+    });
+    const editor = await connect((await identityFor("editor")).identity);
+    const refused = await editor.callTool({
+      name: "report_outcome",
+      arguments: { turn_id: turn.id, rating: "good" },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("No answer with turn id");
+    await editor.close();
+
+    const member = await connect((await identityFor("member")).identity);
+    const reported = await member.callTool({
+      name: "report_outcome",
+      arguments: { turn_id: turn.id, rating: "bad", comment: "stale", tags: ["forgot"] },
+    });
+    expect(reported.isError).toBeFalsy();
+    expect(textOf(reported)).toContain("rated bad (harness version 7)");
+    const row = await db.turnOutcome.findUniqueOrThrow({ where: { turnId: turn.id } });
+    expect(row).toMatchObject({
+      source: "mcp",
+      rating: "bad",
+      comment: "stale",
+      userId: users.member,
+      harnessVersion: 7,
+      model: "scripted",
+    });
+    expect(JSON.parse(row.entriesShown)).toEqual(["global:style"]);
+    expect(JSON.parse(row.dirCursors)).toEqual({ "/persistent/user": 3 });
+    await member.close();
   });
 });
 

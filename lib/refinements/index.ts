@@ -5,6 +5,7 @@ import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
 import { cairn } from "@/lib/cairn";
 import { getDb } from "@/lib/db";
+import { feedbackEvidence, type FeedbackRefinementRequester } from "@/lib/feedback";
 import {
   canWriteGlobal,
   heldRefinementLock,
@@ -25,7 +26,7 @@ import { getSql } from "@/lib/storage/sql";
 import { getWorkspaceSettings, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 export type RefineRequest = {
-  kind: "explicit" | "every-n-turns" | "compaction";
+  kind: "explicit" | "every-n-turns" | "compaction" | "feedback";
   instructions?: string;
   global?: boolean;
 };
@@ -58,6 +59,18 @@ export function refinementLock(): RefinementLock {
   return cairn().refinementLock;
 }
 
+/**
+ * The feedback trigger's way to ask for a review (`rateTurn` in `lib/feedback` takes it): a
+ * `feedback` refinement of the chat, or of the workspace's global scope, under the id the
+ * ratings were claimed for.
+ */
+export const requestFeedbackRefinement: FeedbackRefinementRequester = ({
+  actor,
+  chatId,
+  id,
+  global,
+}) => requestRefinement({ actor, chatId, id, request: { kind: "feedback", global } });
+
 /** The job queue's name for refinements. */
 export const REFINEMENT_JOB = "refinement";
 
@@ -85,6 +98,8 @@ export async function requestRefinement(options: {
   chatId: string;
   request: RefineRequest;
   turnsSinceLastReview?: number;
+  /** The refinement's id when the caller chose it (the feedback trigger claims ratings for it first). */
+  id?: string;
 }): Promise<string | null> {
   const model = await getRefineModel({ workspaceId: options.actor.workspaceId });
   if (model.status !== "ready") {
@@ -93,7 +108,7 @@ export async function requestRefinement(options: {
   }
   const { actor, chatId, request } = options;
   const store = refinementStore();
-  const id = globalThis.crypto.randomUUID();
+  const id = options.id ?? globalThis.crypto.randomUUID();
   const queued = newRefinement({
     id,
     workspaceId: actor.workspaceId,
@@ -267,8 +282,13 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
         getWorkspaceSettings(db, actor.workspaceId),
         loadChatMessages(db, payload.chatId),
       ]);
+      // A feedback review reads its evidence now: the ratings claimed for this refinement.
+      const evidence =
+        payload.request.kind === "feedback"
+          ? await feedbackEvidence({ actor, refinementId: payload.refinementId })
+          : undefined;
       const result = await runRefinement({
-        trigger: payload.request,
+        trigger: { ...payload.request, ...(evidence ? { evidence } : {}) },
         harness,
         store: completingStore(store),
         models: { review: model.model, plan: model.model },

@@ -12,6 +12,12 @@ export const workspaceSettingsSchema = z.object({
     .min(0)
     .max(24 * 60),
   globalRefineNeedsApproval: z.boolean(),
+  /** Thumbs-down in a chat (or across the workspace) since the last refinement that start a review; 0 = off. */
+  feedbackRefineThreshold: z.coerce.number().int().min(0).max(1000),
+  /** Rated answers after a refinement before it is judged supported / not supported. */
+  feedbackJudgeAfter: z.coerce.number().int().min(1).max(10_000),
+  /** Flag refinements whose rated answers got clearly worse (never rolled back by itself). */
+  feedbackGuardRail: z.boolean(),
 });
 
 export type WorkspaceSettingsValues = z.infer<typeof workspaceSettingsSchema>;
@@ -22,6 +28,9 @@ export const DEFAULT_WORKSPACE_SETTINGS: WorkspaceSettingsValues = {
   refineAfterCompaction: true,
   refineCooldownMinutes: 20,
   globalRefineNeedsApproval: false,
+  feedbackRefineThreshold: 3,
+  feedbackJudgeAfter: 10,
+  feedbackGuardRail: false,
 };
 
 export async function getWorkspaceSettings(
@@ -36,6 +45,9 @@ export async function getWorkspaceSettings(
     refineAfterCompaction: row.refineAfterCompaction,
     refineCooldownMinutes: row.refineCooldownMinutes,
     globalRefineNeedsApproval: row.globalRefineNeedsApproval,
+    feedbackRefineThreshold: row.feedbackRefineThreshold,
+    feedbackJudgeAfter: row.feedbackJudgeAfter,
+    feedbackGuardRail: row.feedbackGuardRail,
   };
 }
 

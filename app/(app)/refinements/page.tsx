@@ -1,6 +1,8 @@
 import Link from "next/link";
 import { z } from "zod";
 import { EmptyState } from "@/components/empty-state";
+import { RefinementOutcome } from "@/components/feedback/refinement-outcome";
+import { RollbackControl } from "@/components/refinements/rollback-control";
 import { editCounts } from "@/components/refinements/edit-counts";
 import { STATUS_LABELS, TRIGGER_LABELS } from "@/components/refinements/refinement-labels";
 import { StatusBadge } from "@/components/refinements/status-badge";
@@ -9,7 +11,10 @@ import { Button } from "@/components/ui/button";
 import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
 import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
-import { requireActor } from "@/lib/auth";
+import { isRollbackable, mayWriteRefinementScope, requireActor } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { countAnsweredFeedback, getAutoVerdicts, refinementOutcomes } from "@/lib/feedback";
+import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { getOwnChat, listChats, ownChatTitles } from "@/lib/chat/queries";
 import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queries";
@@ -75,11 +80,23 @@ export default async function RefinementsPage({
     },
     limit: PAGE_SIZE,
   });
-  const [rollbacks, chatTitles] = await Promise.all([
+  const measured = page.items.filter(
+    (refinement) =>
+      isRollbackable(refinement) &&
+      refinement.trigger !== "rollback" &&
+      refinement.trigger !== "restore",
+  );
+  const [rollbacks, chatTitles, outcomes, verdicts, settings, answered] = await Promise.all([
     findRollbacksOf({ actor, ids: page.items.map((refinement) => refinement.id) }),
     ownChatTitles(
       actor,
       page.items.flatMap((refinement) => (refinement.chatId ? [refinement.chatId] : [])),
+    ),
+    refinementOutcomes({ workspaceId: actor.workspaceId, refinements: measured }),
+    getAutoVerdicts(measured.map((refinement) => refinement.id)),
+    getWorkspaceSettings(getDb(), actor.workspaceId),
+    countAnsweredFeedback(
+      page.items.filter((item) => item.trigger === "feedback").map((item) => item.id),
     ),
   ]);
   const nextQuery = queryOf({ ...filters, chat: chatId, cursor: page.nextCursor });
@@ -87,7 +104,16 @@ export default async function RefinementsPage({
   return (
     <div className="space-y-6">
       <div>
-        <h1 className="text-2xl font-semibold">Refinements</h1>
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h1 className="text-2xl font-semibold">Refinements</h1>
+          <Link
+            className="text-sm underline"
+            href="/refinements/outcomes"
+            data-testid="outcomes-link"
+          >
+            Answer outcomes
+          </Link>
+        </div>
         <p className="text-muted-foreground text-sm">
           Every change the harness made to itself, with its rationale and diffs. Global refinements
           of the workspace and local ones of your chats; each can be rolled back.
@@ -145,7 +171,18 @@ export default async function RefinementsPage({
         </EmptyState>
       ) : (
         <table className="table-cards w-full text-sm" data-testid="refinements-table">
-          <TableHead columns={["When", "Scope", "Trigger", "Status", "Summary", "Edits", ""]} />
+          <TableHead
+            columns={[
+              "When",
+              "Scope",
+              "Trigger",
+              "Status",
+              "Summary",
+              "Edits",
+              "Rated answers",
+              "",
+            ]}
+          />
           <tbody>
             {page.items.map((refinement) => {
               const counts = editCounts(refinement);
@@ -191,6 +228,12 @@ export default async function RefinementsPage({
                         : "—"}
                       {chatTitle ? ` · chat “${chatTitle}”` : ""}
                     </div>
+                    {answered.get(refinement.id) ? (
+                      <div className="text-muted-foreground text-xs" data-testid="answers-feedback">
+                        Answers {answered.get(refinement.id)} rated-down answer
+                        {answered.get(refinement.id) === 1 ? "" : "s"}
+                      </div>
+                    ) : null}
                   </td>
                   <td
                     data-label="Edits"
@@ -200,6 +243,26 @@ export default async function RefinementsPage({
                     {counts.created} created · {counts.updated} updated · {counts.deleted} deleted ·{" "}
                     {counts.failed} failed
                     {counts.pending ? ` · ${counts.pending} pending` : ""}
+                  </td>
+                  <td data-label="Rated answers" className="pr-2">
+                    <RefinementOutcome
+                      counts={outcomes.get(refinement.id)}
+                      verdict={verdicts.get(refinement.id)}
+                      judgeAfter={settings.feedbackJudgeAfter}
+                      guardRail={settings.feedbackGuardRail}
+                      rollback={
+                        mayWriteRefinementScope(
+                          actor,
+                          refinement,
+                          refinement.chatId !== null && chatTitles.has(refinement.chatId),
+                        ) ? (
+                          <RollbackControl
+                            refinementId={refinement.id}
+                            undoneBy={rollbacks.get(refinement.id)}
+                          />
+                        ) : undefined
+                      }
+                    />
                   </td>
                   <td className="text-right">
                     <Link

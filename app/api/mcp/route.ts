@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db";
 import { handleMcpRequest } from "@/lib/mcp";
 import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { requestFeedbackRefinement } from "@/lib/refinements";
 import { harnessStorageFor } from "@/lib/storage";
 
 export const dynamic = "force-dynamic";
@@ -15,6 +16,7 @@ function handle(request: Request): Promise<Response> {
     db: getDb(),
     dirs: getPersistentDirs(),
     harnessStorage: harnessStorageFor(),
+    requestFeedbackRefinement,
   });
 }
 

@@ -259,6 +259,8 @@ export type PersistentDirTraceEvent =
       readOnly: boolean;
       /** Why the dir is read-only this turn, when it is. */
       readOnlyReason?: "commit-mode" | "can-write" | "can-write-error";
+      /** The backing's cursor the files were read at (what the turn saw). */
+      cursor?: DirCursor;
     }
   | {
       type: "commit.started";

@@ -131,6 +131,27 @@ describe("buildRefinementContext", () => {
     expect(sectionOf(first.planningPrompt, "instructions")).toContain("(none");
   });
 
+  it("shows a feedback trigger's evidence to the review gate and the planner", async () => {
+    const { local } = await setup();
+    const options = {
+      harness: local,
+      refinements: [],
+      conversation: [{ role: "user" as const, text: "When do we deploy?" }],
+      trigger: "feedback" as const,
+      turnsSinceLastReview: 1,
+      scopePolicy: { scope: "local" as const },
+    };
+    const context = await buildRefinementContext({
+      ...options,
+      evidence: "Rated answer 1: Wrong fact. Comment: it is Friday.",
+    });
+    expect(sectionOf(context.reviewPrompt, "feedback")).toContain("Comment: it is Friday.");
+    expect(sectionOf(context.planningPrompt, "feedback")).toContain("Wrong fact");
+    expect(sectionOf(context.reviewPrompt, "trigger")).toContain("Trigger: feedback");
+    const without = await buildRefinementContext(options);
+    expect(without.planningPrompt).not.toContain("<feedback>");
+  });
+
   it("keeps short conversations whole and never cuts a surrogate pair", () => {
     expect(conversationTail([{ role: "user", text: "hi" }], 100)).toBe("user: hi");
     const emoji = "😀".repeat(100);

@@ -48,6 +48,8 @@ export interface BuildRefinementContextOptions {
   /** The conversation so far, oldest first. */
   conversation: readonly ConversationMessage[];
   trigger: RefinementTrigger;
+  /** Host-gathered evidence (e.g. rated answers with comments), shown in both prompts; ≤ 20,000 characters. */
+  evidence?: string;
   /** Assistant turns since the review gate last ran in this chat. */
   turnsSinceLastReview: number;
   scopePolicy: RefinementScopePolicy;
@@ -250,11 +252,16 @@ export async function buildRefinementContext(
     `Turns since the last review: ${Math.max(0, Math.floor(options.turnsSinceLastReview))}`,
   ].join("\n");
   const history = renderHistory(options.refinements);
+  const evidence =
+    options.evidence !== undefined && options.evidence.trim().length > 0
+      ? [section("feedback", clip(options.evidence.trim(), 20_000))]
+      : [];
 
   const reviewPrompt = [
     section("trigger", triggerText),
     section("harness-overview", renderOverview(snapshot.entries, snapshot.harnessVersion, false)),
     section("recent-refinements", history),
+    ...evidence,
     section(
       "conversation",
       conversationTail(options.conversation, REFINEMENT_CONTEXT_LIMITS.reviewConversationChars),
@@ -266,6 +273,7 @@ export async function buildRefinementContext(
     section("scope-policy", scopePolicyText(options.scopePolicy)),
     section("harness", renderOverview(snapshot.entries, snapshot.harnessVersion, true)),
     section("recent-refinements", history),
+    ...evidence,
     section(
       "conversation",
       conversationTail(options.conversation, REFINEMENT_CONTEXT_LIMITS.planningConversationChars),

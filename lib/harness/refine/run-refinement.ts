@@ -23,7 +23,12 @@ import { assertHarnessOf } from "./internal/assert-harness-of";
 /** What asked for a refinement. */
 export interface RefinementTriggerInput {
   /** `explicit` skips the review gate; the automatic triggers go through it. */
-  kind: "explicit" | "every-n-turns" | "compaction";
+  kind: "explicit" | "every-n-turns" | "compaction" | "feedback";
+  /**
+   * Evidence the host gathered for this run (the `feedback` trigger: the rated answers, their
+   * comments and reason tags), shown to the review gate and the planner as its own section.
+   */
+  evidence?: string;
   /** What the user asked the planner to focus on. */
   instructions?: string;
   /** The explicit opt-in for a global refinement (also needs an editor or admin actor). */
@@ -175,6 +180,7 @@ async function runLocked(
       refinements,
       conversation: options.conversation,
       trigger: trigger.kind,
+      ...(trigger.evidence ? { evidence: trigger.evidence } : {}),
       turnsSinceLastReview: options.turnsSinceLastReview ?? 0,
       scopePolicy: { scope },
       instructions,

@@ -9,7 +9,8 @@ import { type Entry, type EntryScope } from "../store";
 /**
  * What started a refinement.
  * - `explicit`: `/refine`, a Refine button or the agent's `refine` tool (skips the review gate).
- * - `every-n-turns`, `compaction`: automatic triggers (go through the review gate).
+ * - `every-n-turns`, `compaction`, `feedback`: automatic triggers (go through the review gate);
+ *   `feedback` is started by thumbs-down ratings on answers, which the host hands in as evidence.
  * - `rollback`, `restore`: undo operations, recorded as refinements themselves.
  * - `import`: history imported from a Prime Agent harness (read-only).
  */
@@ -17,6 +18,7 @@ export const REFINEMENT_TRIGGERS = [
   "explicit",
   "every-n-turns",
   "compaction",
+  "feedback",
   "rollback",
   "restore",
   "import",
@@ -24,7 +26,7 @@ export const REFINEMENT_TRIGGERS = [
 export type RefinementTrigger = (typeof REFINEMENT_TRIGGERS)[number];
 
 /** The triggers that go through the review gate (and count for the review cooldown). */
-export const AUTOMATIC_TRIGGERS = ["every-n-turns", "compaction"] as const;
+export const AUTOMATIC_TRIGGERS = ["every-n-turns", "compaction", "feedback"] as const;
 export type AutomaticTrigger = (typeof AUTOMATIC_TRIGGERS)[number];
 
 /**

@@ -17,6 +17,7 @@ import {
   listInterruptedTurns,
 } from "@/lib/chat";
 import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
+import { listChatRatings } from "@/lib/feedback";
 import { refinementStore } from "@/lib/refinements";
 import { findRollbacksOf } from "@/lib/refinements/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
@@ -42,19 +43,27 @@ export default async function ChatPage(props: {
   const chat = await getOwnChat(actor, chatId);
   if (!chat) notFound();
   const { turn: selected, m: searchedMessage } = firstSearchValues(await props.searchParams);
-  const [[messages, messageTimes], model, turnId, refinements, interruptedTurns, unanswered] =
-    await Promise.all([
-      loadChatPageMessages(chat.id),
-      getChatModel({ workspaceId: actor.workspaceId }),
-      selected ? Promise.resolve(selected) : latestTurnId(chat.id),
-      refinementStore().listRefinements({
-        workspaceId: actor.workspaceId,
-        filter: { chatId: chat.id },
-        limit: 20,
-      }),
-      listInterruptedTurns(chat.id),
-      lastUnansweredTurn(chat.id),
-    ]);
+  const [
+    [messages, messageTimes],
+    model,
+    turnId,
+    refinements,
+    interruptedTurns,
+    unanswered,
+    ratings,
+  ] = await Promise.all([
+    loadChatPageMessages(chat.id),
+    getChatModel({ workspaceId: actor.workspaceId }),
+    selected ? Promise.resolve(selected) : latestTurnId(chat.id),
+    refinementStore().listRefinements({
+      workspaceId: actor.workspaceId,
+      filter: { chatId: chat.id },
+      limit: 20,
+    }),
+    listInterruptedTurns(chat.id),
+    lastUnansweredTurn(chat.id),
+    listChatRatings(chat.id),
+  ]);
   const [turn, rollbacks] = await Promise.all([
     turnId ? getTurnForActor(actor, turnId) : Promise.resolve(null),
     findRollbacksOf({ actor, ids: refinements.items.map((refinement) => refinement.id) }),
@@ -94,6 +103,7 @@ export default async function ChatPage(props: {
             modelReady={model.status === "ready"}
             isAdmin={actor.role === "admin"}
             unansweredTurn={unanswered}
+            ratings={ratings}
           />
           <ScrollToMessage messageId={searchedMessage} />
         </ImagePolicyProvider>

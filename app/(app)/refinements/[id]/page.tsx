@@ -13,6 +13,7 @@ import { RestoreVersionButton } from "@/components/refinements/restore-version-b
 import { RollbackControl } from "@/components/refinements/rollback-control";
 import { StatusBadge } from "@/components/refinements/status-badge";
 import { VerdictForm } from "@/components/refinements/verdict-form";
+import { RefinementOutcome } from "@/components/feedback/refinement-outcome";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { memberNames } from "@/lib/accounts/queries";
@@ -28,7 +29,15 @@ import {
 } from "@/lib/auth";
 import type { RecordedEdit, Refinement } from "@/lib/harness";
 import { getOwnChat } from "@/lib/chat/queries";
+import { getDb } from "@/lib/db";
+import {
+  FEEDBACK_TAG_LABELS,
+  getAutoVerdicts,
+  listAnsweredFeedback,
+  refinementOutcomes,
+} from "@/lib/feedback";
 import { refinementStore } from "@/lib/refinements";
+import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { canSeeRefinement } from "@/lib/refinements/queries";
 import { cn } from "@/lib/utils";
 
@@ -42,9 +51,9 @@ function when(iso: string): ReactNode {
   return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 }
 
-function Section(props: { title: string; testId?: string; children: ReactNode }) {
+function Section(props: { title: string; testId?: string; id?: string; children: ReactNode }) {
   return (
-    <section className="space-y-2" data-testid={props.testId}>
+    <section className="space-y-2" data-testid={props.testId} id={props.id}>
       <h2 className="text-lg font-medium">{props.title}</h2>
       {props.children}
     </section>
@@ -138,18 +147,23 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
   // Another person's local refinement reads as missing: its chat is theirs.
   if (!refinement || !(await canSeeRefinement(actor, refinement))) notFound();
 
-  const [chat, rollbacks, original, names] = await Promise.all([
-    refinement.chatId ? getOwnChat(actor, refinement.chatId) : Promise.resolve(null),
-    store.listRefinements({
-      workspaceId: actor.workspaceId,
-      filter: { rollbackOf: refinement.id },
-      limit: 20,
-    }),
-    refinement.rollbackOf
-      ? store.getRefinement({ workspaceId: actor.workspaceId, id: refinement.rollbackOf })
-      : Promise.resolve(null),
-    memberNames(actor.workspaceId),
-  ]);
+  const [chat, rollbacks, original, names, outcomes, verdicts, feedback, settings] =
+    await Promise.all([
+      refinement.chatId ? getOwnChat(actor, refinement.chatId) : Promise.resolve(null),
+      store.listRefinements({
+        workspaceId: actor.workspaceId,
+        filter: { rollbackOf: refinement.id },
+        limit: 20,
+      }),
+      refinement.rollbackOf
+        ? store.getRefinement({ workspaceId: actor.workspaceId, id: refinement.rollbackOf })
+        : Promise.resolve(null),
+      memberNames(actor.workspaceId),
+      refinementOutcomes({ workspaceId: actor.workspaceId, refinements: [refinement] }),
+      getAutoVerdicts([refinement.id]),
+      listAnsweredFeedback({ viewer: actor, refinementId: refinement.id }),
+      getWorkspaceSettings(getDb(), actor.workspaceId),
+    ]);
   const nameOf = (userId: string | null) =>
     userId === null
       ? "—"
@@ -303,6 +317,15 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
                 <p className="mt-1 whitespace-pre-wrap">{refinement.outcome.note}</p>
               ) : null}
             </div>
+          ) : verdicts.get(refinement.id) ? (
+            <p className="text-sm" data-testid="outcome-auto-verdict">
+              <span className="font-medium">
+                {verdicts.get(refinement.id)!.verdict === "supported"
+                  ? "Supported"
+                  : "Not supported"}
+              </span>{" "}
+              by rated answers (automatic, see below); you can still give a verdict.
+            </p>
           ) : (
             <p className="text-muted-foreground text-sm">No verdict yet.</p>
           )}
@@ -316,6 +339,72 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
               }
             />
           ) : null}
+        </Section>
+      ) : null}
+
+      {feedback.length > 0 ? (
+        <Section title="Feedback it answers" testId="refinement-feedback" id="feedback">
+          <p className="text-muted-foreground text-sm">
+            {feedback.length} answer{feedback.length === 1 ? "" : "s"} rated down started this
+            review.
+          </p>
+          <ul className="space-y-2 text-sm">
+            {feedback.map((item) => (
+              <li
+                key={item.outcomeId}
+                className="border-border rounded-md border p-2"
+                data-testid="answered-feedback"
+              >
+                <div className="flex flex-wrap items-center gap-1.5">
+                  <Badge>{item.rating === "bad" ? "Bad response" : "Good response"}</Badge>
+                  {item.tags.map((tag) => (
+                    <Badge key={tag} data-testid="answered-feedback-tag">
+                      {FEEDBACK_TAG_LABELS[tag]}
+                    </Badge>
+                  ))}
+                  {item.own ? (
+                    <Link
+                      className="text-xs underline"
+                      href={`/chat/${item.chatId}/turns/${item.turnId}`}
+                    >
+                      the answer
+                    </Link>
+                  ) : (
+                    <span className="text-muted-foreground text-xs">another person’s chat</span>
+                  )}
+                </div>
+                {item.comment ? (
+                  <p className="mt-1 whitespace-pre-wrap" data-testid="answered-feedback-comment">
+                    “{item.comment}”
+                  </p>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </Section>
+      ) : null}
+
+      {outcomes.has(refinement.id) || verdicts.has(refinement.id) ? (
+        <Section title="Rated answers" testId="refinement-rated-answers">
+          <RefinementOutcome
+            counts={outcomes.get(refinement.id)}
+            verdict={verdicts.get(refinement.id)}
+            judgeAfter={settings.feedbackJudgeAfter}
+            guardRail={settings.feedbackGuardRail}
+            rollback={
+              rollbackable && mayWriteScope ? (
+                <RollbackControl refinementId={refinement.id} undoneBy={undoneBy} />
+              ) : undefined
+            }
+          />
+          <p className="text-muted-foreground text-xs">
+            Answers produced with the harness just before this refinement and after it (until the
+            next one), rated by people in{" "}
+            {refinement.scope === "global" ? "the workspace" : "this chat"}.{" "}
+            <Link className="underline" href="/refinements/outcomes">
+              All outcomes
+            </Link>
+          </p>
         </Section>
       ) : null}
 
