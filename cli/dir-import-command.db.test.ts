@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { makeDocx, makeExecutable, makeReportPdf } from "@/lib/documents/testing";
 import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/storage";
 import { main } from "./main";
 import { capture } from "./testing";
@@ -99,5 +100,50 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
       ),
     ).toBe(1);
     expect(refused.err.join("\n")).toMatch(/no member nobody@example.com/);
+  });
+
+  it("converts documents as uploads do: the original kept, its Markdown beside it; a refused one skipped with its reason", async () => {
+    const documents = mkdtempSync(path.join(tmpdir(), "cairn-dir-import-docs-"));
+    try {
+      const pdf = await makeReportPdf();
+      writeFileSync(path.join(documents, "expenses.pdf"), pdf);
+      writeFileSync(path.join(documents, "onboarding.docx"), await makeDocx());
+      writeFileSync(path.join(documents, "rota.csv"), "Day,Task\nMonday,Standup\n");
+      writeFileSync(path.join(documents, "invoice.pdf"), makeExecutable());
+      const args = ["dir", "import", documents, "--workspace", "Importers", "--dir", "company"];
+      const io = capture();
+      expect(await main([...args, "--prefix", "docs"], io.io)).toBe(0);
+      const out = io.out.join("\n");
+      expect(out).toMatch(/6 new, 0 changed, 0 already there, 1 skipped/);
+      expect(out).toMatch(/3 documents converted to Markdown beside their originals/);
+      expect(out).toMatch(/skipped docs\/invoice\.pdf: docs\/invoice\.pdf: /);
+
+      const sql = sqlFor(database.target);
+      const dirKey = "company:w-imp";
+      const paths = (await listDirFiles({ sql, dirKey })).files.map((file) => file.path);
+      expect(paths.filter((file) => file.startsWith("docs/"))).toEqual([
+        "docs/expenses.pdf",
+        "docs/expenses.pdf.md",
+        "docs/onboarding.docx",
+        "docs/onboarding.docx.md",
+        "docs/rota.csv",
+        "docs/rota.csv.md",
+      ]);
+      const original = await readDirFile({ sql, dirKey, path: "docs/expenses.pdf" });
+      expect(Buffer.from(original!.content as Uint8Array).equals(Buffer.from(pdf))).toBe(true);
+      const markdown = await readDirFile({ sql, dirKey, path: "docs/expenses.pdf.md" });
+      expect(markdown?.content).toContain("<!-- page 2 -->");
+      expect(markdown?.content).toContain("| Item | Limit | Approver |");
+      expect((await readDirFile({ sql, dirKey, path: "docs/rota.csv.md" }))?.content).toContain(
+        "| Day | Task |",
+      );
+
+      // Run again: nothing converts twice.
+      const again = capture();
+      expect(await main([...args, "--prefix", "docs"], again.io)).toBe(0);
+      expect(again.out.join("\n")).toMatch(/0 new, 0 changed, 3 already there, 1 skipped/);
+    } finally {
+      rmSync(documents, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import type { CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
+import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
 import { createDirBacking, listDirFiles, sqlFor } from "@/lib/storage";
 import type { CommandIo } from "./harness-commands";
@@ -15,6 +16,19 @@ export const DIR_IMPORT_USAGE =
   "cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Documents converted on import, as uploads are (issue 25, the same `convertDocument`): the
+ * original is kept and its Markdown written beside it (`report.pdf` + `report.pdf.md`).
+ * Markdown and plain text are imported as they are.
+ */
+const CONVERTED = new Set(["pdf", "docx", "xlsx", "html", "htm", "csv"]);
+/** Converted types whose original is text (kept as text, not bytes). */
+const TEXT_ORIGINALS = new Set(["html", "htm", "csv"]);
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
 
 /** Every regular file under `root`, as paths relative to it, streamed as the folder is read. */
 async function* walk(root: string, relative = ""): AsyncGenerator<string> {
@@ -29,7 +43,9 @@ async function* walk(root: string, relative = ""): AsyncGenerator<string> {
 /**
  * `cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]`
  * (issue 23, item 6): imports a folder tree of text files into workspace W's company knowledge
- * or person E's memory as one commit (history source `import`, via `import`). Files already in
+ * or person E's memory as one commit (history source `import`, via `import`). PDF, Word, Excel,
+ * HTML and CSV files are converted to Markdown beside their kept original, as uploads are (issue
+ * 25, item 5); a document the converter refuses is skipped with its reason. Files already in
  * the dir with the same content are skipped, so running it again after an interruption imports
  * only the rest; binary files, files over the per-file limit and paths the dir cannot hold are
  * listed as skipped with the reason. Prints a progress line while it reads. Returns 0, or 1 when
@@ -98,7 +114,16 @@ export async function dirImportCommand(
     const updated: ChangedFile[] = [];
     const skipped: { path: string; reason: string }[] = [];
     let unchanged = 0;
+    let converted = 0;
     let seen = 0;
+    /** Paths this import writes, so a converted file's Markdown never collides with a file. */
+    const writing = new Set<string>();
+    const add = (filePath: string, content: ChangedFile["content"], bytes: number) => {
+      const before = present.get(filePath);
+      (before ? updated : created).push({ path: filePath, content });
+      writing.add(filePath);
+      importBytes += bytes - (before?.size ?? 0);
+    };
     let importBytes = 0;
     const progress = () =>
       io.err(
@@ -124,6 +149,44 @@ export async function dirImportCommand(
         continue;
       }
       const bytes = await readFile(path.join(root, relative));
+      if (writing.has(filePath)) {
+        skipped.push({
+          path: filePath,
+          reason: "written already by this import (a converted document's Markdown)",
+        });
+        continue;
+      }
+      const extension = path.extname(filePath).slice(1).toLowerCase();
+      if (CONVERTED.has(extension)) {
+        const markdownPath = `${filePath}.md`;
+        const before = present.get(filePath);
+        if (before && before.sha256 === sha256Of(bytes) && present.has(markdownPath)) {
+          unchanged += 1;
+          continue;
+        }
+        let markdown: string;
+        try {
+          markdown = (
+            await convertDocument({
+              name: filePath,
+              bytes,
+              limits: { maxFileBytes: limits.maxFileBytes },
+            })
+          ).markdown;
+        } catch (error) {
+          if (!DocumentRefusedError.isInstance(error)) throw error;
+          skipped.push({ path: filePath, reason: error.message });
+          continue;
+        }
+        add(
+          filePath,
+          TEXT_ORIGINALS.has(extension) ? new TextDecoder().decode(bytes) : new Uint8Array(bytes),
+          bytes.byteLength,
+        );
+        add(markdownPath, markdown, Buffer.byteLength(markdown));
+        converted += 1;
+        continue;
+      }
       let text: string;
       try {
         if (bytes.includes(0)) throw new Error("NUL");
@@ -133,16 +196,11 @@ export async function dirImportCommand(
         continue;
       }
       const before = present.get(filePath);
-      if (
-        before &&
-        before.isText &&
-        before.sha256 === createHash("sha256").update(bytes).digest("hex")
-      ) {
+      if (before && before.isText && before.sha256 === sha256Of(bytes)) {
         unchanged += 1;
         continue;
       }
-      (before ? updated : created).push({ path: filePath, content: text });
-      importBytes += bytes.byteLength - (before?.size ?? 0);
+      add(filePath, text, bytes.byteLength);
     }
     progress();
 
@@ -180,7 +238,10 @@ export async function dirImportCommand(
     }
     io.out(
       `imported into ${harnessDir} of "${workspace.name}": ${created.length} new, ${updated.length} changed, ` +
-        `${unchanged} already there, ${skipped.length} skipped (version ${version})`,
+        `${unchanged} already there, ${skipped.length} skipped (version ${version})` +
+        (converted > 0
+          ? `; ${converted} documents converted to Markdown beside their originals`
+          : ""),
     );
     for (const entry of skipped.slice(0, 100)) io.out(`  skipped ${entry.path}: ${entry.reason}`);
     if (skipped.length > 100) io.out(`  … and ${skipped.length - 100} more skipped`);
