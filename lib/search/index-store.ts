@@ -315,7 +315,9 @@ export async function reindexAll(
       isText: unknown;
       updatedAt: unknown;
     }>(
-      `SELECT "dirKey", "path", "content", "isText", "updatedAt" FROM "PersistentFile" ORDER BY "dirKey", "path"`,
+      `SELECT f."dirKey", f."path", b."content", f."isText", f."updatedAt"
+       FROM "PersistentFile" f JOIN "FileBody" b ON b."sha256" = f."sha256"
+       ORDER BY f."dirKey", f."path"`,
     );
     for (const file of files) {
       if (!toBool(file.isText)) continue;

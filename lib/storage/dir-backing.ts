@@ -92,11 +92,9 @@ export interface DirCommitted {
   version: number;
   actorId: string | null;
   source: DirCommitSource;
-  /** Created and updated files with their new content (`created` then `updated`). */
-  written: readonly { path: string; content: FileContent }[];
-  /** Files that did not exist at the commit's base. */
+  /** Files that did not exist at the commit's base, with their content. */
   created: readonly { path: string; content: FileContent }[];
-  /** Files that existed and were changed. */
+  /** Files that existed and were changed, with their new content. */
   updated: readonly { path: string; content: FileContent }[];
   deleted: readonly string[];
   at: Date;
@@ -396,7 +394,6 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               version: next,
               actorId,
               source,
-              written: [...created, ...updated],
               created,
               updated,
               deleted: deletes,

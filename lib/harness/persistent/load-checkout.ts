@@ -153,6 +153,7 @@ export async function loadCheckout<TExtraBody, TSession>(
       bytes: state.bytes,
       readOnly: state.readOnly,
       ...(state.readOnlyReason ? { readOnlyReason: state.readOnlyReason } : {}),
+      cursor: state.cursor,
     });
   }
   return new Checkout({ dirs: loaded, clock });
