@@ -75,7 +75,7 @@ describe("docs/library.md example: the core as a library", () => {
     expect(result.status).toBe("completed");
     // The staged upload was in the checkout the model saw, and commitManual() stored it.
     expect(promptText(model.doStreamCalls[0]!)).toContain(
-      "/persistent/uploads: writable (1 files)",
+      "/persistent/uploads: writable — 1 file, 33 B",
     );
     expect(uploadSaved).toBe(true);
     expect(storage.files("uploads/alice")).toEqual({

@@ -41,6 +41,9 @@ describe("summarizeDirForPrompt", () => {
     expect(summary).toContain("1 file in 1 folder");
     expect(summary).not.toMatch(/\b1 files\b|\b1 folders\b/);
     expect(summary).toContain("notes/ (1 file)");
+    // A flat dir names no folders at all ("in 0 folders" reads like a fault).
+    const flat = await summaryOf({ "a.md": "a" });
+    expect(flat.split("\n")[0]).toBe("- /persistent/company: writable — 1 file, 1 B");
   });
 
   it("says a dir is empty, and bounds a long top level with a count", async () => {

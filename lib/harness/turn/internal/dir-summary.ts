@@ -86,7 +86,7 @@ export function summarizeDirForPrompt(options: {
   }
   const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
   const lines = [
-    `- ${dir.harnessDir}: ${access} — ${count(files.length, "file", "files")} in ${count(folders.size, "folder", "folders")}, ${formatBytes(bytes)}`,
+    `- ${dir.harnessDir}: ${access} — ${count(files.length, "file", "files")}${folders.size > 0 ? ` in ${count(folders.size, "folder", "folders")}` : ""}, ${formatBytes(bytes)}`,
   ];
 
   const top = [
