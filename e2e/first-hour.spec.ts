@@ -53,7 +53,7 @@ async function signIn(page: Page, person: { email: string; password: string }) {
   await page.goto("/sign-in");
   await page.getByLabel("Email", { exact: true }).fill(person.email);
   await page.getByLabel("Password", { exact: true }).fill(person.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 async function signedIn(
@@ -118,11 +118,11 @@ test("sign-in keeps the email after a wrong password and returns to the page ask
     await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
     await page.getByLabel("Email", { exact: true }).fill(admin.email);
     await page.getByLabel("Password", { exact: true }).fill("not-the-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByTestId("form-error")).toBeVisible();
     await expect(page.getByLabel("Email", { exact: true })).toHaveValue(admin.email);
     await page.getByLabel("Password", { exact: true }).fill(admin.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page).toHaveURL(/\/memory$/);
     await expect(page).toHaveTitle("Memory · Cairn");
     await page.context().close();

@@ -108,7 +108,7 @@ async function signedIn(browser: Browser, person: typeof admin, viewport = DESKT
   await page.goto("/sign-in");
   await page.getByLabel("Email", { exact: true }).fill(person.email);
   await page.getByLabel("Password", { exact: true }).fill(person.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/chat$/);
   return page;
 }

@@ -234,7 +234,9 @@ test("admin settings: what each setting does, and the configured model without i
   await expect(page.getByTestId("settings-form")).toContainText("waits on the Refinements page");
   const model = page.getByTestId("model-overview");
   await expect(model.getByTestId("model-chat-model")).toHaveText("scripted-model");
-  await expect(model.getByTestId("model-provider")).toHaveText("OpenAI-compatible server");
+  await expect(model.getByTestId("model-provider")).toHaveText(
+    "OpenAI-compatible server (the server's AI_* variables)",
+  );
   await expect(model.getByTestId("model-api-key")).toHaveText("set (not shown)");
   await expect(model.getByTestId("model-endpoint")).toContainText("/v1");
   expect(await page.content()).not.toContain("e2e-not-a-secret");
