@@ -87,6 +87,8 @@ describe("MCP over Streamable HTTP against next start", () => {
       "harness_update",
       "harness_view",
       "memory",
+      "report_outcome",
+      "search",
     ]);
     const memory = tools.find((tool) => tool.name === "memory")!;
     expect(memory.inputSchema.type).toBe("object");
