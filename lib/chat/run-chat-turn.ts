@@ -126,7 +126,13 @@ async function relevantPassages(actor: Actor, text: string, tokenBudget: number)
       kinds: ["company", "docs", "memory"],
       limit: 20,
     });
-  } catch {
+  } catch (error) {
+    // The turn goes on without them (the database may be away: the spool keeps the turn's
+    // changes); logged, never swallowed.
+    cairn().logger.warn(
+      { err: error, workspaceId: actor.workspaceId },
+      "the prompt's relevant passages could not be read",
+    );
     return "";
   }
   return relevantPassagesSection(hits, Math.min(RELEVANT_MAX_TOKENS, tokenBudget * RELEVANT_SHARE));
