@@ -378,10 +378,15 @@ async function main() {
         );
     let lock: pg.Client | null = null;
     const turn = sendTurn({ chatId, cookie, messageId, text: `crash ${index}` });
-    if (!(await until(async () => toolResultArrived(), 60_000)))
+    if (!(await until(async () => toolResultArrived(), 60_000))) {
+      const answer = await Promise.race([
+        turn,
+        new Promise<string>((resolve) => setTimeout(() => resolve("(no answer yet)"), 100)),
+      ]);
       throw new Error(
-        `fault ${index}: the tool result never reached the model\n${appLog.slice(-20).join("\n")}`,
+        `fault ${index}: the tool result never reached the model; the chat route answered: ${answer.slice(0, 500)}\n${appLog.slice(-20).join("\n")}`,
       );
+    }
 
     let appKilled = false;
     let pgStopped = false;

@@ -477,17 +477,21 @@ async function runClaimedTurn(options: {
         await claim.release();
         markRecorded();
       }
-      // Refinements run after the response, never during it.
+      // Refinements run after the response, never during it — and outside the turn: `finished`
+      // (which holds the person's turn slot) settles once the turn is recorded, whatever a
+      // refinement's request does afterwards (it may wait on a database coming back).
       if (result.status !== "completed") return;
       const requested = refine.take();
       if (requested) scheduleRefinement({ actor, chatId, request: requested });
       else
-        await maybeAutoRefine({
+        void maybeAutoRefine({
           actor,
           chatId,
           compacted: Boolean(result.compaction),
           settings: options.chat.settings,
-        });
+        }).catch((error: unknown) =>
+          logger.error({ err: error }, "checking the automatic refinement triggers failed"),
+        );
     })
     .catch((error: unknown) => logger.error({ err: error }, "recording a turn failed"))
     .finally(() => {
