@@ -71,6 +71,8 @@ export type StartTurnResult =
       response: Response;
       /** Settles when the turn has finished and been recorded (the browser may be long gone). */
       finished: Promise<void>;
+      /** Settles when the harness turn itself has ended (its model work), recorded or not. */
+      slotFreed?: Promise<void>;
     }
   | { status: "not_found" }
   | { status: "forbidden"; message: string }
@@ -506,6 +508,12 @@ async function runClaimedTurn(options: {
       recorded,
     ),
     finished,
+    // The person's turn slot is for model work: it is free once the harness turn ends, even
+    // while the record waits for the database (see withTurnSlot).
+    slotFreed: turn.finished.then(
+      () => undefined,
+      () => undefined,
+    ),
   };
 }
 

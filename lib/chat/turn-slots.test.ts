@@ -11,6 +11,32 @@ function startedTurn() {
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("concurrent turns per user", () => {
+  it("frees the slot when the turn's model work ends, even while its record still waits (a database outage)", async () => {
+    const slots = createTurnSlots({ maxPerUser: 1 });
+    let endWork!: () => void;
+    const slotFreed = new Promise<void>((resolve) => (endWork = resolve));
+    const neverRecorded = new Promise<void>(() => {});
+    await withTurnSlot({
+      userId: "ann",
+      slots,
+      start: async () => ({ status: "started" as const, finished: neverRecorded, slotFreed }),
+    });
+    const refused = await withTurnSlot({
+      userId: "ann",
+      slots,
+      start: async () => startedTurn().result,
+    });
+    expect(refused.status).toBe("too_many_turns");
+    endWork();
+    await flush();
+    const next = await withTurnSlot({
+      userId: "ann",
+      slots,
+      start: async () => startedTurn().result,
+    });
+    expect(next.status).toBe("started");
+  });
+
   it("refuses a third running turn for one user, not for another, and frees the slot when a turn finishes", async () => {
     const slots = createTurnSlots({ maxPerUser: 2 });
     const first = startedTurn();

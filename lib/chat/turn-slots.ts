@@ -64,10 +64,12 @@ export interface TooManyTurns {
 /**
  * Runs `start` only when `userId` has a free slot (and, with `rate`, a token: taken only once the
  * slot is held, so a refused turn costs none), and holds the slot until the started turn's
- * `finished` settles (a turn that did not start releases it at once; so does a throw).
+ * `slotFreed` (else `finished`) settles (a turn that did not start releases it at once; so does
+ * a throw). A chat turn frees its slot when its model work ends: recording it may wait out a
+ * database outage, and the person must not be locked out meanwhile.
  */
 export async function withTurnSlot<
-  TResult extends { status: string; finished?: Promise<unknown> },
+  TResult extends { status: string; finished?: Promise<unknown>; slotFreed?: Promise<unknown> },
 >(options: {
   userId: string;
   start: () => Promise<TResult>;
@@ -102,7 +104,8 @@ export async function withTurnSlot<
     slot.release();
     throw error;
   }
-  if (result.finished) void result.finished.finally(() => slot.release()).catch(() => {});
+  const freed = result.slotFreed ?? result.finished;
+  if (freed) void freed.finally(() => slot.release()).catch(() => {});
   else slot.release();
   return result;
 }
