@@ -201,6 +201,8 @@ export async function startScriptedModelServer(
       else res.destroy();
     });
   });
+  // Idle sockets stay open longer than a loaded test worker may take between two calls.
+  server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
@@ -481,11 +483,18 @@ function parseDeclarativeScript(body: unknown): DeclarativeRule[] | string {
 /** Client for a server in another process (Playwright tests): same script API over HTTP. */
 export function scriptedModelServerClient(url: string) {
   const origin = url.replace(/\/v1\/?$/, "").replace(/\/+$/, "");
-  const call = async (method: "GET" | "POST", path: string, body?: unknown) => {
-    const response = await fetch(`${origin}${path}`, {
+  // Every control call is idempotent (replace the script, read the log, reset), so a call that
+  // met a kept-alive socket the server had just closed ("other side closed") is sent once more.
+  const send = (method: "GET" | "POST", path: string, body?: unknown) =>
+    fetch(`${origin}${path}`, {
       method,
       headers: { "content-type": "application/json" },
       ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  const call = async (method: "GET" | "POST", path: string, body?: unknown) => {
+    const response = await send(method, path, body).catch((error: unknown) => {
+      if (!(error instanceof TypeError)) throw error;
+      return send(method, path, body);
     });
     if (!response.ok)
       throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
