@@ -118,7 +118,7 @@ describe(`a turn's search leads to a view of the right lines (${testDatabaseProv
       session: null,
       commitLog: dirs.commitLog,
     });
-    runMemoryCommand(turn.checkout, {
+    await runMemoryCommand(turn.checkout, {
       command: "create",
       path: "/persistent/company/policies/data.md",
       file_text: POLICY,

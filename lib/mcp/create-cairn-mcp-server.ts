@@ -251,7 +251,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         session: null,
         commitLog: dirs.commitLog,
       });
-      const output = runMemoryCommand(turn.checkout, parsed.data);
+      const output = await runMemoryCommand(turn.checkout, parsed.data);
       if (output.startsWith("Error: ")) {
         await turn.finishTurn({ status: "failed" });
         return toolError(output.slice("Error: ".length));

@@ -36,7 +36,7 @@ async function memory(actor: Actor, command: Parameters<typeof runMemoryCommand>
     session: null,
     commitLog: dirs.commitLog,
   });
-  const output = runMemoryCommand(turn.checkout, command);
+  const output = await runMemoryCommand(turn.checkout, command);
   expect(output).not.toMatch(/^Error/);
   const persistence = await turn.finishTurn({ status: "completed" });
   expect(persistence.status).toBe("succeeded");

@@ -35,7 +35,9 @@ describe("concurrent appends to one file", () => {
           session: { chatId: `chat-${index}` },
           commitLog,
         });
-        const notes = turn.checkout.readFileOrThrow({ path: `${harnessDir}/notes.md` }) as string;
+        const notes = (await turn.checkout.readFileOrThrow({
+          path: `${harnessDir}/notes.md`,
+        })) as string;
         turn.checkout.writeFile({
           path: `${harnessDir}/notes.md`,
           content: `${notes}- note ${index}\n`,

@@ -1,6 +1,5 @@
 import { validateHarnessDir, isWithinHarnessDir, joinHarnessPath, PERSISTENT_ROOT } from "./paths";
-import { dirInfo, type CheckoutDirState } from "./checkout-state";
-import { contentByteLength } from "./internal/content";
+import { currentFiles, dirInfo, type CheckoutDirState } from "./checkout-state";
 import type { CommitMode, DirCursor } from "./types";
 
 /** One file as listed by the checkout. */
@@ -108,11 +107,11 @@ export function buildDirectoryListing(options: {
     const folders = new Map<string, { depth: number; fileCount: number; bytes: number }>();
     let fileCount = 0;
     let bytes = 0;
-    for (const [relativePath, content] of state.files) {
+    for (const [relativePath, file] of currentFiles(state)) {
       if (relativePrefix !== "" && !relativePath.startsWith(`${relativePrefix}/`)) continue;
       const rest =
         relativePrefix === "" ? relativePath : relativePath.slice(relativePrefix.length + 1);
-      const size = contentByteLength(content);
+      const size = file.bytes;
       fileCount += 1;
       bytes += size;
       const segments = rest.split("/");
@@ -127,7 +126,7 @@ export function buildDirectoryListing(options: {
             path: entryPath,
             depth: baseDepth + level,
             bytes: size,
-            updatedAt: state.updatedAt.get(relativePath) ?? null,
+            updatedAt: file.updatedAt,
           });
         } else {
           const folder = folders.get(entryPath) ?? {

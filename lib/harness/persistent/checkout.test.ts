@@ -83,14 +83,17 @@ describe("Checkout", () => {
       session: {},
       clock: steppingClock(),
     });
-    expect(checkout.readFile({ path: "/persistent/user/a.md" })).toBe("alpha");
-    expect(checkout.readFile({ path: "/persistent/user/missing.md" })).toBeNull();
-    expect(() => checkout.readFileOrThrow({ path: "/persistent/user/missing.md" })).toThrowError(
-      HarnessNotFoundError,
-    );
+    expect(await checkout.readFile({ path: "/persistent/user/a.md" })).toBe("alpha");
+    expect(await checkout.readFile({ path: "/persistent/user/missing.md" })).toBeNull();
+    await expect(
+      checkout.readFileOrThrow({ path: "/persistent/user/missing.md" }),
+    ).rejects.toThrowError(HarnessNotFoundError);
 
     checkout.writeFile({ path: "/persistent/user/notes/c.md", content: "gamma" });
-    checkout.renameFile({ from: "/persistent/user/a.md", to: "/persistent/user/archive/a.md" });
+    await checkout.renameFile({
+      from: "/persistent/user/a.md",
+      to: "/persistent/user/archive/a.md",
+    });
     checkout.deleteFile({ path: "/persistent/user/notes/b.md" });
     expect(checkout.listFiles().map((file) => file.path)).toEqual([
       "/persistent/user/archive/a.md",
@@ -102,12 +105,12 @@ describe("Checkout", () => {
     expect(() => checkout.deleteFile({ path: "/persistent/user/notes/b.md" })).toThrowError(
       HarnessNotFoundError,
     );
-    expect(() =>
+    await expect(
       checkout.renameFile({
         from: "/persistent/user/notes/c.md",
         to: "/persistent/user/archive/a.md",
       }),
-    ).toThrowError(HarnessConflictError);
+    ).rejects.toThrowError(HarnessConflictError);
 
     expect(checkout.diff()).toEqual([
       {
@@ -137,15 +140,17 @@ describe("Checkout", () => {
   it("isolates the checkout from the backing and from callers' buffers", async () => {
     const { dir, backing } = userDir({ "b.bin": new Uint8Array([1, 2, 3]) });
     const checkout = await loadCheckout({ dirs: [dir], extraBody: {}, session: {} });
-    const bytes = checkout.readFile({ path: "/persistent/user/b.bin" }) as Uint8Array;
+    const bytes = (await checkout.readFile({ path: "/persistent/user/b.bin" })) as Uint8Array;
     bytes[0] = 9;
     const written = new Uint8Array([4, 5]);
     checkout.writeFile({ path: "/persistent/user/c.bin", content: written });
     written[0] = 0;
-    expect(checkout.readFile({ path: "/persistent/user/b.bin" })).toEqual(
+    expect(await checkout.readFile({ path: "/persistent/user/b.bin" })).toEqual(
       new Uint8Array([1, 2, 3]),
     );
-    expect(checkout.readFile({ path: "/persistent/user/c.bin" })).toEqual(new Uint8Array([4, 5]));
+    expect(await checkout.readFile({ path: "/persistent/user/c.bin" })).toEqual(
+      new Uint8Array([4, 5]),
+    );
     expect(Object.keys(backing.files())).toEqual(["b.bin"]);
   });
 
@@ -168,17 +173,17 @@ describe("Checkout", () => {
     expect(() => checkout.deleteFile({ path: "/persistent/company/policy.md" })).toThrowError(
       HarnessForbiddenError,
     );
-    expect(() =>
+    await expect(
       checkout.renameFile({
         from: "/persistent/company/policy.md",
         to: "/persistent/user/policy.md",
       }),
-    ).toThrowError(HarnessForbiddenError);
-    expect(() =>
+    ).rejects.toThrowError(HarnessForbiddenError);
+    await expect(
       checkout.renameFile({ from: "/persistent/user/a.md", to: "/persistent/company/a.md" }),
-    ).toThrowError(HarnessForbiddenError);
-    expect(checkout.readFile({ path: "/persistent/company/policy.md" })).toBe("be kind");
-    expect(checkout.readFile({ path: "/persistent/user/a.md" })).toBe("alpha");
+    ).rejects.toThrowError(HarnessForbiddenError);
+    expect(await checkout.readFile({ path: "/persistent/company/policy.md" })).toBe("be kind");
+    expect(await checkout.readFile({ path: "/persistent/user/a.md" })).toBe("alpha");
     expect(
       trace.map((event) =>
         event.type === "dir.loaded" ? [event.harnessDir, event.readOnly] : null,

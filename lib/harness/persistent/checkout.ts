@@ -15,8 +15,14 @@ import {
 } from "./checkout-listing";
 import {
   checkoutStates,
+  currentFile,
+  currentFiles,
   diffDirState,
   dirInfo,
+  hasFile,
+  isFolder,
+  putCurrent,
+  readCurrent,
   type CheckoutDirState,
   type DirChanges,
 } from "./checkout-state";
@@ -34,9 +40,10 @@ import {
 import type { Clock, CommitMode, DirLimits, FileContent } from "./types";
 
 /**
- * A turn's isolated, in-memory copy of its persistent dirs plus the before-snapshot taken at
- * load (the loaded content; its sha256 hashes are computed only for paths the turn touched). Every method takes absolute `/persistent/...` paths and validates
- * them. Nothing here touches backing storage: changes reach it only when the turn commits.
+ * A turn's isolated view of its persistent dirs: each dir at the cursor it was loaded at (loaded
+ * whole, or as an index whose file bodies are read on first use) plus a copy-on-write overlay of
+ * what the turn wrote. Every method takes absolute `/persistent/...` paths and validates them.
+ * Nothing here writes to backing storage: changes reach it only when the turn commits.
  *
  * Writes, deletes and renames under a read-only dir (mode `read-only`, or `canWrite` false for
  * this turn) throw `HarnessForbiddenError` (`forbidden:dir`) at once, for tools and host alike.
@@ -99,16 +106,45 @@ export class Checkout {
     };
   }
 
-  /** The content at `path`, or `null` when there is no such file. Bytes are returned as a copy. */
-  readFile(options: { path: string }): FileContent | null {
+  /**
+   * The content at `path`, or `null` when there is no such file. Bytes are returned as a copy.
+   * A lazy dir's body is read from the body cache or the backing on first use.
+   */
+  async readFile(options: { path: string }): Promise<FileContent | null> {
     const { state, relativePath } = this.#locate(options.path);
-    const content = state.files.get(relativePath);
-    return content === undefined ? null : copyContent(content);
+    return readCurrent(state, relativePath);
+  }
+
+  /** Whether a file exists at `path` (no content is read). */
+  exists(options: { path: string }): boolean {
+    const { state, relativePath } = this.#locate(options.path);
+    return hasFile(state, relativePath);
+  }
+
+  /**
+   * Reads the bodies of `paths` (absolute; files outside every dir or missing are ignored) in
+   * as few backing calls as their dirs need, so the reads that follow are served from memory.
+   */
+  async prefetch(options: { paths: Iterable<string> }): Promise<void> {
+    const byDir = new Map<CheckoutDirState, string[]>();
+    for (const path of options.paths) {
+      let located: { state: CheckoutDirState; relativePath: string };
+      try {
+        located = this.#locate(path);
+      } catch {
+        continue;
+      }
+      if (located.state.overlay.has(located.relativePath)) continue;
+      const list = byDir.get(located.state) ?? [];
+      list.push(located.relativePath);
+      byDir.set(located.state, list);
+    }
+    await Promise.all([...byDir].map(([state, paths]) => state.base.prefetch(paths)));
   }
 
   /** Like `readFile`, but throws `not_found:path` when the file does not exist. */
-  readFileOrThrow(options: { path: string }): FileContent {
-    const content = this.readFile(options);
+  async readFileOrThrow(options: { path: string }): Promise<FileContent> {
+    const content = await this.readFile(options);
     if (content === null) {
       throw new HarnessNotFoundError({
         surface: "path",
@@ -135,10 +171,9 @@ export class Checkout {
     }
     const bytes = contentByteLength(options.content);
     assertFileWithinLimits({ path, bytes, limits: state.dir.limits });
-    const previous = state.files.get(relativePath);
-    const nextBytes =
-      state.bytes - (previous === undefined ? 0 : contentByteLength(previous)) + bytes;
-    const nextCount = state.files.size + (previous === undefined ? 1 : 0);
+    const previous = currentFile(state, relativePath);
+    const nextBytes = state.bytes - (previous === undefined ? 0 : previous.bytes) + bytes;
+    const nextCount = state.fileCount + (previous === undefined ? 1 : 0);
     this.#assertNoFileDirectoryClash(state, relativePath, path);
     assertDirWithinLimits({
       harnessDir: state.dir.harnessDir,
@@ -146,10 +181,7 @@ export class Checkout {
       bytes: nextBytes,
       limits: state.dir.limits,
     });
-    state.files.set(relativePath, copyContent(options.content));
-    state.bytes = nextBytes;
-    state.touched.add(relativePath);
-    state.updatedAt.set(relativePath, this.#clock.now());
+    putCurrent(state, relativePath, copyContent(options.content), this.#clock.now());
   }
 
   // A path cannot be both a file and a folder, or a file-system backing could not store it.
@@ -157,7 +189,7 @@ export class Checkout {
     const segments = relativePath.split("/");
     for (let index = 1; index < segments.length; index += 1) {
       const ancestor = segments.slice(0, index).join("/");
-      if (state.files.has(ancestor)) {
+      if (hasFile(state, ancestor)) {
         throw new HarnessConflictError({
           surface: "path",
           message: `Cannot create ${printable(path)}: ${printable(joinHarnessPath({ harnessDir: state.dir.harnessDir, relativePath: ancestor }))} is a file.`,
@@ -165,17 +197,12 @@ export class Checkout {
         });
       }
     }
-    if (!state.files.has(relativePath)) {
-      const prefix = `${relativePath}/`;
-      for (const existing of state.files.keys()) {
-        if (existing.startsWith(prefix)) {
-          throw new HarnessConflictError({
-            surface: "path",
-            message: `Cannot create ${printable(path)}: it is a folder.`,
-            details: { path: printable(path) },
-          });
-        }
-      }
+    if (!hasFile(state, relativePath) && isFolder(state, relativePath)) {
+      throw new HarnessConflictError({
+        surface: "path",
+        message: `Cannot create ${printable(path)}: it is a folder.`,
+        details: { path: printable(path) },
+      });
     }
   }
 
@@ -183,31 +210,27 @@ export class Checkout {
   deleteFile(options: { path: string }): void {
     const { state, relativePath, path } = this.#locate(options.path);
     this.#assertWritable(state, path);
-    const previous = state.files.get(relativePath);
-    if (previous === undefined) {
+    if (!hasFile(state, relativePath)) {
       throw new HarnessNotFoundError({
         surface: "path",
         message: `No file at ${printable(path)}.`,
         details: { path: printable(path) },
       });
     }
-    state.files.delete(relativePath);
-    state.bytes -= contentByteLength(previous);
-    state.touched.add(relativePath);
-    state.updatedAt.delete(relativePath);
+    putCurrent(state, relativePath, null, null);
   }
 
   /**
    * Moves a file, possibly across dirs (both must be writable). Throws `not_found:path` when
    * `from` is missing and `conflict:path` when `to` exists unless `overwrite` is true.
    */
-  renameFile(options: { from: string; to: string; overwrite?: boolean }): void {
+  async renameFile(options: { from: string; to: string; overwrite?: boolean }): Promise<void> {
     const source = this.#locate(options.from);
     const target = this.#locate(options.to);
     this.#assertWritable(source.state, source.path);
     this.#assertWritable(target.state, target.path);
-    const content = source.state.files.get(source.relativePath);
-    if (content === undefined) {
+    const content = await readCurrent(source.state, source.relativePath);
+    if (content === null) {
       throw new HarnessNotFoundError({
         surface: "path",
         message: `No file at ${printable(source.path)}.`,
@@ -215,7 +238,7 @@ export class Checkout {
       });
     }
     if (source.path === target.path) return;
-    if (!options.overwrite && target.state.files.has(target.relativePath)) {
+    if (!options.overwrite && hasFile(target.state, target.relativePath)) {
       throw new HarnessConflictError({
         surface: "path",
         message: `${printable(target.path)} already exists.`,
@@ -223,12 +246,18 @@ export class Checkout {
       });
     }
     // Remove first so the size checks see the dir without the moved file; restore on failure.
+    const overlaid = source.state.overlay.has(source.relativePath);
+    const writtenAt = source.state.writtenAt.get(source.relativePath);
     this.deleteFile({ path: source.path });
     try {
       this.writeFile({ path: target.path, content });
     } catch (error) {
-      source.state.files.set(source.relativePath, content);
-      source.state.bytes += contentByteLength(content);
+      putCurrent(source.state, source.relativePath, content, writtenAt ?? null);
+      // Back to the base's own file when it was never written this turn.
+      if (!overlaid) {
+        source.state.overlay.delete(source.relativePath);
+        source.state.writtenAt.delete(source.relativePath);
+      }
       throw error;
     }
   }
@@ -247,15 +276,15 @@ export class Checkout {
         !isWithinHarnessDir({ path: prefix, harnessDir })
       )
         continue;
-      for (const [relativePath, content] of state.files) {
+      for (const [relativePath, file] of currentFiles(state)) {
         const path = joinHarnessPath({ harnessDir, relativePath });
         if (!isWithinHarnessDir({ path, harnessDir: prefix })) continue;
         result.push({
           path,
           harnessDir,
           relativePath,
-          bytes: contentByteLength(content),
-          updatedAt: state.updatedAt.get(relativePath) ?? null,
+          bytes: file.bytes,
+          updatedAt: file.updatedAt,
         });
       }
     }

@@ -8,6 +8,8 @@ export interface ResolvedPersistentDir<TExtraBody = unknown, TSession = unknown>
   mode: CommitMode;
   limits: DirLimits;
   definition: PersistentDir<TExtraBody, TSession>;
+  /** Whether the dir offers the lazy capability (`loadIndex` + `readBodies`). */
+  lazy: boolean;
 }
 
 /**
@@ -54,6 +56,16 @@ export function resolvePersistentDirs<TExtraBody = unknown, TSession = unknown>(
         details: { harnessDir, mode },
       });
     }
+    const lazyMethods = [definition.loadIndex, definition.readBodies].filter(
+      (method) => typeof method === "function",
+    ).length;
+    if (lazyMethods === 1) {
+      throw new HarnessValidationError({
+        surface: "dir",
+        message: `${harnessDir}: a lazy dir needs both loadIndex and readBodies (or neither).`,
+        details: { harnessDir },
+      });
+    }
     for (const other of resolved) {
       if (
         isWithinHarnessDir({ path: harnessDir, harnessDir: other.harnessDir }) ||
@@ -71,6 +83,7 @@ export function resolvePersistentDirs<TExtraBody = unknown, TSession = unknown>(
       mode,
       limits: resolveDirLimits({ limits: definition.limits }),
       definition,
+      lazy: lazyMethods === 2,
     });
   }
   return resolved;

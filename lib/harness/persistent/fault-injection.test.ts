@@ -46,9 +46,9 @@ describe("fault injection: a store failing at random over 1,000 turns", () => {
           path: `/persistent/user/turns/${turnIndex}.md`,
           content: `turn ${turnIndex}\n`,
         });
-        const current = turn.checkout.readFileOrThrow({
+        const current = (await turn.checkout.readFileOrThrow({
           path: "/persistent/user/board.md",
-        }) as string;
+        })) as string;
         turn.checkout.writeFile({
           path: "/persistent/user/board.md",
           content: current.replace(

@@ -1,7 +1,9 @@
 import { HarnessValidationError } from "../errors";
 import { Checkout } from "./checkout";
 import { systemClock } from "./system-clock";
-import type { CheckoutDirState } from "./checkout-state";
+import { loadedBase, indexBase } from "./checkout-base";
+import { newDirState, type CheckoutDirState } from "./checkout-state";
+import { DirIndexMap, type DirIndex, type DirIndexEntry } from "./dir-index";
 import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
 import { contentByteLength, copyContent, isFileContent } from "./internal/content";
 import {
@@ -90,6 +92,79 @@ export function validateLoadResult(options: {
   return { files, updatedAt, cursor: result.cursor, bytes };
 }
 
+/**
+ * Validates a lazy dir's index as `validateLoadResult` validates a load: every path, the
+ * per-file size, the file count and the dir's bytes. The work is done once per shared base
+ * layer of the index, so turns at nearby versions of a large dir only check what changed.
+ */
+export function validateDirIndex(options: {
+  harnessDir: string;
+  limits: DirLimits;
+  index: DirIndex;
+}): void {
+  const { harnessDir, limits, index } = options;
+  const fail = (message: string, cause?: unknown): never => {
+    throw new HarnessValidationError({
+      surface: "dir",
+      message: `${harnessDir}: loadIndex returned ${message}`,
+      details: { harnessDir },
+      cause,
+    });
+  };
+  if (typeof index !== "object" || index === null || !(index.entries instanceof DirIndexMap))
+    fail("no index (a DirIndexMap in `entries`).");
+  if (typeof index.cursor !== "string" && typeof index.cursor !== "number")
+    fail("no cursor (a string or number).");
+  const { base, delta } = index.entries.layers();
+  const check = (entries: Iterable<[string, DirIndexEntry | null]>): number => {
+    let largest = 0;
+    for (const [path, entry] of entries) {
+      if (entry === null) continue;
+      try {
+        if (validateRelativePath({ path }) !== path)
+          fail(`a path that is not NFC-normalised: ${printable(path)}.`);
+      } catch (error) {
+        if (!HarnessValidationError.isInstance(error)) throw error;
+        if (error.message.startsWith(`${harnessDir}: loadIndex`)) throw error;
+        fail(`an invalid path: ${error.message}`, error);
+      }
+      if (
+        !Number.isSafeInteger(entry.bytes) ||
+        entry.bytes < 0 ||
+        !/^[0-9a-f]{64}$/.test(entry.hash)
+      )
+        fail(`an entry for ${printable(path)} without a size or a sha256 hash.`);
+      largest = Math.max(largest, entry.bytes);
+    }
+    return largest;
+  };
+  let largest = checkedBases.get(base);
+  if (largest === undefined) {
+    largest = check(base);
+    checkedBases.set(base, largest);
+  }
+  largest = Math.max(largest, check(delta));
+  if (largest > limits.maxFileBytes) {
+    for (const [path, entry] of index.entries) {
+      if (entry.bytes > limits.maxFileBytes)
+        assertFileWithinLimits({
+          path: joinHarnessPath({ harnessDir, relativePath: path }),
+          bytes: entry.bytes,
+          limits,
+        });
+    }
+  }
+  assertDirWithinLimits({
+    harnessDir,
+    fileCount: index.entries.size,
+    bytes: index.entries.bytes,
+    limits,
+  });
+}
+
+// Base layers already validated, with the largest file size they hold.
+const checkedBases = new WeakMap<object, number>();
+
 /** Options for `loadCheckout`. */
 export interface LoadCheckoutOptions<TExtraBody, TSession> {
   dirs: readonly PersistentDir<TExtraBody, TSession>[];
@@ -115,13 +190,33 @@ export async function loadCheckout<TExtraBody, TSession>(
   const dirs = resolvePersistentDirs({ dirs: options.dirs });
   const loaded = await Promise.all(
     dirs.map(async (dir): Promise<CheckoutDirState> => {
+      const loadOptions = {
+        extraBody: options.extraBody,
+        session: options.session,
+        abortSignal: options.abortSignal,
+      };
+      const { loadIndex, readBodies } = dir.definition;
+      if (dir.lazy && loadIndex && readBodies) {
+        const [access, index] = await Promise.all([
+          decideAccess(dir, options.extraBody),
+          loadIndex(loadOptions),
+        ]);
+        options.abortSignal?.throwIfAborted();
+        validateDirIndex({ harnessDir: dir.harnessDir, limits: dir.limits, index });
+        return newDirState({
+          dir,
+          ...access,
+          cursor: index.cursor,
+          base: indexBase({
+            harnessDir: dir.harnessDir,
+            index: index.entries,
+            readBodies: (hashes) => readBodies({ ...loadOptions, hashes }),
+          }),
+        });
+      }
       const [access, result] = await Promise.all([
         decideAccess(dir, options.extraBody),
-        dir.definition.load({
-          extraBody: options.extraBody,
-          session: options.session,
-          abortSignal: options.abortSignal,
-        }),
+        dir.definition.load(loadOptions),
       ]);
       options.abortSignal?.throwIfAborted();
       const { files, updatedAt, cursor, bytes } = validateLoadResult({
@@ -129,17 +224,12 @@ export async function loadCheckout<TExtraBody, TSession>(
         limits: dir.limits,
         result,
       });
-      return {
+      return newDirState({
         dir,
         ...access,
         cursor,
-        base: new Map([...files].map(([path, content]) => [path, copyContent(content)])),
-        baseHashes: new Map(),
-        files,
-        updatedAt,
-        touched: new Set(),
-        bytes,
-      };
+        base: loadedBase({ files, updatedAt, bytes }),
+      });
     }),
   );
   const at = clock.now().toISOString();
@@ -149,7 +239,7 @@ export async function loadCheckout<TExtraBody, TSession>(
       at,
       harnessDir: state.dir.harnessDir,
       mode: state.dir.mode,
-      fileCount: state.files.size,
+      fileCount: state.fileCount,
       bytes: state.bytes,
       readOnly: state.readOnly,
       ...(state.readOnlyReason ? { readOnlyReason: state.readOnlyReason } : {}),

@@ -98,7 +98,9 @@ describe("localDir", () => {
       session: null,
       commitLog: createInMemoryCommitLog(),
     });
-    expect(turn.checkout.readFile({ path: "/persistent/company/policy.md" })).toBe("be kind\n");
+    expect(await turn.checkout.readFile({ path: "/persistent/company/policy.md" })).toBe(
+      "be kind\n",
+    );
     expect(() =>
       turn.checkout.writeFile({ path: "/persistent/company/policy.md", content: "x" }),
     ).toThrowError(/read-only/);

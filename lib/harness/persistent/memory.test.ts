@@ -33,7 +33,7 @@ describe("memory", () => {
       path: "/persistent/memory/blob.bin",
       content: new Uint8Array([0, 1]),
     });
-    expect(dir.listingForPrompt({ checkout: turn.checkout })).toBe(
+    expect(await dir.listingForPrompt({ checkout: turn.checkout })).toBe(
       [
         "Memory files in /persistent/memory, newest first:",
         "- blob.bin (2 B): (binary)",
@@ -68,7 +68,10 @@ describe("memory", () => {
       session: {},
       commitLog: createInMemoryCommitLog(),
     });
-    const lines = dir.listingForPrompt({ checkout: turn.checkout }).split("\n").slice(1).sort();
+    const lines = (await dir.listingForPrompt({ checkout: turn.checkout }))
+      .split("\n")
+      .slice(1)
+      .sort();
     expect(lines).toEqual([
       "- a.md (33 B): Third line wins",
       "- b.md (3 B): (empty)",
@@ -92,7 +95,7 @@ describe("memory", () => {
       session: {},
       commitLog: createInMemoryCommitLog(),
     });
-    const listing = dir.listingForPrompt({ checkout: turn.checkout });
+    const listing = await dir.listingForPrompt({ checkout: turn.checkout });
     const lines = listing.split("\n");
     expect(lines).toHaveLength(12);
     expect(lines[1]).toMatch(/^- note-\d\d\.md \(\d+ B\): Note \d+ x+…$/);
@@ -106,7 +109,7 @@ describe("memory", () => {
       harnessDir: "/persistent/user",
       listing: { maxChars: 400 },
     });
-    const tightListing = tight.listingForPrompt({ checkout: turn.checkout });
+    const tightListing = await tight.listingForPrompt({ checkout: turn.checkout });
     expect(tightListing.length).toBeLessThanOrEqual(400);
     expect(tightListing).toMatch(/more file\(s\) not listed \(truncated\)/);
   });
@@ -139,7 +142,7 @@ describe("memory", () => {
       session: {},
       commitLog: createInMemoryCommitLog(),
     });
-    expect(dir.listingForPrompt({ checkout: turn.checkout })).toMatch(
+    expect(await dir.listingForPrompt({ checkout: turn.checkout })).toMatch(
       /^Memory files in \/persistent\/memory \(read-only this turn\)/,
     );
   });

@@ -51,7 +51,7 @@ export interface MemoryDir<TExtraBody = unknown, TSession = unknown> extends Per
    * A bounded listing of the dir's files in this turn's checkout — path, size and first line,
    * newest first — ending with a truncation marker when entries were left out.
    */
-  listingForPrompt(options: { checkout: Checkout }): string;
+  listingForPrompt(options: { checkout: Checkout }): Promise<string>;
 }
 
 /** The built-in memory skill for a dir at `harnessDir` with the given limits. */
@@ -118,7 +118,7 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
       maxFileBytes: limits.maxFileBytes,
       maxFiles: limits.maxFiles,
     }),
-    listingForPrompt({ checkout }) {
+    async listingForPrompt({ checkout }) {
       const normalizedDir = harnessDir.normalize("NFC");
       const dirInfo = checkout.listDirs().find((dir) => dir.harnessDir === normalizedDir);
       if (!dirInfo) return `Memory (${harnessDir}) is not loaded for this turn.`;
@@ -134,9 +134,13 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
       const lines = [header];
       let chars = header.length;
       let listed = 0;
+      // The newest files' first lines: their bodies in one read (a lazy dir reads no others).
+      await checkout.prefetch({
+        paths: files.slice(0, listingLimits.maxEntries).map((file) => file.path),
+      });
       for (const file of files) {
         if (listed >= listingLimits.maxEntries) break;
-        const content = checkout.readFile({ path: file.path }) ?? "";
+        const content = (await checkout.readFile({ path: file.path })) ?? "";
         const line = `- ${file.relativePath} (${formatBytes(contentByteLength(content))}): ${firstLineOf(content, listingLimits.maxFirstLineChars)}`;
         // Reserve room for the marker so the bound holds with it.
         if (chars + line.length + 1 > listingLimits.maxChars - 80) break;

@@ -100,7 +100,7 @@ describe("openTurnCheckout / finishTurn", () => {
       ...context,
       commitLog: createInMemoryCommitLog(),
     });
-    turn.checkout.readFile({ path: "/persistent/user/a.md" });
+    await turn.checkout.readFile({ path: "/persistent/user/a.md" });
     const persistence = await turn.finishTurn({ status: "completed" });
     expect(backing.storeCalls).toHaveLength(0);
     expect(persistence).toMatchObject({
@@ -280,7 +280,7 @@ describe("openTurnCheckout / finishTurn", () => {
     expect(await first.files.read("/persistent/user/staged.md")).toBe("host write");
 
     const second = await openTurnCheckout({ dirs, ...context, commitLog });
-    expect(second.checkout.readFile({ path: "/persistent/user/staged.md" })).toBeNull();
+    expect(await second.checkout.readFile({ path: "/persistent/user/staged.md" })).toBeNull();
     expect(await second.finishTurn({ status: "completed" })).toMatchObject({
       commits: [{ status: "skipped" }],
     });

@@ -119,7 +119,7 @@ export interface TurnCheckout {
   findPrivateCopies(options: {
     written: readonly NamedContent[];
     already?: readonly FileContent[];
-  }): CopiedText[];
+  }): Promise<CopiedText[]>;
 }
 
 /**

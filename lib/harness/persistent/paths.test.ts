@@ -107,28 +107,36 @@ describe("resolvePersistentPath", () => {
 });
 
 describe("size limits", () => {
+  it("default to a knowledge base: 100,000 files, 2 GiB per dir, 25 MiB per file", () => {
+    expect(DEFAULT_DIR_LIMITS).toEqual({
+      maxFiles: 100_000,
+      maxDirBytes: 2 * 1024 * 1024 * 1024,
+      maxFileBytes: 25 * 1024 * 1024,
+    });
+  });
+
   it("explain which limit was hit", () => {
     expect(() =>
       assertFileWithinLimits({
         path: "/persistent/user/big.bin",
-        bytes: 2 * 1024 * 1024,
+        bytes: 26 * 1024 * 1024,
         limits: DEFAULT_DIR_LIMITS,
       }),
-    ).toThrowError(/big\.bin.* is 2\.0 MiB; the limit is 1\.0 MiB per file/);
+    ).toThrowError(/big\.bin.* is 26\.0 MiB; the limit is 25\.0 MiB per file/);
     expect(() =>
       assertDirWithinLimits({
         harnessDir: "/persistent/user",
-        fileCount: 2001,
+        fileCount: 100_001,
         bytes: 10,
         limits: DEFAULT_DIR_LIMITS,
       }),
-    ).toThrowError(/2001 files; the limit is 2000/);
+    ).toThrowError(/100001 files; the limit is 100000/);
     expect(() =>
       assertDirWithinLimits({
         harnessDir: "/persistent/user",
         fileCount: 1,
         bytes: 21 * 1024 * 1024,
-        limits: DEFAULT_DIR_LIMITS,
+        limits: { ...DEFAULT_DIR_LIMITS, maxDirBytes: 20 * 1024 * 1024 },
       }),
     ).toThrowError(/21\.0 MiB; the limit is 20\.0 MiB per dir/);
   });

@@ -16,9 +16,9 @@ export const PATH_LIMITS = {
 
 /** Defaults for `DirLimits`; override per dir with `PersistentDir.limits`. */
 export const DEFAULT_DIR_LIMITS: Readonly<DirLimits> = Object.freeze({
-  maxFileBytes: 1024 * 1024,
-  maxDirBytes: 20 * 1024 * 1024,
-  maxFiles: 2000,
+  maxFileBytes: 25 * 1024 * 1024,
+  maxDirBytes: 2 * 1024 * 1024 * 1024,
+  maxFiles: 100_000,
 });
 
 /** Prefix of temporary files written by `localDir`; reserved so they never count as files. */

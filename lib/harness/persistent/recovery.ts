@@ -4,7 +4,7 @@ import {
   HarnessForbiddenError,
   HarnessNotFoundError,
 } from "../errors";
-import { validateLoadResult } from "./load-checkout";
+import { loadCurrent } from "./commit-engine";
 import { systemClock } from "./system-clock";
 import { PRIVATE_TO_SHARED, type CommitLog, type CommitRecord } from "./commit-log";
 import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
@@ -291,24 +291,16 @@ async function changesAlreadyIn<TExtraBody, TSession>(options: {
   abortSignal?: AbortSignal;
 }): Promise<boolean> {
   const { dir, entry, abortSignal } = options;
-  const loaded = await dir.definition.load({
-    extraBody: entry.extraBody as TExtraBody,
-    session: entry.session as TSession,
-    abortSignal,
-  });
-  const current = validateLoadResult({
-    harnessDir: dir.harnessDir,
-    limits: {
-      maxFileBytes: Number.MAX_SAFE_INTEGER,
-      maxDirBytes: Number.MAX_SAFE_INTEGER,
-      maxFiles: Number.MAX_SAFE_INTEGER,
-    },
-    result: loaded,
-  });
+  const current = await loadCurrent(
+    dir,
+    { extraBody: entry.extraBody as TExtraBody, session: entry.session as TSession, abortSignal },
+    entry.changes,
+  );
   const rebased = rebaseChanges({
     changes: entry.changes,
     base: entry.base,
     theirs: current.files,
+    snapshot: false,
   });
   return rebased.conflicts.length === 0 && isEmptyChangeSet(rebased.changes);
 }

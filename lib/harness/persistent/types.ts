@@ -7,6 +7,8 @@
  * `notes/a.md` for `/persistent/user/notes/a.md`.
  */
 
+import type { LazyDirCapability } from "./dir-index";
+
 /** A file's content: text (stored as UTF-8) or raw bytes. */
 export type FileContent = string | Uint8Array;
 
@@ -80,11 +82,11 @@ export interface ChangeSet {
 
 /** Per-dir limits. Every field has a default (see `DEFAULT_DIR_LIMITS`). */
 export interface DirLimits {
-  /** Largest single file, in bytes. Default 1 MiB. */
+  /** Largest single file, in bytes. Default 25 MiB. */
   maxFileBytes: number;
-  /** Sum of all file sizes in the dir, in bytes. Default 20 MiB. */
+  /** Sum of all file sizes in the dir, in bytes. Default 2 GiB. */
   maxDirBytes: number;
-  /** Number of files in the dir. Default 2,000. */
+  /** Number of files in the dir. Default 100,000. */
   maxFiles: number;
 }
 
@@ -113,8 +115,11 @@ export interface StoreOptions<TExtraBody = unknown, TSession = unknown> {
   harnessDir: string;
   /** Exactly what changed relative to the state at `cursor`. Never empty. */
   changes: ChangeSet;
-  /** The dir's full contents after applying `changes`. */
-  snapshot: FileMap;
+  /**
+   * The dir's full contents after applying `changes`. Absent for a dir that offers the lazy
+   * capability (`loadIndex` + `readBodies`): its checkout never holds the whole dir.
+   */
+  snapshot?: FileMap;
   /** The cursor the change set was computed against. */
   cursor: DirCursor;
   abortSignal?: AbortSignal;
@@ -158,6 +163,12 @@ export interface PersistentDir<TExtraBody = unknown, TSession = unknown> {
   load(options: LoadOptions<TExtraBody, TSession>): Promise<LoadResult>;
   /** Required unless `commit` is `read-only` (it is never called then). */
   store?(options: StoreOptions<TExtraBody, TSession>): Promise<StoreResult>;
+  /**
+   * Optional lazy capability, with `readBodies` (both or neither; see `LazyDirCapability`): the
+   * turn reads the dir's index at the start and file bodies on first use, instead of `load`.
+   */
+  loadIndex?: LazyDirCapability<TExtraBody, TSession>["loadIndex"];
+  readBodies?: LazyDirCapability<TExtraBody, TSession>["readBodies"];
   /**
    * Decides, once per turn when the dir loads, whether this turn may write. `false` makes the
    * dir read-only for the turn. Derive the answer from the server-side Actor in `extraBody`,

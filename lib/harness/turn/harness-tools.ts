@@ -87,7 +87,10 @@ async function findByName(
  * Decides whether a global entry's text may be written: the refusal the model reads, or `null`.
  * `previous` is what the entry held before (an update), which is never news.
  */
-export type GlobalWriteCheck = (options: { text: string; previous: string }) => string | null;
+export type GlobalWriteCheck = (options: {
+  text: string;
+  previous: string;
+}) => string | null | Promise<string | null>;
 
 /** The entry's text as one string, for the private-text check. */
 function entryText(fields: {

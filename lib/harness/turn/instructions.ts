@@ -31,7 +31,7 @@ const TOOLS_SECTION = [
  * the user's message), the persistent dirs with their access this turn, memory listings and the
  * memory skill, and how to use the tools. Returns the text and each section's token count.
  */
-export function buildInstructions(options: {
+export async function buildInstructions(options: {
   base: string;
   snapshot: HarnessSnapshot | null;
   tokenBudget: number;
@@ -39,7 +39,7 @@ export function buildInstructions(options: {
   recentRefinements: readonly RecentRefinement[];
   dirs: readonly PersistentDir<never, never>[];
   checkout: Checkout | null;
-}): { text: string; sections: InstructionsSection[] } {
+}): Promise<{ text: string; sections: InstructionsSection[] }> {
   const parts: { section: InstructionsSection; text: string }[] = [];
   const add = (
     name: InstructionsSection["name"],
@@ -94,7 +94,7 @@ export function buildInstructions(options: {
     const listed: string[] = [];
     for (const dir of options.dirs) {
       if (!isMemoryDir(dir)) continue;
-      const listing = dir.listingForPrompt({ checkout: options.checkout });
+      const listing = await dir.listingForPrompt({ checkout: options.checkout });
       listed.push(
         ...[...listing.matchAll(/^- (\S+) \(/gm)].map((match) => `${dir.harnessDir}/${match[1]!}`),
       );

@@ -41,8 +41,8 @@ export const MEMORY_TOOL_DESCRIPTION =
 
 const MAX_VIEW_CHARS = 40_000;
 
-function textOf(checkout: Checkout, path: string): string {
-  const content = checkout.readFileOrThrow({ path });
+async function textOf(checkout: Checkout, path: string): Promise<string> {
+  const content = await checkout.readFileOrThrow({ path });
   if (typeof content !== "string") {
     throw new HarnessValidationError({
       surface: "path",
@@ -97,12 +97,12 @@ export function formatDirectoryListing(listing: DirectoryListing): string {
  * What `view` shows, wrapped as data (file names and text are anyone's who may write the dir):
  * a listing, or a file's lines numbered.
  */
-function view(checkout: Checkout, path: string, range?: [number, number]): string {
+async function view(checkout: Checkout, path: string, range?: [number, number]): Promise<string> {
   const listing = checkout.getDirectoryListing({ path });
   if (listing)
     return markUntrusted({ source: listing.path, text: formatDirectoryListing(listing) });
   const normalized = path.replace(/\/+$/, "");
-  const file = checkout.readFile({ path: normalized });
+  const file = await checkout.readFile({ path: normalized });
   if (file === null) {
     throw new HarnessNotFoundError({ surface: "path", message: `${path} does not exist.` });
   }
@@ -134,18 +134,21 @@ function view(checkout: Checkout, path: string, range?: [number, number]): strin
  * (read-only dir, bad path, missing file, ambiguous replacement) come back as `Error: …` text the
  * model can act on; they never end the turn.
  */
-export function runMemoryCommand(checkout: Checkout, input: MemoryToolInput): string {
+export async function runMemoryCommand(
+  checkout: Checkout,
+  input: MemoryToolInput,
+): Promise<string> {
   try {
     switch (input.command) {
       case "view":
-        return view(checkout, input.path, input.view_range);
+        return await view(checkout, input.path, input.view_range);
       case "create": {
-        const existed = checkout.readFile({ path: input.path }) !== null;
+        const existed = checkout.exists({ path: input.path });
         checkout.writeFile({ path: input.path, content: input.file_text });
         return `${existed ? "Overwrote" : "Created"} ${input.path}.`;
       }
       case "str_replace": {
-        const text = textOf(checkout, input.path);
+        const text = await textOf(checkout, input.path);
         const first = text.indexOf(input.old_str);
         if (input.old_str === "" || first === -1)
           return `Error: old_str was not found in ${input.path}.`;
@@ -159,7 +162,7 @@ export function runMemoryCommand(checkout: Checkout, input: MemoryToolInput): st
         return `Edited ${input.path}.`;
       }
       case "insert": {
-        const lines = textOf(checkout, input.path).split("\n");
+        const lines = (await textOf(checkout, input.path)).split("\n");
         if (input.insert_line < 0 || input.insert_line > lines.length) {
           return `Error: insert_line ${input.insert_line} is outside 0–${lines.length}.`;
         }
@@ -169,7 +172,7 @@ export function runMemoryCommand(checkout: Checkout, input: MemoryToolInput): st
       }
       case "delete": {
         const path = input.path.replace(/\/+$/, "");
-        if (checkout.readFile({ path }) !== null) {
+        if (checkout.exists({ path })) {
           checkout.deleteFile({ path });
           return `Deleted ${path}.`;
         }
@@ -179,7 +182,7 @@ export function runMemoryCommand(checkout: Checkout, input: MemoryToolInput): st
         return `Deleted ${inside.length} file(s) under ${path}.`;
       }
       case "rename":
-        checkout.renameFile({ from: input.old_path, to: input.new_path });
+        await checkout.renameFile({ from: input.old_path, to: input.new_path });
         return `Renamed ${input.old_path} to ${input.new_path}.`;
     }
   } catch (error) {

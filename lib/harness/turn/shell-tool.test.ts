@@ -32,7 +32,7 @@ describe("bash tool in a worker process", () => {
     );
     expect(result).toMatch(/^Error: The command was stopped after 400 ms/);
     expect(result).toContain("No file changes were kept.");
-    expect(files.readFile({ path: "/persistent/user/partial.md" })).toBeNull();
+    expect(await files.readFile({ path: "/persistent/user/partial.md" })).toBeNull();
     expect(ticks).toBeGreaterThan(0);
   });
 
@@ -50,7 +50,7 @@ describe("bash tool in a worker process", () => {
       return running;
     });
     expect(result).toBe("Error: The command was stopped. No file changes were kept.");
-    expect(files.readFile({ path: "/persistent/user/x.md" })).toBeNull();
+    expect(await files.readFile({ path: "/persistent/user/x.md" })).toBeNull();
     expect(ticks).toBeGreaterThan(0);
   });
 
@@ -95,7 +95,7 @@ describe("bash tool in a worker process", () => {
     expect(result).toBe(
       "Error: The command was stopped: it used more than 64 MiB of memory (the memory limit of one bash call). No file changes were kept.",
     );
-    expect(files.readFile({ path: "/persistent/user/m.md" })).toBeNull();
+    expect(await files.readFile({ path: "/persistent/user/m.md" })).toBeNull();
   });
 
   it("ends a fork-bomb-like recursion with an error within the time limit", async () => {
@@ -181,7 +181,7 @@ describe("bash tool change sets", () => {
     expect(files.listFiles({ path: "/persistent/user" }).map((file) => file.path)).toEqual([
       "/persistent/user/notes.md",
     ]);
-    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
+    expect(await files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
     expect(
       files.diff().every((dir) => dir.changes.created.length + dir.changes.updated.length === 0),
     ).toBe(true);
@@ -207,7 +207,7 @@ describe("bash tool change sets", () => {
     });
     expect(result).toContain("exit code 0");
     expect(result).toContain("/persistent/user/loop: symbolic links are not kept");
-    expect(files.readFile({ path: "/persistent/user/b.md" })).toBe("hi\n");
+    expect(await files.readFile({ path: "/persistent/user/b.md" })).toBe("hi\n");
   });
 });
 

@@ -43,10 +43,10 @@ function listed(lines: string[], what: string): string {
  * own checks. When any change is refused, the ones already applied are undone in reverse order
  * and every refusal is returned; otherwise the list is empty.
  */
-function applyAllOrNothing(
+async function applyAllOrNothing(
   checkout: Checkout,
   changes: { writes: [string, Uint8Array][]; deletes: string[] },
-): string[] {
+): Promise<string[]> {
   const refused: string[] = [];
   const undo: (() => void)[] = [];
   const attempt = (path: string, action: () => void, revert: () => void) => {
@@ -58,8 +58,9 @@ function applyAllOrNothing(
       refused.push(`${path}: ${error.message}`);
     }
   };
+  await checkout.prefetch({ paths: [...changes.deletes, ...changes.writes.map(([path]) => path)] });
   for (const path of changes.deletes) {
-    const previous = checkout.readFile({ path });
+    const previous = await checkout.readFile({ path });
     attempt(
       path,
       () => checkout.deleteFile({ path }),
@@ -70,7 +71,7 @@ function applyAllOrNothing(
     // A path outside every dir makes readFile throw: let writeFile report it as refused.
     let previous: FileContent | null = null;
     try {
-      previous = checkout.readFile({ path });
+      previous = await checkout.readFile({ path });
     } catch {
       previous = null;
     }
@@ -85,6 +86,57 @@ function applyAllOrNothing(
   }
   if (refused.length > 0) for (const revert of undo.reverse()) revert();
   return refused;
+}
+
+/** Bytes of file content one `bash` call may load: a quarter of the worker's heap. */
+export function shellInputBytes(memoryMb: number): number {
+  return Math.floor((memoryMb * 1024 * 1024) / 4);
+}
+
+// `/persistent…` up to the first character that ends a word or starts a glob.
+const NAMED_PATH = /\/persistent(?:\/[^\s'"`;|&<>()$*?[\]{}\\]*)?/g;
+
+const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/**
+ * The files a command's worker gets. All of them when they fit in `maxBytes`; otherwise (a
+ * knowledge base larger than the shell) the files under the `/persistent/…` paths the command
+ * names, when those fit — with a note saying the shell saw only them — or a refusal that says
+ * how to narrow the command. Bodies of a lazy dir are read only for the files handed over.
+ */
+async function filesForCommand(options: {
+  checkout: Checkout;
+  command: string;
+  maxBytes: number;
+}): Promise<{ files: [string, FileContent][]; note?: string } | { refusal: string }> {
+  const { checkout, maxBytes } = options;
+  const all = checkout.listFiles();
+  const total = all.reduce((sum, file) => sum + file.bytes, 0);
+  let chosen = all;
+  let note: string | undefined;
+  if (total > maxBytes) {
+    const prefixes = [...new Set(options.command.match(NAMED_PATH) ?? [])].filter(
+      (prefix) => prefix.replace(/\/+$/, "") !== "/persistent",
+    );
+    chosen = all.filter((file) => prefixes.some((prefix) => file.path.startsWith(prefix)));
+    const bytes = chosen.reduce((sum, file) => sum + file.bytes, 0);
+    const narrow =
+      "Name a folder or file under /persistent in the command (for example `grep -rn term /persistent/company/policies`), or use the search tool to find which files to open.";
+    if (prefixes.length === 0 || bytes > maxBytes) {
+      return {
+        refusal:
+          `bash cannot load ${prefixes.length === 0 ? "every persistent dir" : "the paths this command names"}: ` +
+          `${(prefixes.length === 0 ? all.length : chosen.length).toLocaleString("en-US")} files, ` +
+          `${mib(prefixes.length === 0 ? total : bytes)}, more than the shell's ${mib(maxBytes)}. ${narrow} Nothing ran.`,
+      };
+    }
+    note = `note: the persistent dirs are larger than the shell (${all.length.toLocaleString("en-US")} files, ${mib(total)}); this command saw only the ${chosen.length.toLocaleString("en-US")} file(s) under ${prefixes.join(", ")}.`;
+  }
+  await checkout.prefetch({ paths: chosen.map((file) => file.path) });
+  const files: [string, FileContent][] = [];
+  for (const file of chosen)
+    files.push([file.path, await checkout.readFileOrThrow({ path: file.path })]);
+  return note ? { files, note } : { files };
 }
 
 /**
@@ -102,11 +154,15 @@ export async function runShellCommand(options: {
 }): Promise<string> {
   const { checkout } = options;
   const limits = resolveShellLimits(options.limits);
+  const input = await filesForCommand({
+    checkout,
+    command: options.command,
+    maxBytes: shellInputBytes(limits.memoryMb),
+  });
+  if ("refusal" in input) return `Error: ${input.refusal}`;
   const run = await runShellSandbox({
     command: options.command,
-    files: checkout
-      .listFiles()
-      .map((info) => [info.path, checkout.readFileOrThrow({ path: info.path })]),
+    files: input.files,
     dirs: checkout.listDirs().map((dir) => dir.harnessDir),
     limits,
     abortSignal: options.abortSignal,
@@ -114,6 +170,7 @@ export async function runShellCommand(options: {
   if (run.status !== "completed") return `Error: ${run.message} No file changes were kept.`;
 
   const parts = [`exit code ${run.exitCode}`];
+  if (input.note) parts.push(input.note);
   if (run.stdout) parts.push(clipped("stdout", run.stdout, run.stdoutChars));
   if (run.stderr) parts.push(clipped("stderr", run.stderr, run.stderrChars));
   if (run.skipped.length)
@@ -124,7 +181,7 @@ export async function runShellCommand(options: {
       )}`,
     );
   const total = run.writes.length + run.deletes.length;
-  const refused = applyAllOrNothing(checkout, run);
+  const refused = await applyAllOrNothing(checkout, run);
   if (refused.length) {
     parts.push(
       `Error: none of this command's ${total} file change${total === 1 ? " was" : "s were"} kept, because ${refused.length} ${refused.length === 1 ? "was" : "were"} refused:\n${listed(refused, "refused")}`,

@@ -281,7 +281,7 @@ export function streamHarness<TExtraBody, TSession>(
         // Host writes made before the model starts are part of what it sees.
         modelStarted = true;
         await Promise.allSettled([...earlyHostChanges]);
-        instructions = buildInstructions({
+        instructions = await buildInstructions({
           base: definition.instructions,
           snapshot,
           tokenBudget,
@@ -422,8 +422,8 @@ export function streamHarness<TExtraBody, TSession>(
  * is no confirm step for entries; the model is told to leave it to the person.
  */
 function privateTextCheck(turn: TurnCheckout): GlobalWriteCheck {
-  return ({ text, previous }) => {
-    const [copy] = turn.findPrivateCopies({
+  return async ({ text, previous }) => {
+    const [copy] = await turn.findPrivateCopies({
       written: [{ path: "the global entry", content: text }],
       already: [previous],
     });

@@ -7,11 +7,11 @@ import { runShellCommand } from "./shell-tool";
 describe("memory tool", () => {
   it("views, creates, replaces, inserts, renames and deletes in the checkout", async () => {
     const files = await checkout();
-    expect(runMemoryCommand(files, { command: "view", path: "/persistent" })).toContain(
+    expect(await runMemoryCommand(files, { command: "view", path: "/persistent" })).toContain(
       "17 B\t/persistent/company/ (read-only, 1 file)",
     );
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "view",
         path: "/persistent/user/notes.md",
         view_range: [2, 3],
@@ -20,14 +20,14 @@ describe("memory tool", () => {
       '<untrusted-data source="/persistent/user/notes.md">\n     2\ttwo\n     3\tthree\n</untrusted-data>',
     );
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "create",
         path: "/persistent/user/a.md",
         file_text: "alpha",
       }),
     ).toBe("Created /persistent/user/a.md.");
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "str_replace",
         path: "/persistent/user/a.md",
         old_str: "alpha",
@@ -35,59 +35,59 @@ describe("memory tool", () => {
       }),
     ).toBe("Edited /persistent/user/a.md.");
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "insert",
         path: "/persistent/user/notes.md",
         insert_line: 1,
         insert_text: "one and a half",
       }),
     ).toContain("after line 1");
-    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe(
+    expect(await files.readFile({ path: "/persistent/user/notes.md" })).toBe(
       "one\none and a half\ntwo\nthree",
     );
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "rename",
         old_path: "/persistent/user/a.md",
         new_path: "/persistent/user/b.md",
       }),
     ).toContain("Renamed");
-    expect(files.readFile({ path: "/persistent/user/b.md" })).toBe("beta");
-    expect(runMemoryCommand(files, { command: "delete", path: "/persistent/user/b.md" })).toBe(
-      "Deleted /persistent/user/b.md.",
-    );
+    expect(await files.readFile({ path: "/persistent/user/b.md" })).toBe("beta");
+    expect(
+      await runMemoryCommand(files, { command: "delete", path: "/persistent/user/b.md" }),
+    ).toBe("Deleted /persistent/user/b.md.");
   });
 
   it("returns errors the model can act on instead of throwing", async () => {
     const files = await checkout();
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "create",
         path: "/persistent/company/x.md",
         file_text: "x",
       }),
     ).toMatch(/^Error: .*read-only/i);
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "create",
         path: "/persistent/user/../company/x.md",
         file_text: "x",
       }),
     ).toMatch(/^Error:/);
     expect(
-      runMemoryCommand(files, { command: "create", path: "/etc/passwd", file_text: "x" }),
+      await runMemoryCommand(files, { command: "create", path: "/etc/passwd", file_text: "x" }),
     ).toMatch(/^Error:/);
     expect(
-      runMemoryCommand(files, {
+      await runMemoryCommand(files, {
         command: "str_replace",
         path: "/persistent/user/notes.md",
         old_str: "missing",
         new_str: "",
       }),
     ).toMatch(/not found/);
-    expect(runMemoryCommand(files, { command: "view", path: "/persistent/user/nope.md" })).toMatch(
-      /^Error: .*does not exist/,
-    );
+    expect(
+      await runMemoryCommand(files, { command: "view", path: "/persistent/user/nope.md" }),
+    ).toMatch(/^Error: .*does not exist/);
     expect(files.diff().every((dir) => dir.changes.created.length === 0)).toBe(true);
   });
 });
@@ -163,7 +163,7 @@ describe("directory listings", () => {
       /"\.\." segment/,
     );
     expect(() => files.getDirectoryListing({ path: "/etc" })).toThrow(/No persistent dir/);
-    expect(runMemoryCommand(files, { command: "view", path: "/persistent/team/beta" })).toBe(
+    expect(await runMemoryCommand(files, { command: "view", path: "/persistent/team/beta" })).toBe(
       '<untrusted-data source="/persistent/team/beta">\nDirectory /persistent/team/beta/ (read-only): 1 file, 2 B.\n2 B\t/persistent/team/beta/readme.md\n</untrusted-data>',
     );
   });
@@ -178,7 +178,7 @@ describe("shell tool", () => {
     });
     expect(output).toContain("exit code 0");
     expect(output).toContain("/persistent/company/handbook.md:Deploy on Fridays");
-    expect(files.readFile({ path: "/persistent/user/hello.md" })).toBe("hello\n");
+    expect(await files.readFile({ path: "/persistent/user/hello.md" })).toBe("hello\n");
   });
 
   it("refuses changes under a read-only dir and outside /persistent leaves no trace", async () => {
@@ -189,10 +189,12 @@ describe("shell tool", () => {
         "rm /persistent/company/handbook.md; echo x > /tmp/x; sed -i s/one/ONE/ /persistent/user/notes.md",
     });
     expect(output).toMatch(/refused[\s\S]*handbook\.md/);
-    expect(files.readFile({ path: "/persistent/company/handbook.md" })).toBe("Deploy on Fridays");
+    expect(await files.readFile({ path: "/persistent/company/handbook.md" })).toBe(
+      "Deploy on Fridays",
+    );
     // Whole or not at all: the allowed edit in the same command is not kept either.
     expect(output).toContain("none of this command's 2 file changes were kept");
-    expect(files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
+    expect(await files.readFile({ path: "/persistent/user/notes.md" })).toBe("one\ntwo\nthree");
     expect(files.listFiles().map((file) => file.path)).not.toContain("/tmp/x");
   });
 });

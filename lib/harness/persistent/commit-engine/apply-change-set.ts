@@ -1,11 +1,16 @@
 import { describeError, HarnessValidationError } from "../../errors";
-import { validateLoadResult } from "../load-checkout";
+import { validateDirIndex, validateLoadResult } from "../load-checkout";
 import type { FileConflict } from "../commit-log";
 import type { ResolvedPersistentDir } from "../define-persistent-dirs";
 import { assertDirWithinLimits } from "../paths";
 import type { ChangeSet, DirCursor, DirLimits, FileContent, FileMap } from "../types";
-import { contentByteLength } from "../internal/content";
-import { isEmptyChangeSet, rebaseChanges, type PathOverride } from "../internal/merge";
+import { contentByteLength, contentHash } from "../internal/content";
+import {
+  changedContent,
+  isEmptyChangeSet,
+  rebaseChanges,
+  type PathOverride,
+} from "../internal/merge";
 
 /** What applying a change set to a backing came to. */
 export type ApplyOutcome =
@@ -30,8 +35,12 @@ export interface ApplyChangeSetOptions<TExtraBody, TSession> {
   changes: ChangeSet;
   base: Record<string, FileContent | null>;
   baseCursor: DirCursor;
-  /** The full after-state at `baseCursor` (a turn's checkout): the first store is tried without a load. */
-  snapshot?: FileMap;
+  /**
+   * The after-state at `baseCursor` (a turn's checkout, which checked the dir's limits as it was
+   * written): the first store is tried without a load. `snapshot` is the full after-state for a
+   * dir loaded whole; a lazy dir's store gets none.
+   */
+  atBase?: { snapshot?: FileMap };
   /** Per-path settlements of a resolved conflict (`resolveConflict`). */
   overrides?: Map<string, PathOverride>;
   /** Three-way merge text both sides changed (default); `false`: such a path is a conflict. */
@@ -65,7 +74,8 @@ export async function applyChangeSet<TExtraBody, TSession>(
     };
   }
   let cursor = options.baseCursor;
-  let snapshot = options.overrides ? undefined : options.snapshot;
+  // The after-state the next store sends: `null` — load the current state and rebase first.
+  let next: { snapshot?: FileMap } | null = options.overrides ? null : (options.atBase ?? null);
   let changes = options.changes;
   let merged = false;
   let lastMessage = "";
@@ -75,7 +85,7 @@ export async function applyChangeSet<TExtraBody, TSession>(
   let lostAgainst: DirCursor | undefined;
   try {
     for (let round = 0; attemptsLeft > 0 && round < MAX_COMMIT_ROUNDS; round += 1) {
-      if (snapshot === undefined) {
+      if (next === null) {
         if (lostAgainst !== undefined) {
           // Spread contenders out so each round lets some of them through.
           await new Promise((resolve) =>
@@ -83,24 +93,18 @@ export async function applyChangeSet<TExtraBody, TSession>(
           );
           abortSignal?.throwIfAborted();
         }
-        const loaded = await dir.definition.load({ extraBody, session, abortSignal });
-        // The current state may exceed limits the turn never saw (limits lowered since); still
-        // merge into it, but the result must respect them.
-        const current = validateLoadResult({
-          harnessDir: dir.harnessDir,
-          limits: {
-            maxFileBytes: dir.limits.maxFileBytes,
-            maxDirBytes: Number.MAX_SAFE_INTEGER,
-            maxFiles: Number.MAX_SAFE_INTEGER,
-          },
-          result: loaded,
-        });
+        const current = await loadCurrent(
+          dir,
+          { extraBody, session, abortSignal },
+          options.changes,
+        );
         const rebased = rebaseChanges({
           changes: options.changes,
           base: options.base,
           theirs: current.files,
           overrides: options.overrides,
           mergeText: options.mergeText,
+          snapshot: !dir.lazy,
         });
         if (rebased.conflicts.length > 0) {
           return {
@@ -116,17 +120,18 @@ export async function applyChangeSet<TExtraBody, TSession>(
         // The dir moved since the store we lost: another commit landed, not a wasted attempt.
         if (lostAgainst !== undefined && current.cursor !== lostAgainst) attemptsLeft += 1;
         cursor = current.cursor;
-        snapshot = rebased.snapshot;
         changes = rebased.changes;
+        // The merged result must respect the dir's limits, even if the current state does not.
+        assertAfterWithinLimits(dir, current, changes);
+        next = rebased.snapshot ? { snapshot: rebased.snapshot } : {};
       }
-      assertSnapshotWithinLimits(dir, snapshot);
       attemptsLeft -= 1;
       const result = await store({
         extraBody,
         session,
         harnessDir: dir.harnessDir,
         changes,
-        snapshot,
+        ...(next.snapshot ? { snapshot: next.snapshot } : {}),
         cursor,
         abortSignal,
       });
@@ -147,7 +152,7 @@ export async function applyChangeSet<TExtraBody, TSession>(
       }
       lastMessage = result.message;
       lostAgainst = cursor;
-      snapshot = undefined;
+      next = null;
     }
   } catch (error) {
     return { status: "failed", error: describeError(error), cause: error };
@@ -159,15 +164,94 @@ export async function applyChangeSet<TExtraBody, TSession>(
   };
 }
 
-function assertSnapshotWithinLimits(
+/** The dir as it is now: the files a change set touches, and its size before the change. */
+interface CurrentState {
+  cursor: DirCursor;
+  /** Whole for a dir loaded whole; only the change set's paths for a lazy dir. */
+  files: Map<string, FileContent>;
+  fileCount: number;
+  bytes: number;
+}
+
+/**
+ * Reads the current state to rebase onto: a dir loaded whole is loaded (and validated, though
+ * limits lowered since are not held against it: the merged result is checked instead); a lazy
+ * dir reads its index and only the bodies of the paths the change set touches.
+ */
+export async function loadCurrent<TExtraBody, TSession>(
+  dir: ResolvedPersistentDir<TExtraBody, TSession>,
+  load: { extraBody: TExtraBody; session: TSession; abortSignal?: AbortSignal },
+  changes: ChangeSet,
+): Promise<CurrentState> {
+  const lenient = {
+    maxFileBytes: dir.limits.maxFileBytes,
+    maxDirBytes: Number.MAX_SAFE_INTEGER,
+    maxFiles: Number.MAX_SAFE_INTEGER,
+  };
+  const { loadIndex, readBodies } = dir.definition;
+  if (dir.lazy && loadIndex && readBodies) {
+    const index = await loadIndex(load);
+    validateDirIndex({ harnessDir: dir.harnessDir, limits: lenient, index });
+    const wanted = new Map<string, string>();
+    for (const path of changedContent(changes).keys()) {
+      const entry = index.entries.get(path);
+      if (entry) wanted.set(path, entry.hash);
+    }
+    const bodies =
+      wanted.size === 0
+        ? new Map<string, FileContent>()
+        : await readBodies({ ...load, hashes: [...new Set(wanted.values())] });
+    const files = new Map<string, FileContent>();
+    for (const [path, hash] of wanted) {
+      const body = bodies.get(hash);
+      if (body === undefined || contentHash(body) !== hash) {
+        throw new HarnessValidationError({
+          surface: "commit",
+          message: `${dir.harnessDir}: readBodies did not return the content of ${path} at version ${String(index.cursor)}.`,
+        });
+      }
+      files.set(path, body);
+    }
+    return {
+      cursor: index.cursor,
+      files,
+      fileCount: index.entries.size,
+      bytes: index.entries.bytes,
+    };
+  }
+  const loaded = await dir.definition.load(load);
+  const current = validateLoadResult({
+    harnessDir: dir.harnessDir,
+    limits: lenient,
+    result: loaded,
+  });
+  return {
+    cursor: current.cursor,
+    files: current.files,
+    fileCount: current.files.size,
+    bytes: current.bytes,
+  };
+}
+
+function assertAfterWithinLimits(
   dir: { harnessDir: string; limits: DirLimits },
-  snapshot: FileMap,
+  current: CurrentState,
+  changes: ChangeSet,
 ): void {
-  let bytes = 0;
-  let fileCount = 0;
-  for (const path of Object.keys(snapshot)) {
-    bytes += contentByteLength(snapshot[path] as FileContent);
+  let { fileCount, bytes } = current;
+  for (const file of changes.created) {
     fileCount += 1;
+    bytes += contentByteLength(file.content);
+  }
+  for (const file of changes.updated) {
+    const before = current.files.get(file.path);
+    bytes +=
+      contentByteLength(file.content) - (before === undefined ? 0 : contentByteLength(before));
+  }
+  for (const path of changes.deleted) {
+    const before = current.files.get(path);
+    fileCount -= 1;
+    if (before !== undefined) bytes -= contentByteLength(before);
   }
   assertDirWithinLimits({ harnessDir: dir.harnessDir, fileCount, bytes, limits: dir.limits });
 }

@@ -2,6 +2,7 @@
 export {
   applyChangeSet,
   DEFAULT_MAX_COMMIT_ATTEMPTS,
+  loadCurrent,
   MAX_COMMIT_ROUNDS,
   type ApplyChangeSetOptions,
   type ApplyOutcome,

@@ -60,7 +60,7 @@ describe("rebaseChanges with appends", () => {
     });
     expect(result.conflicts).toEqual([]);
     expect(result.merged).toEqual(["notes.md"]);
-    expect(result.snapshot["notes.md"]).toBe("- first\n- theirs\n- ours\n");
+    expect(result.snapshot?.["notes.md"]).toBe("- first\n- theirs\n- ours\n");
   });
 
   it("reports both-modified when the same line changed differently", () => {

@@ -64,8 +64,8 @@ export type PathOverride = { keep: "theirs" } | { content: FileContent | null };
 export interface RebaseResult {
   /** The change set relative to `theirs` (sorted, possibly empty). */
   changes: ChangeSet;
-  /** `theirs` with `changes` applied. */
-  snapshot: FileMap;
+  /** `theirs` with `changes` applied; absent when not asked for. */
+  snapshot?: FileMap;
   /** Paths that needed a three-way text merge and merged cleanly. */
   merged: string[];
   conflicts: FileConflict[];
@@ -85,6 +85,11 @@ export function rebaseChanges(options: {
   overrides?: Map<string, PathOverride>;
   /** Default true. */
   mergeText?: boolean;
+  /**
+   * Build the after-state from `theirs` (default true). `false` when `theirs` holds only the
+   * change set's paths (a lazy dir).
+   */
+  snapshot?: boolean;
 }): RebaseResult {
   const ours = changedContent(options.changes);
   const final = new Map<string, FileContent | null>();
@@ -133,22 +138,22 @@ export function rebaseChanges(options: {
   }
 
   const changes: ChangeSet = { created: [], updated: [], deleted: [] };
-  const snapshot = emptyFileMap();
-  for (const [path, content] of options.theirs) snapshot[path] = copyContent(content);
+  const snapshot = options.snapshot === false ? undefined : emptyFileMap();
+  if (snapshot) for (const [path, content] of options.theirs) snapshot[path] = copyContent(content);
   for (const path of [...final.keys()].sort()) {
     const next = final.get(path) ?? null;
     const current = options.theirs.get(path) ?? null;
     if (contentEquals(next, current)) continue;
     if (next === null) {
       changes.deleted.push(path);
-      delete snapshot[path];
+      if (snapshot) delete snapshot[path];
     } else {
       (current === null ? changes.created : changes.updated).push({
         path,
         content: copyContent(next),
       });
-      snapshot[path] = copyContent(next);
+      if (snapshot) snapshot[path] = copyContent(next);
     }
   }
-  return { changes, snapshot, merged, conflicts };
+  return { changes, ...(snapshot ? { snapshot } : {}), merged, conflicts };
 }

@@ -101,7 +101,7 @@ export async function runContendedTurns<TExtraBody>(
       });
       await jitter();
       const path = `${harnessDir}/shared.md`;
-      const shared = turn.checkout.readFileOrThrow({ path }) as string;
+      const shared = (await turn.checkout.readFileOrThrow({ path })) as string;
       turn.checkout.writeFile({
         path,
         content: shared.replace(

@@ -47,9 +47,9 @@ export async function commitTurnDir(
     return { harnessDir, mode, status: "skipped", skipReason: "read-only", changes: summary };
   if (isEmptyChangeSet(changes))
     return { harnessDir, mode, status: "skipped", skipReason: "no-changes", changes: summary };
-  const base = baseOf(state, changes);
+  const base = await baseOf(state, changes);
   // Private text bound for a shared dir is not stored: it waits for the person's confirmation.
-  const held = context.guard.heldForConfirmation(state, changes);
+  const held = await context.guard.heldForConfirmation(state, changes);
   const { outcome, settled } = await commitChange({
     dir: state.dir,
     extraBody: context.extraBody,
@@ -57,7 +57,7 @@ export async function commitTurnDir(
     changes,
     base,
     baseCursor: state.cursor,
-    snapshot: snapshotDirState(state),
+    atBase: { snapshot: snapshotDirState(state) },
     maxAttempts: context.maxAttempts,
     abortSignal,
     refusal: held?.error,

@@ -3,6 +3,7 @@ import type { CheckoutDirState } from "../checkout-state";
 import { printable } from "../paths";
 import { findCopiedText, type CopiedText, type NamedContent } from "../private-copies";
 import type { ChangeSet, FileContent } from "../types";
+import { contentHash } from "../internal/content";
 import { ownerOf } from "./owner-of";
 
 /** Why a change waits for the person, and whose record it is then. */
@@ -19,12 +20,45 @@ export interface HeldForConfirmation {
  */
 export interface PrivateGuard {
   /** Why `changes` to `state`'s dir wait for the person; `null` when nothing private is copied. */
-  heldForConfirmation(state: CheckoutDirState, changes: ChangeSet): HeldForConfirmation | null;
+  heldForConfirmation(
+    state: CheckoutDirState,
+    changes: ChangeSet,
+  ): Promise<HeldForConfirmation | null>;
   /** Which of `written` copy private text not in `already` nor in any shared dir as loaded. */
   findPrivateCopies(options: {
     written: readonly NamedContent[];
     already?: readonly FileContent[];
-  }): CopiedText[];
+  }): Promise<CopiedText[]>;
+}
+
+/** Every base body of a dir (read on first use for a lazy dir), with its relative path. */
+async function baseContents(state: CheckoutDirState): Promise<[string, FileContent][]> {
+  const paths = [...state.base.entries()].map(([path]) => path);
+  await state.base.prefetch(paths);
+  const result: [string, FileContent][] = [];
+  for (const path of paths) {
+    const content = await state.base.read(path);
+    if (content !== undefined) result.push([path, content]);
+  }
+  return result;
+}
+
+/**
+ * What a shared dir already held that a write may repeat without asking: the whole base of a
+ * dir loaded whole; for a lazy dir (a knowledge base of any size) only the base of the paths
+ * written — text copied from another of its files is asked about (decision 0054).
+ */
+async function alreadyShared(
+  state: CheckoutDirState,
+  paths: readonly string[],
+): Promise<FileContent[]> {
+  if (!state.base.lazy) return (await baseContents(state)).map(([, content]) => content);
+  const result: FileContent[] = [];
+  for (const path of paths) {
+    const content = await state.base.read(path);
+    if (content !== undefined) result.push(content);
+  }
+  return result;
 }
 
 export function createPrivateGuard(options: {
@@ -33,32 +67,37 @@ export function createPrivateGuard(options: {
 }): PrivateGuard {
   const { states, extraBody } = options;
   const privateStates = states.filter((state) => state.dir.definition.audience === "private");
-  const privateSources = (): NamedContent[] => {
+  const sharedStates = states.filter((state) => state.dir.definition.audience === "shared");
+  const privateSources = async (): Promise<NamedContent[]> => {
     const sources: NamedContent[] = [];
     for (const state of privateStates) {
       const named = (path: string, content: FileContent) => ({
         path: `${state.dir.harnessDir}/${path}`,
         content,
       });
-      for (const [path, content] of state.base) sources.push(named(path, content));
-      for (const path of state.touched) {
-        const now = state.files.get(path);
-        if (now !== undefined && now !== state.base.get(path)) sources.push(named(path, now));
+      for (const [path, content] of await baseContents(state)) sources.push(named(path, content));
+      for (const [path, now] of state.overlay) {
+        if (now !== null && state.base.hashOf(path) !== contentHash(now))
+          sources.push(named(path, now));
       }
     }
     return sources;
   };
   return {
-    heldForConfirmation(state, changes) {
+    async heldForConfirmation(state, changes) {
       if (state.dir.definition.audience !== "shared" || privateStates.length === 0) return null;
       const { harnessDir } = state.dir;
+      const written = [...changes.created, ...changes.updated];
       const copies = findCopiedText({
-        written: [...changes.created, ...changes.updated].map((file) => ({
+        written: written.map((file) => ({
           path: `${harnessDir}/${file.path}`,
           content: file.content,
         })),
-        sources: privateSources(),
-        already: [...state.base.values()],
+        sources: await privateSources(),
+        already: await alreadyShared(
+          state,
+          written.map((file) => file.path),
+        ),
       });
       if (copies.length === 0) return null;
       const source = privateStates.find((candidate) =>
@@ -76,17 +115,19 @@ export function createPrivateGuard(options: {
         owner: source ? ownerOf(source.dir.definition, extraBody) : null,
       };
     },
-    findPrivateCopies({ written, already = [] }) {
+    async findPrivateCopies({ written, already = [] }) {
       if (privateStates.length === 0) return [];
+      const shared: FileContent[] = [];
+      for (const state of sharedStates) {
+        const paths = written
+          .filter((file) => file.path.startsWith(`${state.dir.harnessDir}/`))
+          .map((file) => file.path.slice(state.dir.harnessDir.length + 1));
+        shared.push(...(await alreadyShared(state, paths)));
+      }
       return findCopiedText({
         written,
-        sources: privateSources(),
-        already: [
-          ...already,
-          ...states
-            .filter((state) => state.dir.definition.audience === "shared")
-            .flatMap((state) => [...state.base.values()]),
-        ],
+        sources: await privateSources(),
+        already: [...already, ...shared],
       });
     },
   };

@@ -52,7 +52,7 @@ export function createTurnJournalWriter(options: {
       const previous = fingerprints.get(state.dir.harnessDir) ?? "[]";
       if (fingerprint === previous) continue;
       // A journaled copy of private text is the person's alone, as its commit record would be.
-      const held = options.guard.heldForConfirmation(state, changes);
+      const held = await options.guard.heldForConfirmation(state, changes);
       const entry = {
         turnId: target.turnId,
         harnessDir: state.dir.harnessDir,
@@ -60,7 +60,7 @@ export function createTurnJournalWriter(options: {
         owner: held ? held.owner : ownerOf(state.dir.definition, options.extraBody),
         changes,
         baseCursor: state.cursor,
-        base: baseOf(state, changes),
+        base: await baseOf(state, changes),
         extraBody: options.extraBody,
         session: options.session,
         revision: ++revision,

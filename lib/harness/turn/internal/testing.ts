@@ -90,6 +90,8 @@ export async function notesAndHandbookCheckout(): Promise<Checkout> {
     dirs: [
       {
         harnessDir: "/persistent/user",
+        // The limits of a personal memory dir of an earlier default, so limits are easy to reach.
+        limits: { maxFiles: 2000, maxDirBytes: 20 * 1024 * 1024, maxFileBytes: 1024 * 1024 },
         ...createInMemoryDirBacking({ files: { "notes.md": "one\ntwo\nthree" } }),
       },
       {
