@@ -5,6 +5,9 @@
 //   - commit: one changed file stored (compare-and-swap, body by hash, manifest row, history);
 //   - load, cached: a turn's load when the dir has not changed (its version read only);
 //   - load, cold: a turn's load that reads every file (the snapshot cache off);
+//   - index, cached / cold: the lazy capability's `loadIndex` (what a turn reads at its start);
+//   - lazy turn: a whole turn through the core over the lazy dir (open the checkout, read one
+//     file, write it back changed, commit) — what a chat turn pays for the dir;
 //   - seed: the files written in commits of 1,000 (files/s), as a bulk import would.
 //   npx tsx bench/dir-scale.ts
 //   BENCH_SCALE_FILES=200,100000 BENCH_SCALE_DATABASES=sqlite npx tsx bench/dir-scale.ts
@@ -12,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import type { DatabaseTarget } from "@/lib/db";
+import { createInMemoryCommitLog, openTurnCheckout } from "@/lib/harness";
 import { createDirBacking, sqlFor } from "@/lib/storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
@@ -89,6 +93,49 @@ async function measure(provider: DatabaseTarget["provider"], files: number) {
       await cold.load({ extraBody, session: null });
       coldLoads.push(performance.now() - started);
     }
+    const coldIndex = createDirBacking<Body>({
+      sql,
+      dirKey: ({ extraBody: body }) => body.dirKey,
+      indexCache: false,
+    });
+    const indexCold: number[] = [];
+    for (let iteration = 0; iteration < COLD_LOADS; iteration += 1) {
+      const started = performance.now();
+      await coldIndex.loadIndex({ extraBody, session: null });
+      indexCold.push(performance.now() - started);
+    }
+    await backing.loadIndex({ extraBody, session: null });
+    const indexCached: number[] = [];
+    for (let iteration = 0; iteration < ITERATIONS; iteration += 1) {
+      const started = performance.now();
+      await backing.loadIndex({ extraBody, session: null });
+      indexCached.push(performance.now() - started);
+    }
+    // Whole turns over the lazy dir: the cost a chat turn pays for it, commit included.
+    const dirs = [
+      {
+        harnessDir: "/persistent/company",
+        load: backing.load,
+        store: backing.store,
+        loadIndex: backing.loadIndex,
+        readBodies: backing.readBodies,
+      },
+    ];
+    const commitLog = createInMemoryCommitLog();
+    const turns: number[] = [];
+    const rssBefore = process.memoryUsage().rss;
+    for (let iteration = 1; iteration <= ITERATIONS; iteration += 1) {
+      const index = (iteration * 7919) % files;
+      const path = `/persistent/company/docs/${index % 97}/note-${index}.md`;
+      const started = performance.now();
+      const turn = await openTurnCheckout({ dirs, extraBody, session: null, commitLog });
+      const before = await turn.checkout.readFile({ path });
+      turn.checkout.writeFile({ path, content: `${String(before)}\nturn ${iteration}` });
+      const persistence = await turn.finishTurn({ status: "completed" });
+      turns.push(performance.now() - started);
+      if (persistence.status !== "succeeded") throw new Error(`turn ${iteration}: ${persistence.status}`);
+    }
+    const rssAfter = process.memoryUsage().rss;
     return {
       database: provider,
       files: files.toLocaleString("en-US"),
@@ -98,6 +145,11 @@ async function measure(provider: DatabaseTarget["provider"], files: number) {
       "commit p95": ms(summarize(commits).p95),
       "load cached p50": ms(summarize(cached).p50),
       "load cold p50": ms(summarize(coldLoads).p50),
+      "index cached p50": ms(summarize(indexCached).p50),
+      "index cold p50": ms(summarize(indexCold).p50),
+      "lazy turn p50": ms(summarize(turns).p50),
+      "lazy turn p95": ms(summarize(turns).p95),
+      "RSS MB": `${Math.round(rssAfter / 1e6)} (${rssAfter >= rssBefore ? "+" : ""}${Math.round((rssAfter - rssBefore) / 1e6)})`,
     };
   } finally {
     await database.drop();

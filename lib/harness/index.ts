@@ -108,6 +108,9 @@ export {
   type StoreResult,
   type TurnCheckout,
   type TurnStatus,
+  type DirIndex,
+  type DirIndexEntry,
+  type LazyDirCapability,
 } from "./persistent";
 export {
   ENTRY_KINDS,

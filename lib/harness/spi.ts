@@ -50,6 +50,12 @@ export {
   type SessionFiles,
   type StoreOptions,
   type StoreResult,
+  BodyCache,
+  DirIndexMap,
+  sharedBodyCache,
+  type DirIndex,
+  type DirIndexEntry,
+  type LazyDirCapability,
 } from "./persistent";
 export {
   DEFAULT_ENTRY_PATH,

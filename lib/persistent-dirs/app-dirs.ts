@@ -150,6 +150,9 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
     });
     return {
       load: backing.load,
+      // Lazy: a turn reads the dir's index and only the bodies it opens (decision 0054).
+      loadIndex: backing.loadIndex,
+      readBodies: backing.readBodies,
       store: withFaultInjection({
         store: backing.store,
         dirKey: keyOf,
@@ -208,6 +211,8 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       harnessDir: COMPANY_DIR,
       commit: "after-turn",
       load: company.load,
+      loadIndex: company.loadIndex,
+      readBodies: company.readBodies,
       store: companyStore,
       ...(options.limits ? { limits: options.limits } : {}),
       // From the server-side Actor only; a missing or odd Actor fails closed.

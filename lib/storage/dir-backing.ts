@@ -3,12 +3,18 @@ import { randomUUID } from "node:crypto";
 import {
   type FileContent,
   fileMapFromEntries,
+  HarnessConflictError,
   HarnessValidationError,
   type StoreOptions,
   type StoreResult,
   validateRelativePath,
 } from "@/lib/harness";
-import { type LoadOptions, type PersistentDirBacking } from "@/lib/harness/spi";
+import {
+  DirIndexMap,
+  type LazyDirCapability,
+  type LoadOptions,
+  type PersistentDirBacking,
+} from "@/lib/harness/spi";
 import { commitContentsJson } from "./dir-commit-contents";
 import {
   compactDirHistory,
@@ -20,6 +26,7 @@ import {
 } from "./dir-history";
 import { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
 import { writeFileBodies } from "./file-bodies";
+import { DirIndexCache } from "./internal/dir-index-cache";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
 import { dirVersionReadsOf } from "./internal/dir-version-reads";
 import {
@@ -65,6 +72,13 @@ export interface DirBackingOptions<TExtraBody> {
    * `false` reads every file on every load.
    */
   snapshotCache?: DirSnapshotCache | false;
+  /**
+   * Where the lazy capability keeps the latest index of each dir (path → size, hash, time), so a
+   * turn whose dir has not changed since reads only its version. Default: one cache per database
+   * and process, bounded to `DEFAULT_INDEX_CACHE_ENTRIES` file entries. `false` reads the index
+   * on every `loadIndex`.
+   */
+  indexCache?: DirIndexCache | false;
   /**
    * Bounds on the dir's history (decision 0030). Each commit adds its history row's bytes to the
    * dir's counter (`PersistentDirState.historyBytes`) and to its shared quota key's
@@ -179,9 +193,30 @@ async function readVersion(sql: SqlExecutor, dirKey: string): Promise<number> {
   return row ? Number(row.version) : 0;
 }
 
-// One snapshot cache per database: every backing made for it (the app makes them per request)
-// shares one.
+// One snapshot cache and one index cache per database: every backing made for it (the app makes
+// them per request) shares them.
 const sharedCaches = new WeakMap<Sql, DirSnapshotCache>();
+const sharedIndexCaches = new WeakMap<Sql, DirIndexCache>();
+
+function sharedIndexCacheOf(sql: Sql): DirIndexCache {
+  let cache = sharedIndexCaches.get(sql);
+  if (!cache) {
+    cache = new DirIndexCache();
+    sharedIndexCaches.set(sql, cache);
+  }
+  return cache;
+}
+
+interface IndexRow {
+  path: string;
+  size: unknown;
+  sha256: string;
+  isText: unknown;
+  updatedAt: unknown;
+}
+
+/** Hashes per body read: well below both databases' bound-value limits. */
+const BODIES_PER_STATEMENT = 200;
 
 function sharedCacheOf(sql: Sql): DirSnapshotCache {
   let cache = sharedCaches.get(sql);
@@ -218,17 +253,72 @@ interface FileRow {
  */
 export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
   options: DirBackingOptions<TExtraBody>,
-): PersistentDirBacking<TExtraBody, TSession> {
+): PersistentDirBacking<TExtraBody, TSession> & LazyDirCapability<TExtraBody, TSession> {
   const { sql } = options;
   const cache =
     options.snapshotCache === false ? null : (options.snapshotCache ?? sharedCacheOf(sql));
   const sourceOf = (extraBody: TExtraBody): DirCommitSource =>
     typeof options.source === "function" ? options.source(extraBody) : (options.source ?? "turn");
   const perStatement = rowsPerStatement(sql);
+  const indexCache =
+    options.indexCache === false ? null : (options.indexCache ?? sharedIndexCacheOf(sql));
   // Loads of several dirs that start together read their versions in one statement.
   const versions = dirVersionReadsOf(sql);
 
   return {
+    async loadIndex({ extraBody, abortSignal }: LoadOptions<TExtraBody, TSession>) {
+      abortSignal?.throwIfAborted();
+      const dirKey = options.dirKey({ extraBody });
+      for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+        const before = await versions.read(dirKey);
+        const cached = indexCache?.get(dirKey, before);
+        if (cached) return { cursor: before, entries: cached };
+        const rows = await sql.all<IndexRow>(
+          `SELECT "path", "size", "sha256", "isText", "updatedAt" FROM "PersistentFile"
+           WHERE "dirKey" = ?`,
+          [dirKey],
+        );
+        const after = await versions.read(dirKey);
+        abortSignal?.throwIfAborted();
+        if (before !== after) continue;
+        const entries = DirIndexMap.from(
+          rows.map((row) => [
+            row.path,
+            {
+              bytes: Number(row.size),
+              hash: row.sha256,
+              updatedAt: toDate(row.updatedAt),
+              text: toBool(row.isText),
+            },
+          ]),
+        );
+        indexCache?.set(dirKey, after, entries);
+        return { cursor: after, entries };
+      }
+      throw new HarnessConflictError({
+        surface: "dir",
+        message: `Dir ${dirKey} kept changing while its index was read; try again.`,
+      });
+    },
+
+    async readBodies({ hashes, abortSignal }) {
+      abortSignal?.throwIfAborted();
+      // Bodies are content-addressed and never change: any version's body is valid, and one
+      // that a turn pinned to an older version reads is still there (collection waits a grace
+      // period after the last commit that wrote it).
+      const result = new Map<string, FileContent>();
+      const wanted = [...new Set(hashes)];
+      for (const batch of chunks(wanted, BODIES_PER_STATEMENT)) {
+        const rows = await sql.all<{ sha256: string; content: unknown }>(
+          `SELECT "sha256", "content" FROM "FileBody" WHERE "sha256" IN (${placeholders(batch.length)})`,
+          batch,
+        );
+        for (const row of rows) result.set(row.sha256, new Uint8Array(toBytes(row.content)));
+        abortSignal?.throwIfAborted();
+      }
+      return result;
+    },
+
     async load({ extraBody, abortSignal }: LoadOptions<TExtraBody, TSession>) {
       abortSignal?.throwIfAborted();
       const dirKey = options.dirKey({ extraBody });
@@ -466,6 +556,15 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
         toVersion: next,
         changes: { created, updated, deleted: deletes },
         updatedAt: now.toISOString(),
+      });
+      indexCache?.applyCommit(dirKey, {
+        fromVersion: expected,
+        toVersion: next,
+        set: writes.map((write) => [
+          write.path,
+          { bytes: write.bytes.byteLength, hash: write.sha256, updatedAt: now, text: write.isText },
+        ]),
+        deleted: deletes,
       });
       return { status: "stored", cursor: next };
     },

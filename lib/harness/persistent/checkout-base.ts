@@ -84,6 +84,16 @@ export function loadedBase(options: {
   };
 }
 
+const utf8 = new TextDecoder("utf-8");
+const encoder = new TextEncoder();
+
+/** A body as the file holding it is: text for a text file, bytes for a binary one (a copy). */
+export function shaped(body: FileContent, text: boolean | undefined): FileContent {
+  if (text === true && typeof body !== "string") return utf8.decode(body);
+  if (text === false && typeof body === "string") return encoder.encode(body);
+  return copyContent(body);
+}
+
 /** How a lazy base reads bodies it does not have: the dir's `readBodies` for this turn. */
 export type ReadBodies = (hashes: readonly string[]) => Promise<Map<string, FileContent>>;
 
@@ -143,7 +153,7 @@ export function indexBase(options: {
           details: { harnessDir, path: printable(path) },
         });
       }
-      return copyContent(body);
+      return shaped(body, entry.text);
     },
     async prefetch(paths) {
       const missing = new Set<string>();

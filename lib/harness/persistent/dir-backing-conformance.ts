@@ -8,7 +8,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 
-import { contentEquals, emptyFileMap, fileMapEntries } from "./internal/content";
+import {
+  contentByteLength,
+  contentEquals,
+  contentHash,
+  emptyFileMap,
+  fileMapEntries,
+} from "./internal/content";
 import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { openTurnCheckout } from "./open-turn-checkout";
 import type {
@@ -81,6 +87,22 @@ export function runDirBackingConformance(
         });
       };
       return { ...made, context, load, store };
+    }
+
+    /** A dir over the backing for a turn: lazy when the backing offers the capability. */
+    function dirOver(backing: PersistentDirBacking) {
+      return {
+        harnessDir,
+        commit: "after-turn" as const,
+        load: backing.load.bind(backing),
+        store: backing.store.bind(backing),
+        ...(backing.loadIndex && backing.readBodies
+          ? {
+              loadIndex: backing.loadIndex.bind(backing),
+              readBodies: backing.readBodies.bind(backing),
+            }
+          : {}),
+      };
     }
 
     it("loads an empty dir with a cursor", async () => {
@@ -245,14 +267,7 @@ export function runDirBackingConformance(
 
     it("serves a full turn: load → edit → commit → next load", async () => {
       const { backing, context, load } = await setup();
-      const dirs = [
-        {
-          harnessDir,
-          commit: "after-turn" as const,
-          load: backing.load.bind(backing),
-          store: backing.store.bind(backing),
-        },
-      ];
+      const dirs = [dirOver(backing)];
       const commitLog = createInMemoryCommitLog();
       const turn = await openTurnCheckout({ dirs, ...context, commitLog });
       turn.checkout.writeFile({ path: `${harnessDir}/notes/today.md`, content: "remember this" });
@@ -264,6 +279,225 @@ export function runDirBackingConformance(
       next.checkout.deleteFile({ path: `${harnessDir}/notes/today.md` });
       expect((await next.finishTurn({ status: "completed" })).status).toBe("succeeded");
       expectSameFiles((await load()).files, {});
+    });
+
+    describe("the lazy capability (when offered)", () => {
+      async function lazySetup() {
+        const made = await setup();
+        const { loadIndex, readBodies } = made.backing;
+        if (!loadIndex || !readBodies) return null;
+        return {
+          ...made,
+          index: () => loadIndex.call(made.backing, { ...made.context }),
+          bodies: (hashes: readonly string[]) =>
+            readBodies.call(made.backing, { ...made.context, hashes }),
+        };
+      }
+
+      it("indexes what load returns: the same paths, sizes and sha256 of the content, at the same cursor", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        const bytes = new Uint8Array([0, 1, 2, 255]);
+        await lazy.store(
+          {
+            created: [
+              { path: "a.md", content: "alpha" },
+              { path: "deep/b.bin", content: bytes },
+              { path: "empty.txt", content: "" },
+            ],
+            updated: [],
+            deleted: [],
+          },
+          (await lazy.load()).cursor,
+        );
+        const loaded = await lazy.load();
+        const index = await lazy.index();
+        expect(index.cursor).toEqual(loaded.cursor);
+        const manifest = Object.fromEntries(
+          [...index.entries].map(([path, entry]) => [path, [entry.bytes, entry.hash]]),
+        );
+        expect(manifest).toEqual(
+          Object.fromEntries(
+            fileMapEntries(loaded.files).map(([path, content]) => [
+              path,
+              [contentByteLength(content), contentHash(content)],
+            ]),
+          ),
+        );
+        expect(index.entries.size).toBe(3);
+        expect(index.entries.bytes).toBe(5 + 4 + 0);
+      });
+
+      it("reads a version's bodies at its pinned cursor while another commit lands", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        await lazy.store(
+          {
+            created: [
+              { path: "a.md", content: "first a" },
+              { path: "b.md", content: "first b" },
+            ],
+            updated: [],
+            deleted: [],
+          },
+          (await lazy.load()).cursor,
+        );
+        const pinned = await lazy.index();
+        const stored = await lazy.store(
+          { created: [], updated: [{ path: "a.md", content: "second a" }], deleted: ["b.md"] },
+          pinned.cursor,
+        );
+        expect(stored.status).toBe("stored");
+        // The index read before is unchanged, and its bodies still read as they were.
+        expect(pinned.entries.has("b.md")).toBe(true);
+        const bodies = await lazy.bodies([
+          pinned.entries.get("a.md")!.hash,
+          pinned.entries.get("b.md")!.hash,
+        ]);
+        expect(contentEquals(bodies.get(pinned.entries.get("a.md")!.hash), "first a")).toBe(true);
+        expect(contentEquals(bodies.get(pinned.entries.get("b.md")!.hash), "first b")).toBe(true);
+        const now = await lazy.index();
+        expect(now.cursor).not.toEqual(pinned.cursor);
+        expect([...now.entries.keys()]).toEqual(["a.md"]);
+        const second = now.entries.get("a.md")!.hash;
+        expect(contentEquals((await lazy.bodies([second])).get(second), "second a")).toBe(true);
+      });
+
+      it("stores a body once for every path that holds it", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        const text = "the same policy text\n".repeat(10);
+        await lazy.store(
+          {
+            created: ["one.md", "copies/two.md", "copies/three.md"].map((path) => ({
+              path,
+              content: text,
+            })),
+            updated: [],
+            deleted: [],
+          },
+          (await lazy.load()).cursor,
+        );
+        const index = await lazy.index();
+        const hashes = new Set([...index.entries].map(([, entry]) => entry.hash));
+        expect(hashes).toEqual(new Set([contentHash(text)]));
+        const bodies = await lazy.bodies([...hashes]);
+        expect(bodies.size).toBe(1);
+        expect(contentEquals(bodies.get(contentHash(text)), text)).toBe(true);
+      });
+
+      it("round-trips a manifest through a series of commits", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        const expected = new Map<string, FileContent>();
+        let cursor = (await lazy.load()).cursor;
+        for (let round = 0; round < 5; round += 1) {
+          const created = [{ path: `r${round}/new.md`, content: `round ${round}` }];
+          const updated = round > 0 ? [{ path: "r0/new.md", content: `updated in ${round}` }] : [];
+          const deleted = round > 1 ? [`r${round - 1}/new.md`] : [];
+          const result = await lazy.store({ created, updated, deleted }, cursor);
+          expect(result.status).toBe("stored");
+          if (result.status !== "stored") return;
+          cursor = result.cursor;
+          for (const file of [...created, ...updated]) expected.set(file.path, file.content);
+          for (const path of deleted) expected.delete(path);
+        }
+        const index = await lazy.index();
+        expect(index.cursor).toEqual(cursor);
+        expect(
+          Object.fromEntries([...index.entries].map(([path, entry]) => [path, entry.hash])),
+        ).toEqual(
+          Object.fromEntries([...expected].map(([path, content]) => [path, contentHash(content)])),
+        );
+      });
+
+      it("serves a turn copy-on-write: reads only the bodies it opens, stores only its changes, no snapshot", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        await lazy.store(
+          {
+            created: Array.from({ length: 20 }, (_, index) => ({
+              path: `notes/${String(index).padStart(2, "0")}.md`,
+              content: `note ${index}`,
+            })),
+            updated: [],
+            deleted: [],
+          },
+          (await lazy.load()).cursor,
+        );
+        const asked: string[] = [];
+        const stores: { snapshot?: unknown; changes: ChangeSet }[] = [];
+        const dir = dirOver(lazy.backing);
+        const watched = {
+          ...dir,
+          load: () => {
+            throw new Error("a lazy dir is not loaded whole");
+          },
+          readBodies: (options: Parameters<NonNullable<PersistentDirBacking["readBodies"]>>[0]) => {
+            asked.push(...options.hashes);
+            return dir.readBodies!(options);
+          },
+          store: (options: Parameters<PersistentDirBacking["store"]>[0]) => {
+            stores.push({ snapshot: options.snapshot, changes: options.changes });
+            return dir.store(options);
+          },
+        };
+        const commitLog = createInMemoryCommitLog();
+        const turn = await openTurnCheckout({ dirs: [watched], ...lazy.context, commitLog });
+        expect(turn.checkout.listFiles({ path: `${harnessDir}/notes` })).toHaveLength(20);
+        expect(await turn.checkout.readFile({ path: `${harnessDir}/notes/03.md` })).toBe("note 3");
+        turn.checkout.writeFile({ path: `${harnessDir}/notes/03.md`, content: "note 3, edited" });
+        turn.checkout.deleteFile({ path: `${harnessDir}/notes/04.md` });
+        // Only the opened file's body is asked for (none when the process's body cache has it).
+        expect(asked.filter((hash) => hash !== contentHash("note 3"))).toEqual([]);
+        expect((await turn.finishTurn({ status: "completed" })).status).toBe("succeeded");
+        expect(stores).toHaveLength(1);
+        expect(stores[0]!.snapshot).toBeUndefined();
+        expect(stores[0]!.changes).toEqual({
+          created: [],
+          updated: [{ path: "notes/03.md", content: "note 3, edited" }],
+          deleted: ["notes/04.md"],
+        });
+        const loaded = await lazy.load();
+        expect(Object.keys(loaded.files)).toHaveLength(19);
+        expect(loaded.files["notes/03.md"]).toBe("note 3, edited");
+      });
+
+      it("merges a lazy turn's edit with a commit that landed meanwhile, reading only the touched paths", async (ctx) => {
+        const lazy = await lazySetup();
+        if (!lazy) return ctx.skip();
+        await lazy.store(
+          {
+            created: [
+              { path: "log.md", content: "- one\n" },
+              { path: "other.md", content: "untouched" },
+            ],
+            updated: [],
+            deleted: [],
+          },
+          (await lazy.load()).cursor,
+        );
+        const commitLog = createInMemoryCommitLog();
+        const turn = await openTurnCheckout({
+          dirs: [dirOver(lazy.backing)],
+          ...lazy.context,
+          commitLog,
+        });
+        const path = `${harnessDir}/log.md`;
+        turn.checkout.writeFile({
+          path,
+          content: `${await turn.checkout.readFile({ path })}- ours\n`,
+        });
+        // Another writer appends first.
+        await lazy.store(
+          { created: [], updated: [{ path: "log.md", content: "- one\n- theirs\n" }], deleted: [] },
+          (await lazy.load()).cursor,
+        );
+        const persistence = await turn.finishTurn({ status: "completed" });
+        expect(persistence.status).toBe("succeeded");
+        expect((await lazy.load()).files["log.md"]).toBe("- one\n- theirs\n- ours\n");
+        expect((await lazy.load()).files["other.md"]).toBe("untouched");
+      });
     });
   });
 }

@@ -8,6 +8,11 @@ export interface DirIndexEntry {
   readonly bytes: number;
   readonly hash: string;
   readonly updatedAt?: Date;
+  /**
+   * Whether the file is text (`true`: its body reads as a UTF-8 string) or bytes (`false`); a
+   * body is stored once by hash whatever the files holding it are. Absent: as `readBodies` gives it.
+   */
+  readonly text?: boolean;
 }
 
 /** What a lazy backing's `loadIndex` returns: the dir's index at `cursor`. */

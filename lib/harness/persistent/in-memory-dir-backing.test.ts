@@ -6,6 +6,9 @@ import { createInMemoryDirBacking } from "./in-memory-dir-backing";
 import { steppingClock } from "./internal/testing";
 
 runDirBackingConformance("in-memory", () => ({ backing: createInMemoryDirBacking() }));
+runDirBackingConformance("in-memory (lazy)", () => ({
+  backing: createInMemoryDirBacking({ lazy: true }),
+}));
 
 describe("createInMemoryDirBacking", () => {
   it("records store calls and lets tests write behind the runtime's back", async () => {

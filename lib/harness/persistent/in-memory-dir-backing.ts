@@ -1,5 +1,6 @@
 import { systemClock } from "./system-clock";
-import { copyContent, emptyFileMap } from "./internal/content";
+import { DirIndexMap, type DirIndex } from "./dir-index";
+import { contentByteLength, contentHash, copyContent, emptyFileMap } from "./internal/content";
 import { validateRelativePath } from "./paths";
 import type {
   Clock,
@@ -23,6 +24,13 @@ export interface InMemoryDirBacking extends PersistentDirBacking {
   readonly storeCalls: ReadonlyArray<Omit<StoreOptions, "abortSignal">>;
   /** Number of `load` calls. */
   readonly loadCount: number;
+  /** With `lazy`: the lazy capability (see `LazyDirCapability`); absent otherwise. */
+  loadIndex?: (options: LoadOptions) => Promise<DirIndex>;
+  readBodies?: (
+    options: LoadOptions & { hashes: readonly string[] },
+  ) => Promise<Map<string, FileContent>>;
+  /** Hashes asked of `readBodies`, in call order (one array per call). */
+  readonly bodyReads: ReadonlyArray<readonly string[]>;
 }
 
 /**
@@ -31,7 +39,16 @@ export interface InMemoryDirBacking extends PersistentDirBacking {
  * `PersistentDirBacking`; spread it into a dir: `{ harnessDir, ...createInMemoryDirBacking() }`.
  */
 export function createInMemoryDirBacking(
-  options: { files?: FileMap; clock?: Clock } = {},
+  options: {
+    files?: FileMap;
+    clock?: Clock;
+    /**
+     * Also offer the lazy capability: an index kept in step with every change (a layered
+     * `DirIndexMap`, O(changed) per commit) and bodies by hash, kept forever — so a turn pinned
+     * to an old cursor still reads its bodies.
+     */
+    lazy?: boolean;
+  } = {},
 ): InMemoryDirBacking {
   const clock = options.clock ?? systemClock;
   const files = new Map<string, FileContent>();
@@ -39,15 +56,27 @@ export function createInMemoryDirBacking(
   let cursor = 0;
   let loadCount = 0;
   const storeCalls: Array<Omit<StoreOptions, "abortSignal">> = [];
+  const bodyReads: string[][] = [];
+  const bodies = new Map<string, FileContent>();
+  let index = DirIndexMap.EMPTY;
   const put = (path: string, content: FileContent): void => {
     const valid = validateRelativePath({ path });
+    const at = clock.now();
     files.set(valid, copyContent(content));
-    updatedAt.set(valid, clock.now().toISOString());
+    updatedAt.set(valid, at.toISOString());
+    if (options.lazy) {
+      const hash = contentHash(content);
+      bodies.set(hash, copyContent(content));
+      index = index.withChanges({
+        set: [[valid, { bytes: contentByteLength(content), hash, updatedAt: at }]],
+      });
+    }
   };
   const remove = (path: string): void => {
     const valid = validateRelativePath({ path });
     files.delete(valid);
     updatedAt.delete(valid);
+    if (options.lazy) index = index.withChanges({ deleted: [valid] });
   };
   for (const path of Object.keys(options.files ?? {}))
     put(path, options.files![path] as FileContent);
@@ -58,7 +87,31 @@ export function createInMemoryDirBacking(
     return map;
   };
 
+  const lazy = options.lazy
+    ? {
+        async loadIndex({ abortSignal }: LoadOptions): Promise<DirIndex> {
+          abortSignal?.throwIfAborted();
+          return { cursor, entries: index };
+        },
+        async readBodies({
+          hashes,
+          abortSignal,
+        }: LoadOptions & { hashes: readonly string[] }): Promise<Map<string, FileContent>> {
+          abortSignal?.throwIfAborted();
+          bodyReads.push([...hashes]);
+          const result = new Map<string, FileContent>();
+          for (const hash of hashes) {
+            const body = bodies.get(hash);
+            if (body !== undefined) result.set(hash, copyContent(body));
+          }
+          return result;
+        },
+      }
+    : {};
+
   return {
+    ...lazy,
+    bodyReads,
     async load({ abortSignal }: LoadOptions) {
       abortSignal?.throwIfAborted();
       loadCount += 1;

@@ -1,4 +1,11 @@
 export { Checkout } from "./checkout";
+export { BodyCache, DEFAULT_BODY_CACHE_BYTES, sharedBodyCache } from "./body-cache";
+export {
+  DirIndexMap,
+  type DirIndex,
+  type DirIndexEntry,
+  type LazyDirCapability,
+} from "./dir-index";
 export {
   DIRECTORY_LISTING_DEFAULTS,
   type CheckoutDirInfo,

@@ -146,6 +146,9 @@ export interface PersistentDirBacking<TExtraBody = unknown, TSession = unknown> 
    * otherwise changes nothing and returns `conflict`.
    */
   store(options: StoreOptions<TExtraBody, TSession>): Promise<StoreResult>;
+  /** Optional lazy capability, with `readBodies` (both or neither; see `LazyDirCapability`). */
+  loadIndex?: LazyDirCapability<TExtraBody, TSession>["loadIndex"];
+  readBodies?: LazyDirCapability<TExtraBody, TSession>["readBodies"];
 }
 
 /**

@@ -1,4 +1,7 @@
 import { describeError, HarnessValidationError } from "../../errors";
+import { sharedBodyCache } from "../body-cache";
+import { shaped } from "../checkout-base";
+import type { DirIndexEntry } from "../dir-index";
 import { validateDirIndex, validateLoadResult } from "../load-checkout";
 import type { FileConflict } from "../commit-log";
 import type { ResolvedPersistentDir } from "../define-persistent-dirs";
@@ -142,6 +145,10 @@ export async function applyChangeSet<TExtraBody, TSession>(
             message: `${dir.harnessDir}: store returned no cursor.`,
           });
         }
+        // What was just written is what the next turns of this dir read first.
+        if (dir.lazy)
+          for (const file of [...changes.created, ...changes.updated])
+            sharedBodyCache.set(contentHash(file.content), file.content);
         return { status: "stored", cursor: result.cursor, merged, changes };
       }
       if (result?.status !== "conflict") {
@@ -192,25 +199,28 @@ export async function loadCurrent<TExtraBody, TSession>(
   if (dir.lazy && loadIndex && readBodies) {
     const index = await loadIndex(load);
     validateDirIndex({ harnessDir: dir.harnessDir, limits: lenient, index });
-    const wanted = new Map<string, string>();
+    const wanted = new Map<string, DirIndexEntry>();
     for (const path of changedContent(changes).keys()) {
       const entry = index.entries.get(path);
-      if (entry) wanted.set(path, entry.hash);
+      if (entry) wanted.set(path, entry);
     }
     const bodies =
       wanted.size === 0
         ? new Map<string, FileContent>()
-        : await readBodies({ ...load, hashes: [...new Set(wanted.values())] });
+        : await readBodies({
+            ...load,
+            hashes: [...new Set([...wanted.values()].map((entry) => entry.hash))],
+          });
     const files = new Map<string, FileContent>();
-    for (const [path, hash] of wanted) {
-      const body = bodies.get(hash);
-      if (body === undefined || contentHash(body) !== hash) {
+    for (const [path, entry] of wanted) {
+      const body = bodies.get(entry.hash);
+      if (body === undefined || contentHash(body) !== entry.hash) {
         throw new HarnessValidationError({
           surface: "commit",
           message: `${dir.harnessDir}: readBodies did not return the content of ${path} at version ${String(index.cursor)}.`,
         });
       }
-      files.set(path, body);
+      files.set(path, shaped(body, entry.text));
     }
     return {
       cursor: index.cursor,
