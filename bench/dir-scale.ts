@@ -15,7 +15,8 @@ import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import type { DatabaseTarget } from "@/lib/db";
-import { createInMemoryCommitLog, openTurnCheckout } from "@/lib/harness";
+import { openTurnCheckout } from "@/lib/harness";
+import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import { createDirBacking, sqlFor } from "@/lib/storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
@@ -133,7 +134,8 @@ async function measure(provider: DatabaseTarget["provider"], files: number) {
       turn.checkout.writeFile({ path, content: `${String(before)}\nturn ${iteration}` });
       const persistence = await turn.finishTurn({ status: "completed" });
       turns.push(performance.now() - started);
-      if (persistence.status !== "succeeded") throw new Error(`turn ${iteration}: ${persistence.status}`);
+      if (persistence.status !== "succeeded")
+        throw new Error(`turn ${iteration}: ${persistence.status}`);
     }
     const rssAfter = process.memoryUsage().rss;
     return {

@@ -17,6 +17,8 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
 
   beforeAll(async () => {
     process.env.DATABASE_URL = database.target.url;
+    // A 1 MiB per-file limit, so a 2 MiB file is over it.
+    process.env.CAIRN_DIR_MAX_FILE_BYTES = "1048576";
     await database.db.workspace.create({ data: { id: "w-imp", name: "Importers" } });
     await database.db.user.create({
       data: { id: "u-imp", email: "ivy@example.com", name: "Ivy" },
@@ -32,6 +34,7 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
   });
   afterAll(() => {
     process.env.DATABASE_URL = previousUrl;
+    delete process.env.CAIRN_DIR_MAX_FILE_BYTES;
     rmSync(folder, { recursive: true, force: true });
   });
 

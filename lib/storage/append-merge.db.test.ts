@@ -27,7 +27,7 @@ describe(`concurrent appends to one memory file (${testDatabaseProvider()})`, ()
     const results = await Promise.all(
       Array.from({ length: 40 }, async (_, index) => {
         const turn = await openTurnCheckout({ dirs, extraBody, session: {}, commitLog });
-        const notes = turn.checkout.readFileOrThrow({ path: "/persistent/user/notes.md" });
+        const notes = await turn.checkout.readFileOrThrow({ path: "/persistent/user/notes.md" });
         turn.checkout.writeFile({
           path: "/persistent/user/notes.md",
           content: `${String(notes)}- note ${index}\n`,

@@ -3,6 +3,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { createInMemoryDirBacking, loadCheckout } from "../persistent";
 import { notesAndHandbookCheckout as checkout } from "./internal/testing";
 import { createShellTool, MAX_LISTED_REFUSALS, runShellCommand } from "./shell-tool";
 
@@ -223,5 +224,49 @@ describe("bash tool calls of one turn", () => {
     ]);
     expect(first).toContain("exit code 0");
     expect(second).toContain('stdout:\n<untrusted-data source="bash stdout">\nfirst');
+  });
+});
+
+describe("bash over a knowledge base larger than the shell", () => {
+  // 20 files of 1 MiB: over the 16 MiB a 64 MiB worker may load.
+  async function largeCheckout() {
+    const backing = createInMemoryDirBacking({
+      lazy: true,
+      files: Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [
+          `${i < 2 ? "small" : "big"}/f${i}.md`,
+          `${i < 2 ? "needle\n" : ""}${"x".repeat(1024 * 1024)}`,
+        ]),
+      ),
+    });
+    return loadCheckout({
+      dirs: [{ harnessDir: "/persistent/kb", ...backing }],
+      extraBody: {},
+      session: {},
+    });
+  }
+
+  it("refuses a command that names no folder, saying how to narrow it, and runs nothing", async () => {
+    const files = await largeCheckout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "cd / && grep -rl needle . > found.txt",
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    expect(result).toMatch(/^Error: bash cannot load every persistent dir: 20 files, 20\.0 MiB/);
+    expect(result).toContain("Name a folder or file under /persistent");
+    expect(files.listFiles()).toHaveLength(20);
+  });
+
+  it("runs a command over the folder it names, and says it saw only that folder", async () => {
+    const files = await largeCheckout();
+    const result = await runShellCommand({
+      checkout: files,
+      command: "grep -l needle -r /persistent/kb/small | wc -l",
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    expect(result).toContain("exit code 0");
+    expect(result).toContain("saw only the 2 file(s) under /persistent/kb/small");
+    expect(result).toMatch(/stdout:[\s\S]*\b2\b/);
   });
 });
