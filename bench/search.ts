@@ -334,7 +334,7 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
         session: null,
         commitLog,
       });
-      runMemoryCommand(turn.checkout, {
+      await runMemoryCommand(turn.checkout, {
         command: "create",
         path: "/persistent/user/notes.md",
         file_text: file(tag),

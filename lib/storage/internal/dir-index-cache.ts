@@ -1,4 +1,4 @@
-import { DirIndexMap, type DirIndexEntry } from "@/lib/harness/spi";
+import { type DirIndexMap, type DirIndexEntry } from "@/lib/harness/spi";
 
 /** Default bound of a process-wide index cache: this many file entries across every dir. */
 export const DEFAULT_INDEX_CACHE_ENTRIES = 1_000_000;
