@@ -4,6 +4,7 @@
 import { HarnessNotFoundError } from "../errors";
 import { sharedBodyCache, type BodyCache } from "./body-cache";
 import { folderCountsOf, DirIndexMap, type DirIndexEntry } from "./dir-index";
+import { memoizedDirOverview, type DirOverview } from "./dir-overview";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { printable } from "./paths";
 import type { FileContent } from "./types";
@@ -32,6 +33,8 @@ export interface BaseView {
   folderCounts(): ReadonlyMap<string, number>;
   /** Every file with content, for a base loaded whole; `undefined` for a lazy base. */
   loadedFiles(): ReadonlyMap<string, FileContent> | undefined;
+  /** Counts, top level and a word index of the paths (computed once per base). */
+  overview(): DirOverview;
 }
 
 /** A base loaded whole by `load`: content in memory, hashes computed for touched paths only. */
@@ -81,6 +84,9 @@ export function loadedBase(options: {
       return folders;
     },
     loadedFiles: () => files,
+    overview() {
+      return memoizedDirOverview(files, () => this.entries());
+    },
   };
 }
 
@@ -167,5 +173,7 @@ export function indexBase(options: {
     },
     folderCounts: () => folderCountsOf(index),
     loadedFiles: () => undefined,
+    // The index object is shared by every turn at its version: computed once per version.
+    overview: () => memoizedDirOverview(index, () => index),
   };
 }

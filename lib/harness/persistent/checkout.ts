@@ -26,6 +26,7 @@ import {
   type CheckoutDirState,
   type DirChanges,
 } from "./checkout-state";
+import { buildDirOverview, type DirOverview } from "./dir-overview";
 import { contentByteLength, copyContent, isFileContent } from "./internal/content";
 import {
   assertDirWithinLimits,
@@ -303,6 +304,22 @@ export class Checkout {
       if (!HarnessNotFoundError.isInstance(error)) throw error;
       return validateHarnessDir({ harnessDir: trimmed });
     }
+  }
+
+  /**
+   * A dir's files at a glance: counts, bytes, its top level and a word index of its paths. For
+   * a dir the turn has not written, computed once per version of a lazy dir's index.
+   */
+  overview(options: { harnessDir: string }): DirOverview {
+    const state = this.#dirs.get(options.harnessDir.normalize("NFC"));
+    if (!state) {
+      throw new HarnessNotFoundError({
+        surface: "dir",
+        message: `No persistent dir ${printable(options.harnessDir)} in this turn.`,
+        details: { harnessDir: printable(options.harnessDir) },
+      });
+    }
+    return state.overlay.size === 0 ? state.base.overview() : buildDirOverview(currentFiles(state));
   }
 
   /** Every dir of this turn with its mode, read-only flag, size and base cursor. */

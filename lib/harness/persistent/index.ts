@@ -1,5 +1,6 @@
 export { Checkout } from "./checkout";
 export { BodyCache, DEFAULT_BODY_CACHE_BYTES, sharedBodyCache } from "./body-cache";
+export { tokensOf, type DirOverview } from "./dir-overview";
 export {
   DirIndexMap,
   type DirIndex,

@@ -1,5 +1,5 @@
-import type { Checkout, CheckoutDirInfo } from "../../persistent";
-import { formatBytes } from "../../persistent";
+import type { Checkout, CheckoutDirInfo, DirOverview } from "../../persistent";
+import { formatBytes, tokensOf } from "../../persistent";
 
 /** Bounds of a dir's summary in the prompt. */
 export const DIR_SUMMARY_LIMITS = Object.freeze({
@@ -14,26 +14,33 @@ export const DIR_SUMMARY_LIMITS = Object.freeze({
 const count = (value: number, one: string, many: string) =>
   `${value.toLocaleString("en-US")} ${value === 1 ? one : many}`;
 
-/** A text's lowercase words and numbers. */
-function tokensOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-}
-
 /** What of the message a path may share: its words of three letters or more, and its numbers. */
 function wordsOf(text: string): string[] {
   return [...new Set(tokensOf(text).filter((word) => word.length >= 3 || /^\p{N}+$/u.test(word)))];
 }
 
-/** How much a path shares with the message: a whole word counts twice, a word inside one once. */
-function relevanceOf(path: string, words: readonly string[]): number {
-  const tokens = new Set(tokensOf(path));
-  const lower = path.toLowerCase();
-  let score = 0;
+/**
+ * The paths that share the most with the message, from the dir's word index: a whole word of a
+ * path counts twice, a word inside one of its words (`travel` in `travelpolicy`) once. Looks at
+ * the words of the paths, not at every path, so it costs the same in a dir of any size.
+ */
+function mostRelevant(overview: DirOverview, words: readonly string[], max: number): string[] {
+  const scores = new Map<string, number>();
+  const add = (paths: readonly string[], by: number) => {
+    for (const path of paths) scores.set(path, (scores.get(path) ?? 0) + by);
+  };
   for (const word of words) {
-    if (tokens.has(word)) score += 2;
-    else if (word.length >= 3 && lower.includes(word)) score += 1;
+    const whole = overview.words.get(word);
+    if (whole) add(whole, 2);
+    if (word.length < 3 || /^\p{N}+$/u.test(word)) continue;
+    for (const other of overview.textWords) {
+      if (other !== word && other.includes(word)) add(overview.words.get(other)!, 1);
+    }
   }
-  return score;
+  return [...scores]
+    .sort(([a, scoreA], [b, scoreB]) => scoreB - scoreA || (a < b ? -1 : 1))
+    .slice(0, max)
+    .map(([path]) => path);
 }
 
 /** Names joined by ", " within `maxChars`, with "and N more" for what did not fit. */
@@ -70,30 +77,18 @@ export function summarizeDirForPrompt(options: {
   const { checkout, dir } = options;
   const limits = { ...DIR_SUMMARY_LIMITS, ...options.limits };
   const access = dir.readOnly ? "read-only this turn" : "writable";
-  const files = checkout.listFiles({ path: dir.harnessDir });
-  if (files.length === 0) return `- ${dir.harnessDir}: ${access} — empty`;
-
-  const folders = new Set<string>();
-  const topFolders = new Map<string, number>();
-  const topFiles: string[] = [];
-  for (const file of files) {
-    const segments = file.relativePath.split("/");
-    for (let depth = 1; depth < segments.length; depth += 1) {
-      folders.add(segments.slice(0, depth).join("/"));
-    }
-    if (segments.length === 1) topFiles.push(file.relativePath);
-    else topFolders.set(segments[0]!, (topFolders.get(segments[0]!) ?? 0) + 1);
-  }
-  const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
+  const overview = checkout.overview({ harnessDir: dir.harnessDir });
+  if (overview.fileCount === 0) return `- ${dir.harnessDir}: ${access} — empty`;
+  const { topFolders, topFiles } = overview;
   const lines = [
-    `- ${dir.harnessDir}: ${access} — ${count(files.length, "file", "files")}${folders.size > 0 ? ` in ${count(folders.size, "folder", "folders")}` : ""}, ${formatBytes(bytes)}`,
+    `- ${dir.harnessDir}: ${access} — ${count(overview.fileCount, "file", "files")}${overview.folderCount > 0 ? ` in ${count(overview.folderCount, "folder", "folders")}` : ""}, ${formatBytes(overview.bytes)}`,
   ];
 
   const top = [
     ...[...topFolders]
       .sort(([a, countA], [b, countB]) => countB - countA || (a < b ? -1 : 1))
       .map(([name, inside]) => `${name}/ (${count(inside, "file", "files")})`),
-    ...topFiles,
+    ...[...topFiles].sort(),
   ];
   const topTotal = top.length;
   lines.push(
@@ -102,13 +97,7 @@ export function summarizeDirForPrompt(options: {
 
   const words = wordsOf(options.query);
   if (words.length > 0) {
-    const scored: { path: string; score: number }[] = [];
-    for (const file of files) {
-      const score = relevanceOf(file.relativePath, words);
-      if (score > 0) scored.push({ path: file.relativePath, score });
-    }
-    scored.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
-    const relevant = scored.slice(0, limits.maxRelevant).map((entry) => entry.path);
+    const relevant = mostRelevant(overview, words, limits.maxRelevant);
     if (relevant.length > 0) {
       lines.push(
         `  most relevant to this message: ${joinWithin(relevant, relevant.length, limits.maxListChars)}`,
