@@ -57,6 +57,12 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
     );
     const [commit] = (await listDirCommits({ sql, dirKey })).commits;
     expect(commit).toMatchObject({ source: "import", version: 1 });
+    // Indexed for search in the import's own commit.
+    const passages = await sql.all<{ path: string }>(
+      `SELECT "path" FROM "SearchPassage" WHERE "path" = ?`,
+      ["handbook/policies/travel.md"],
+    );
+    expect(passages.length).toBeGreaterThan(0);
 
     const again = capture();
     expect(await main([...args, "--prefix", "handbook"], again.io)).toBe(0);

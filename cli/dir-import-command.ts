@@ -8,6 +8,7 @@ import { createDb, migrateDatabase } from "@/lib/db";
 import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
+import { indexDirCommit } from "@/lib/search";
 import { createDirBacking, listDirFiles, sqlFor } from "@/lib/storage";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
@@ -221,6 +222,8 @@ export async function dirImportCommand(
         source: "import",
         via: () => `import:${path.basename(root)}`,
         snapshotCache: false,
+        // Searchable from the moment it lands, as every other commit (lib/search).
+        onDirCommitted: indexDirCommit,
       });
       const result = await backing.store({
         extraBody: null,
