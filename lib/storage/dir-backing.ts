@@ -354,7 +354,10 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
         cache?.set(dirKey, { version: after, files, updatedAt: Object.entries(updatedAt) });
         return { files: fileMapFromEntries(files), cursor: after, updatedAt };
       }
-      throw new Error(`Dir ${dirKey} kept changing while it was loaded; try again.`);
+      throw new HarnessConflictError({
+        surface: "dir",
+        message: `Dir ${dirKey} kept changing while it was loaded; try again.`,
+      });
     },
 
     async store(storeOptions: StoreOptions<TExtraBody, TSession>): Promise<StoreResult> {
@@ -654,7 +657,10 @@ export async function listDirFiles(options: {
       return { files: rows.map(fileInfoOf), version: before };
     }
   }
-  throw new Error(`Dir ${dirKey} kept changing while it was listed; try again.`);
+  throw new HarnessConflictError({
+    surface: "dir",
+    message: `Dir ${dirKey} kept changing while it was listed; try again.`,
+  });
 }
 
 /** One file with its content and the dir version it was read at, or `null` when missing. */
@@ -684,7 +690,10 @@ export async function readDirFile(options: {
       version: before,
     };
   }
-  throw new Error(`Dir ${dirKey} kept changing while it was read; try again.`);
+  throw new HarnessConflictError({
+    surface: "dir",
+    message: `Dir ${dirKey} kept changing while it was read; try again.`,
+  });
 }
 
 function parsePaths(json: string): string[] {
