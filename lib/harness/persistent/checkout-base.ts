@@ -29,6 +29,11 @@ export interface BaseView {
   read(path: string): Promise<FileContent | undefined>;
   /** Reads the bodies of these paths in as few backing calls as the base needs. */
   prefetch(paths: Iterable<string>): Promise<void>;
+  /**
+   * Starts reading the base body of a path the turn is about to change, and keeps it for the
+   * turn whatever its size: the commit and the journal need it as the merge base. Never throws.
+   */
+  retain(path: string): void;
   /** Folder → files under it at any depth. */
   folderCounts(): ReadonlyMap<string, number>;
   /** Every file with content, for a base loaded whole; `undefined` for a lazy base. */
@@ -77,6 +82,7 @@ export function loadedBase(options: {
       return content === undefined ? undefined : copyContent(content);
     },
     prefetch: async () => {},
+    retain: () => {},
     folderCounts() {
       folders ??= folderCountsOf(
         DirIndexMap.from([...files.keys()].map((path) => [path, { bytes: 0, hash: "" }])),
@@ -118,7 +124,9 @@ export function indexBase(options: {
   const cache = options.cache ?? sharedBodyCache;
   // Bodies this turn read, so a body pushed out of the shared cache is not read twice.
   const local = new Map<string, FileContent>();
-  const lookup = (hash: string) => local.get(hash) ?? cache.get(hash);
+  // Base bodies of paths the turn changes, kept whatever their size (the merge base).
+  const retained = new Map<string, FileContent>();
+  const lookup = (hash: string) => local.get(hash) ?? retained.get(hash) ?? cache.get(hash);
   const fetch = async (hashes: string[]) => {
     if (hashes.length === 0) return;
     const bodies = await options.readBodies(hashes);
@@ -160,6 +168,22 @@ export function indexBase(options: {
         });
       }
       return shaped(body, entry.text);
+    },
+    retain(path) {
+      const entry = entryOf(path);
+      if (!entry || retained.has(entry.hash)) return;
+      const known = lookup(entry.hash);
+      if (known !== undefined) {
+        retained.set(entry.hash, known);
+        return;
+      }
+      void fetch([entry.hash]).then(
+        () => {
+          const body = lookup(entry.hash);
+          if (body !== undefined) retained.set(entry.hash, body);
+        },
+        () => undefined,
+      );
     },
     async prefetch(paths) {
       const missing = new Set<string>();

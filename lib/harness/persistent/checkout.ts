@@ -182,6 +182,7 @@ export class Checkout {
       bytes: nextBytes,
       limits: state.dir.limits,
     });
+    if (!state.overlay.has(relativePath)) state.base.retain(relativePath);
     putCurrent(state, relativePath, copyContent(options.content), this.#clock.now());
   }
 
@@ -218,6 +219,7 @@ export class Checkout {
         details: { path: printable(path) },
       });
     }
+    if (!state.overlay.has(relativePath)) state.base.retain(relativePath);
     putCurrent(state, relativePath, null, null);
   }
 

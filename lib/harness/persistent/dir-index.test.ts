@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { HarnessValidationError } from "../errors";
 import { BodyCache } from "./body-cache";
 import { DirIndexMap, folderCountsOf } from "./dir-index";
+import { createInMemoryCommitLog } from "./in-memory-commit-log";
 import { createInMemoryDirBacking } from "./in-memory-dir-backing";
+import { openTurnCheckout } from "./open-turn-checkout";
 import { contentHash } from "./internal/content";
 import { loadCheckout, validateDirIndex } from "./load-checkout";
 import { DEFAULT_DIR_LIMITS } from "./paths";
@@ -140,5 +142,35 @@ describe("a lazy checkout", () => {
     expect(changes.updated).toEqual([{ path: "docs/1/p6.md", content: "page 6, edited" }]);
     expect(changes.deleted).toEqual(["docs/2/p7.md"]);
     expect(checkout.listDirs()[0]).toMatchObject({ fileCount: 50 });
+  });
+});
+
+describe("a lazy turn whose base body cannot be read", () => {
+  it("keeps the change (a conflict for the person), never loses it", async () => {
+    const backing = createInMemoryDirBacking({
+      lazy: true,
+      files: { "plan.md": `the plan, ${Math.random()}` },
+    });
+    let bodiesAway = false;
+    const dir = {
+      harnessDir: "/persistent/kb",
+      ...backing,
+      readBodies: (options: Parameters<NonNullable<typeof backing.readBodies>>[0]) => {
+        if (bodiesAway) return Promise.reject(new Error("database unreachable"));
+        return backing.readBodies!(options);
+      },
+    };
+    const commitLog = createInMemoryCommitLog();
+    const turn = await openTurnCheckout({ dirs: [dir], extraBody: {}, session: {}, commitLog });
+    bodiesAway = true;
+    // Overwritten without ever being read, while the bodies cannot be read.
+    turn.checkout.writeFile({ path: "/persistent/kb/plan.md", content: "a new plan" });
+    backing.writeExternally({ files: { "plan.md": "someone else's plan" } });
+    const persistence = await turn.finishTurn({ status: "completed" });
+    expect(persistence.status).toBe("failed");
+    const records = commitLog.all();
+    expect(records).toHaveLength(1);
+    expect(records[0]!.changes.updated).toEqual([{ path: "plan.md", content: "a new plan" }]);
+    expect(backing.files()["plan.md"]).toBe("someone else's plan");
   });
 });
