@@ -454,7 +454,22 @@ async function runClaimedTurn(options: {
       session: { chatId },
       extraBody: { actor },
       abortSignal: options.abortSignal,
-      describeError: (error) => providerErrorMessage(describeProviderError(error), actor.role),
+      describeError: (error) => {
+        const described = describeProviderError(error);
+        // An error that is not a provider's answer is the server's own: keep its cause in the log.
+        if (described.code === "provider_error" && !described.retryable) {
+          logger.warn(
+            {
+              err:
+                error instanceof Error
+                  ? { name: error.name, message: error.message, stack: error.stack }
+                  : String(error),
+            },
+            "turn failed on an error that is not the model provider's",
+          );
+        }
+        return providerErrorMessage(described, actor.role);
+      },
       turnData: { turnId: turnRow.id },
       turnId: turnRow.id,
       onTrace: span.onTrace,

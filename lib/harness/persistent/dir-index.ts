@@ -47,7 +47,17 @@ const MIN_FLATTEN_DELTA = 1024;
  * `withChanges` returns a new index sharing the base, so a commit of one file into a dir of
  * 100,000 copies nothing; once the delta grows past a 16th of the base it is flattened.
  */
+// A brand, not `instanceof`: a bundler may load this module twice (two copies of the class).
+const BRAND = Symbol.for("cairn.DirIndexMap");
+
 export class DirIndexMap implements Iterable<[string, DirIndexEntry]> {
+  readonly [BRAND] = true;
+
+  /** Whether `value` is a `DirIndexMap` (from any copy of this module). */
+  static isInstance(value: unknown): value is DirIndexMap {
+    return typeof value === "object" && value !== null && BRAND in value;
+  }
+
   readonly #base: ReadonlyMap<string, DirIndexEntry>;
   /** Changes over the base; `null` removes a path. */
   readonly #delta: ReadonlyMap<string, DirIndexEntry | null>;

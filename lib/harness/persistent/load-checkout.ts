@@ -111,7 +111,7 @@ export function validateDirIndex(options: {
       cause,
     });
   };
-  if (typeof index !== "object" || index === null || !(index.entries instanceof DirIndexMap))
+  if (typeof index !== "object" || index === null || !DirIndexMap.isInstance(index.entries))
     fail("no index (a DirIndexMap in `entries`).");
   if (typeof index.cursor !== "string" && typeof index.cursor !== "number")
     fail("no cursor (a string or number).");
