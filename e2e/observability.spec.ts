@@ -243,9 +243,7 @@ test("single sign-on: an existing account is matched by its verified email", asy
   expect(membershipsOf("mia@sso.example")).toEqual([{ name: "Mia Co", role: "member" }]);
 });
 
-test("single sign-on: the groups claim maps to a role when configured", async ({
-  browser,
-}) => {
+test("single sign-on: the groups claim maps to a role when configured", async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   await signInWithSso(page, "admin-ada");
   await expect(page).toHaveURL(/\/chat$/, { timeout: 15_000 });
