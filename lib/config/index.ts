@@ -1,6 +1,8 @@
 export { loadConfig, ConfigError, type ConfigIssue } from "./load-config";
 export {
   CONFIG_DEFAULTS,
+  domainList,
+  groupRoles,
   envSchema,
   type CairnConfig,
   type LogLevel,

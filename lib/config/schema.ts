@@ -146,7 +146,7 @@ const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A list of email domains, separated by commas or spaces, lowercased. */
-const domainList = text.transform((value, context) => {
+export const domainList = text.transform((value, context) => {
   if (value === undefined) return [];
   const domains = value
     .split(/[\s,]+/)
@@ -162,7 +162,7 @@ const domainList = text.transform((value, context) => {
 });
 
 /** `group=role` pairs separated by commas (`cairn-admins=admin, writers=editor`). */
-const groupRoles = text.transform((value, context) => {
+export const groupRoles = text.transform((value, context) => {
   const mapping: Record<string, Role> = {};
   if (value === undefined) return mapping;
   for (const pair of value
