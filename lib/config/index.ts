@@ -1,8 +1,6 @@
 export { loadConfig, ConfigError, type ConfigIssue } from "./load-config";
 export {
   CONFIG_DEFAULTS,
-  domainList,
-  groupRoles,
   envSchema,
   type CairnConfig,
   type LogLevel,
@@ -10,3 +8,4 @@ export {
   type OidcConfig,
 } from "./schema";
 export { cairnConfig } from "./process-config";
+export { domainList, groupRoles } from "./oidc-lists";

@@ -1,6 +1,8 @@
 import { hkdfSync } from "node:crypto";
 import { z } from "zod";
-import { domainList, groupRoles, type OidcConfig } from "@/lib/config";
+import type { OidcConfig } from "@/lib/config";
+// Directly, not through lib/config: see the module's comment (an import cycle through lib/cairn).
+import { domainList, groupRoles } from "@/lib/config/oidc-lists";
 import type { Db } from "@/lib/db";
 import { ROLES, type Role } from "@/lib/harness";
 import {
