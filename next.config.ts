@@ -31,6 +31,11 @@ const nextConfig: NextConfig = {
     "@opentelemetry/api",
   ],
   poweredByHeader: false,
+  // Keep request URLs as served: by default NextRequest.url turns a loopback address
+  // (127.0.0.1, [::1]) into `localhost`, so Auth.js's OIDC token request named another
+  // redirect_uri than its authorization request on an instance served at such an address, and
+  // the issuer refused the code (invalid_grant). See lib/auth/callback-url.test.ts.
+  skipProxyUrlNormalize: true,
   // The API routes' fixed security headers; pages get theirs from proxy.ts (decision 0026).
   headers: async () => [
     {

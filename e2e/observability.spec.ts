@@ -215,13 +215,11 @@ function membershipsOf(email: string): Array<{ name: string; role: string }> {
   }
 }
 
-// KNOWN FAILURE, left as fixme (issue 30): the button flow reaches the loopback issuer, signs in
-// and consents, but the issuer answers Auth.js's token request with `invalid_grant` ("grant
-// request is invalid"; logged by the server with its cause), so the callback fails before
-// Cairn's sign-in rules run. The rules themselves are covered against both databases by
-// lib/auth/oidc-sign-in.db.test.ts. Next step: log oidc-provider's `grant.error` events
-// (their `error_detail` names the failed check: redirect_uri, PKCE or the code) and fix that.
-test.fixme("single sign-on: a new email of an allowed domain joins the workspace", async ({
+// The button flow against the loopback issuer, end to end: authorization request, the issuer's
+// login and consent, Auth.js's token request (the same redirect_uri both times: next.config.ts
+// `skipProxyUrlNormalize`, lib/auth/callback-url.test.ts), userinfo, then Cairn's sign-in rules
+// (also covered against both databases by lib/auth/oidc-sign-in.db.test.ts).
+test("single sign-on: a new email of an allowed domain joins the workspace", async ({
   browser,
 }) => {
   const page = await (await browser.newContext()).newPage();
@@ -234,7 +232,7 @@ test.fixme("single sign-on: a new email of an allowed domain joins the workspace
   await expect(page).toHaveURL(/\/sign-in/);
 });
 
-test.fixme("single sign-on: an existing account is matched by its verified email", async ({
+test("single sign-on: an existing account is matched by its verified email", async ({
   browser,
 }) => {
   const page = await (await browser.newContext()).newPage();
@@ -245,16 +243,14 @@ test.fixme("single sign-on: an existing account is matched by its verified email
   expect(membershipsOf("mia@sso.example")).toEqual([{ name: "Mia Co", role: "member" }]);
 });
 
-test.fixme("single sign-on: the groups claim maps to a role when configured", async ({
-  browser,
-}) => {
+test("single sign-on: the groups claim maps to a role when configured", async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   await signInWithSso(page, "admin-ada");
   await expect(page).toHaveURL(/\/chat$/, { timeout: 15_000 });
   expect(membershipsOf("ada@sso.example")).toEqual([{ name: "SSO Corp", role: "admin" }]);
 });
 
-test.fixme("single sign-on: refuses other domains and unverified emails", async ({ browser }) => {
+test("single sign-on: refuses other domains and unverified emails", async ({ browser }) => {
   const outsider = await (await browser.newContext()).newPage();
   await signInWithSso(outsider, "outsider-olga");
   await expect(outsider).toHaveURL(/\/sign-in\?error=oidc_no_account/, { timeout: 15_000 });

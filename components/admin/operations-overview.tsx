@@ -1,5 +1,7 @@
 /** What the sign-in and observability settings are, as the admin page shows them (no secrets). */
 export interface OperationsOverview {
+  /** Where single sign-on comes from: the `CAIRN_OIDC_*` variables or Admin → Settings. */
+  oidcSource: "environment" | "settings" | null;
   /** `null`: single sign-on is off. */
   oidc: {
     name: string;
@@ -32,7 +34,12 @@ export function OperationsOverviewCard({ overview }: { overview: OperationsOverv
         : "on",
     ],
     ["GitHub sign-in", overview.github ? "on (existing accounts)" : "off"],
-    ["Single sign-on", oidc ? `on — "Sign in with ${oidc.name}"` : "off (CAIRN_OIDC_ISSUER unset)"],
+    [
+      "Single sign-on",
+      oidc
+        ? `on — "Sign in with ${oidc.name}" (${overview.oidcSource === "settings" ? "saved on this page" : "CAIRN_OIDC_* variables"})`
+        : "off",
+    ],
     ...(oidc
       ? ([
           ["Issuer", oidc.issuer],
@@ -41,7 +48,7 @@ export function OperationsOverviewCard({ overview }: { overview: OperationsOverv
           [
             "Joins automatically",
             oidc.allowedDomains.length > 0
-              ? `${oidc.allowedDomains.join(", ")} → ${oidc.workspace ?? "?"} as ${oidc.defaultRole}`
+              ? `${oidc.allowedDomains.join(", ")} → ${overview.oidcSource === "settings" ? "the workspace it was saved from" : (oidc.workspace ?? "?")} as ${oidc.defaultRole}`
               : "nobody (invite only)",
           ],
           ["Groups → roles", oidc.groupsClaim ? `from the "${oidc.groupsClaim}" claim` : "off"],
@@ -62,9 +69,9 @@ export function OperationsOverviewCard({ overview }: { overview: OperationsOverv
     <section className="max-w-lg space-y-2" data-testid="operations-overview">
       <h2 className="font-medium">Sign-in and monitoring</h2>
       <p className="text-muted-foreground text-sm">
-        Read from the server&apos;s environment (CAIRN_OIDC_*, CAIRN_METRICS_TOKEN,
-        OTEL_EXPORTER_OTLP_ENDPOINT); change it there and restart Cairn. See the README&apos;s
-        &ldquo;Operating Cairn&rdquo;.
+        As the server runs now. Monitoring and &ldquo;OIDC only&rdquo; come from its environment
+        (CAIRN_METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT, CAIRN_OIDC_*): change them there and
+        restart Cairn. See the README&apos;s &ldquo;Operating Cairn&rdquo;.
       </p>
       <dl className="border-border grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm">
         {rows.map(([term, value]) => (

@@ -15,6 +15,8 @@ import {
 } from "./oidc-sign-in";
 import { checkSignIn } from "./sign-in";
 import { cairnConfig } from "@/lib/config/process-config";
+import type { OidcConfig } from "@/lib/config";
+import { currentOidcConfig } from "./oidc-config";
 
 /** Wrong email or password. One message for both, so sign-in does not reveal which emails exist. */
 class InvalidCredentials extends CredentialsSignin {
@@ -59,15 +61,8 @@ async function primaryMembership(db: Db, userId: string) {
 
 export const githubEnabled = cairnConfig().github !== null;
 
-/** OpenID Connect sign-in as configured (`CAIRN_OIDC_*`), or `null`: the sign-in page's button. */
-export const oidcSignIn = (() => {
-  const oidc = cairnConfig().oidc;
-  return oidc ? { id: OIDC_PROVIDER_ID, name: oidc.name, only: oidc.only } : null;
-})();
-
 /** The generic OpenID Connect provider (Keycloak, Authentik, Okta, Entra ID, Google, …). */
-function oidcProvider() {
-  const oidc = cairnConfig().oidc;
+function oidcProvider(oidc: OidcConfig | null) {
   if (!oidc) return [];
   return [
     {
@@ -114,7 +109,7 @@ const config: NextAuthConfig = {
         try {
           const allowed = await passwordSignInAllowed({
             db: getDb(),
-            oidc: cairnConfig().oidc,
+            oidc: await currentOidcConfig(),
             email: parsed.data.email,
           });
           if (!allowed) {
@@ -148,16 +143,16 @@ const config: NextAuthConfig = {
       },
     }),
     ...(githubEnabled ? [GitHub] : []),
-    ...oidcProvider(),
   ],
   callbacks: {
     async signIn({ account, profile }) {
       if (account?.provider === OIDC_PROVIDER_ID) {
-        const { metrics, logger, config: current } = cairn();
-        if (!current.oidc) return false;
+        const { metrics, logger } = cairn();
+        const oidc = await currentOidcConfig();
+        if (!oidc) return false;
         const result = await resolveOidcSignIn({
           db: getDb(),
-          config: current.oidc,
+          config: oidc,
           profile: (profile ?? {}) as OidcProfile,
           providerAccountId: account.providerAccountId,
         });
@@ -260,4 +255,11 @@ const config: NextAuthConfig = {
   },
 };
 
-export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth(config);
+/**
+ * Auth.js asks for its configuration per call, because single sign-on may be saved on Admin →
+ * Settings while the server runs (decision 0053); everything but the OIDC provider is fixed.
+ */
+export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth(async () => ({
+  ...config,
+  providers: [...config.providers, ...oidcProvider(await currentOidcConfig())],
+}));

@@ -1,4 +1,6 @@
-export { auth, handlers, signIn, signOut, githubEnabled, oidcSignIn, revokeSessions } from "./auth";
+export { auth, handlers, signIn, signOut, githubEnabled, revokeSessions } from "./auth";
+export { currentOidcConfig, oidcSignInButton } from "./oidc-config";
+export { OIDC_PROVIDER_ID } from "./oidc-sign-in";
 export { clientAddressOf } from "./client-address";
 export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./actor";
 export { SIGN_IN_MESSAGES, signInMessage, type SignInRefusal } from "./sign-in-messages";

@@ -18,6 +18,7 @@ import {
   modelKeyFromSecret,
   type WorkspaceModels,
 } from "@/lib/model-settings";
+import { createSavedOidc, oidcKeyFromSecret, type SavedOidc } from "@/lib/oidc-settings";
 import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
 import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
 import { createDurability, type Durability } from "@/lib/persistent-dirs/durability";
@@ -74,6 +75,10 @@ export interface Cairn {
   readonly workspaceModels: WorkspaceModels;
   /** The key that seals saved API keys, derived from `AUTH_SECRET`. */
   modelKey(): Uint8Array;
+  /** Single sign-on saved on Admin → Settings, read at most every few seconds (decision 0053). */
+  readonly savedOidc: SavedOidc;
+  /** The key that seals the saved single sign-on client secret, derived from `AUTH_SECRET`. */
+  oidcKey(): Uint8Array;
   /**
    * The instance's logger (`CAIRN_LOG_LEVEL`, `CAIRN_LOG_FORMAT`): JSON lines in production,
    * readable lines in development; `child({ requestId, turnId, workspaceId })` carries ids.
@@ -173,6 +178,14 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
     return modelKeyFromSecret(config.authSecret);
   });
   const workspaceModels = createWorkspaceModels({ db: () => db.get(), key: () => modelKey.get() });
+  const oidcKey = lazy(() => {
+    if (!config.authSecret)
+      throw new Error(
+        "AUTH_SECRET is not set: Cairn needs it to seal the single sign-on secret saved on Admin → Settings.",
+      );
+    return oidcKeyFromSecret(config.authSecret);
+  });
+  const savedOidc = createSavedOidc({ db: () => db.get(), key: () => oidcKey.get(), logger });
   const metrics = createMetrics({
     spoolDir: path.join(config.dataDir, "spool"),
     queueDepth: () => queueDepth(sql.get(), target),
@@ -211,6 +224,8 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
     modelSettings,
     workspaceModels,
     modelKey: () => modelKey.get(),
+    savedOidc,
+    oidcKey: () => oidcKey.get(),
     logger,
     metrics,
     async close() {

@@ -8,3 +8,4 @@ export {
   type OidcConfig,
 } from "./schema";
 export { cairnConfig } from "./process-config";
+export { domainList, groupRoles } from "./oidc-lists";

@@ -14,6 +14,7 @@ import {
   parseFaultInjection,
   type FaultInjectionSetting,
 } from "@/lib/persistent-dirs/fault-injection";
+import { domainList, groupRoles } from "./oidc-lists";
 import { parseMcpAllowedOrigins } from "@/lib/security/dns-rebinding-guard";
 import { parseImageOrigins } from "@/lib/security/image-origins";
 import { parseOriginList } from "@/lib/security/origin-list";
@@ -144,48 +145,6 @@ function onOff(fallback: boolean) {
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** A level of `CAIRN_LOG_LEVEL`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** A list of email domains, separated by commas or spaces, lowercased. */
-const domainList = text.transform((value, context) => {
-  if (value === undefined) return [];
-  const domains = value
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map((domain) => domain.toLowerCase().replace(/^@/, ""));
-  for (const domain of domains) {
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) {
-      context.addIssue({ code: "custom", message: `"${domain}" is not a domain (example.com)` });
-      return z.NEVER;
-    }
-  }
-  return domains;
-});
-
-/** `group=role` pairs separated by commas (`cairn-admins=admin, writers=editor`). */
-const groupRoles = text.transform((value, context) => {
-  const mapping: Record<string, Role> = {};
-  if (value === undefined) return mapping;
-  for (const pair of value
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = pair.lastIndexOf("=");
-    const group = pair.slice(0, at).trim();
-    const role = pair
-      .slice(at + 1)
-      .trim()
-      .toLowerCase();
-    if (at <= 0 || !group || !isRole(role)) {
-      context.addIssue({
-        code: "custom",
-        message: `must be group=role pairs with a role of member, editor or admin, got "${pair}"`,
-      });
-      return z.NEVER;
-    }
-    mapping[group] = role;
-  }
-  return mapping;
-});
 
 /**
  * Every environment variable Cairn reads at run time (README.md: Configuration, Models, Running

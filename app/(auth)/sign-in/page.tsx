@@ -4,7 +4,14 @@ import { SignInForm } from "@/components/auth/sign-in-form";
 import { Button } from "@/components/ui/button";
 import { Card, CardDescription } from "@/components/ui/card";
 import { countUsers } from "@/lib/accounts/queries";
-import { getActor, githubEnabled, oidcSignIn, signIn, signInMessage } from "@/lib/auth";
+import {
+  getActor,
+  githubEnabled,
+  OIDC_PROVIDER_ID,
+  oidcSignInButton,
+  signIn,
+  signInMessage,
+} from "@/lib/auth";
 import { safeReturnPath } from "@/lib/auth/return-path";
 
 export const dynamic = "force-dynamic";
@@ -37,7 +44,8 @@ export default async function SignInPage({
   if (await getActor()) redirect(returnTo);
   const error = typeof params.error === "string" ? params.error : undefined;
   const code = typeof params.code === "string" ? params.code : undefined;
-  const empty = (await countUsers()) === 0;
+  const [users, oidcSignIn] = await Promise.all([countUsers(), oidcSignInButton()]);
+  const empty = users === 0;
   const passwordForm = (
     <SignInForm
       callbackUrl={returnTo === "/chat" ? undefined : returnTo}
@@ -66,7 +74,7 @@ export default async function SignInPage({
         <form
           action={async () => {
             "use server";
-            await signIn(oidcSignIn!.id, { redirectTo: returnTo });
+            await signIn(OIDC_PROVIDER_ID, { redirectTo: returnTo });
           }}
         >
           <Button className="w-full" type="submit" data-testid="oidc-sign-in">

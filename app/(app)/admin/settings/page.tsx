@@ -1,13 +1,16 @@
 import { ModelOverviewCard } from "@/components/admin/model-overview";
+import { headers } from "next/headers";
 import { ModelSettingsForm } from "@/components/admin/model-settings-form";
+import { OidcSettingsForm } from "@/components/admin/oidc-settings-form";
 import { OperationsOverviewCard } from "@/components/admin/operations-overview";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
-import { requireRole } from "@/lib/auth";
+import { currentOidcConfig, requireRole } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { readModelSettingsView } from "@/lib/model-settings";
+import { mayManageOidcSettings, readOidcSettingsView } from "@/lib/oidc-settings";
 import { operationsOverviewOf } from "@/lib/observability/operations-overview";
 import { loadWorkspaceSettings } from "@/lib/workspace-settings/queries";
 
@@ -17,25 +20,55 @@ export const metadata = { title: "Workspace settings" };
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const [settings, model, savedModel] = await Promise.all([
+  const [settings, model, savedModel, managesOidc, oidc] = await Promise.all([
     loadWorkspaceSettings(actor.workspaceId),
     getModelOverview({ workspaceId: actor.workspaceId }),
     readModelSettingsView(getDb(), actor.workspaceId),
+    mayManageOidcSettings(getDb(), actor),
+    currentOidcConfig(),
   ]);
   const envOverride = cairn().modelSettings.status !== "unconfigured";
+  const config = cairnConfig();
+  const [savedOidc, workspace] = managesOidc
+    ? await Promise.all([
+        readOidcSettingsView(getDb()),
+        getDb().workspace.findUniqueOrThrow({
+          where: { id: actor.workspaceId },
+          select: { name: true },
+        }),
+      ])
+    : [null, null];
   return (
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold">Workspace settings</h1>
         <p className="text-muted-foreground text-sm">
-          The model chats use, how much of the harness goes into each prompt, and when the harness
-          refines itself.
+          The model chats use, how much of the harness goes into each prompt, when the harness
+          refines itself, and how people sign in.
         </p>
       </div>
       <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
       <SettingsForm initial={settings} />
-      <OperationsOverviewCard overview={operationsOverviewOf(cairnConfig())} />
+      {managesOidc && workspace ? (
+        <OidcSettingsForm
+          saved={savedOidc}
+          envOverride={config.oidc !== null}
+          redirectUri={`${await publicOrigin()}/api/auth/callback/oidc`}
+          workspaceName={workspace.name}
+        />
+      ) : null}
+      <OperationsOverviewCard overview={operationsOverviewOf(config, oidc)} />
     </div>
   );
+}
+
+/** The address people reach Cairn at: `AUTH_URL` when set (as Auth.js uses it), else this request's. */
+async function publicOrigin(): Promise<string> {
+  const configured = process.env.AUTH_URL ?? process.env.NEXTAUTH_URL;
+  if (configured && URL.canParse(configured)) return new URL(configured).origin;
+  const requestHeaders = await headers();
+  const host = requestHeaders.get("x-forwarded-host") ?? requestHeaders.get("host") ?? "localhost";
+  const protocol = requestHeaders.get("x-forwarded-proto") ?? "http";
+  return `${protocol}://${host}`;
 }

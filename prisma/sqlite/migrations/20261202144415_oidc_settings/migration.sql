@@ -1,0 +1,21 @@
+-- CreateTable
+CREATE TABLE "OidcSettings" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "issuer" TEXT NOT NULL,
+    "clientId" TEXT NOT NULL,
+    "clientSecretEncrypted" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "allowedDomains" TEXT NOT NULL DEFAULT '',
+    "defaultRole" TEXT NOT NULL DEFAULT 'member',
+    "groupsClaim" TEXT,
+    "groupRoles" TEXT NOT NULL DEFAULT '',
+    "version" INTEGER NOT NULL DEFAULT 1,
+    "updatedAt" DATETIME NOT NULL,
+    "updatedBy" TEXT,
+    CONSTRAINT "OidcSettings_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "OidcSettings_workspaceId_key" ON "OidcSettings"("workspaceId");
+
