@@ -45,6 +45,13 @@ export function dirSearchTarget(dirKey: string): { kind: SearchKind; audience: s
   return null;
 }
 
+/**
+ * The audience of a chat's passages (its messages and local entries): its owner in its
+ * workspace. Written by the triggers from "Chat"; a chat's owner and workspace never change.
+ */
+export const chatAudience = (userId: string, workspaceId: string) =>
+  `chat:${userId}:${workspaceId}`;
+
 export const dirSourceKey = (dirKey: string, filePath: string) => `dir:${dirKey}:${filePath}`;
 
 const INSERT_PASSAGE = `INSERT INTO "SearchPassage"
@@ -262,14 +269,19 @@ export type ReindexReport = Record<SearchKind, number>;
 const ENTRY_PASSAGES_SQL = (lineCount: (column: string) => string) => `
 INSERT INTO "SearchPassage" ("sourceKey", "kind", "audience", "chatId", "messageId", "path", "title", "body", "lineStart", "lineEnd", "updatedAt")
 SELECT 'entry:' || e."workspaceId" || ':' || e."entryKey", 'harness',
-       CASE WHEN e."scope" = 'local' THEN 'chat' ELSE 'workspace:' || e."workspaceId" END,
+       CASE WHEN e."scope" = 'local'
+            THEN COALESCE((SELECT 'chat:' || c."userId" || ':' || c."workspaceId" FROM "Chat" AS c WHERE c."id" = e."chatId"), 'chat:')
+            ELSE 'workspace:' || e."workspaceId" END,
        CASE WHEN e."scope" = 'local' THEN e."chatId" ELSE NULL END, NULL,
        e."path", e."title", e."content", 1, ${lineCount(`e."content"`)}, e."updatedAt"
 FROM "HarnessEntry" AS e`;
 
+/** A message row `m`'s passage audience (as the triggers write it). */
+const CHAT_AUDIENCE_SQL = `COALESCE((SELECT 'chat:' || c."userId" || ':' || c."workspaceId" FROM "Chat" AS c WHERE c."id" = m."chatId"), 'chat:')`;
+
 const SQLITE_MESSAGES_SQL = `
 INSERT INTO "SearchPassage" ("sourceKey", "kind", "audience", "chatId", "messageId", "path", "title", "body", "lineStart", "lineEnd", "updatedAt")
-SELECT 'msg:' || m."id", 'chat', 'chat', m."chatId", m."id", '', '', m."body", 1,
+SELECT 'msg:' || m."id", 'chat', ${CHAT_AUDIENCE_SQL}, m."chatId", m."id", '', '', m."body", 1,
        length(m."body") - length(replace(m."body", char(10), '')) + 1, m."createdAt"
 FROM (SELECT c."id", c."chatId", c."createdAt",
              (SELECT group_concat(json_extract(value, '$.text'), char(10))
@@ -280,7 +292,7 @@ WHERE m."body" IS NOT NULL AND trim(m."body") <> ''`;
 
 const POSTGRES_MESSAGES_SQL = `
 INSERT INTO "SearchPassage" ("sourceKey", "kind", "audience", "chatId", "messageId", "path", "title", "body", "lineStart", "lineEnd", "updatedAt")
-SELECT 'msg:' || m."id", 'chat', 'chat', m."chatId", m."id", '', '', m."body", 1, "search_line_count"(m."body"), m."createdAt"
+SELECT 'msg:' || m."id", 'chat', ${CHAT_AUDIENCE_SQL}, m."chatId", m."id", '', '', m."body", 1, "search_line_count"(m."body"), m."createdAt"
 FROM (SELECT "id", "chatId", "createdAt", "search_message_text"("parts") AS "body" FROM "ChatMessage") AS m
 WHERE m."body" IS NOT NULL AND btrim(m."body") <> ''`;
 
@@ -293,12 +305,12 @@ export async function reindexAll(
   options: { docsFolder?: string | null } = {},
 ): Promise<ReindexReport> {
   const docsFiles = options.docsFolder ? await folderFiles(options.docsFolder) : [];
-  return sql.transaction(async (tx) => {
+  const result = await sql.transaction(async (tx) => {
     await tx.run(`DELETE FROM "SearchPassage"`);
     if (tx.dialect === "sqlite") {
-      // The FTS table follows the rows through its triggers; a rebuild also drops anything a
-      // crash might have left behind.
-      await tx.run(`INSERT INTO "SearchPassageFts" ("SearchPassageFts") VALUES ('rebuild')`);
+      // The FTS table follows the rows through its triggers; emptying it also drops anything a
+      // crash might have left behind. ('rebuild' cannot run: its "access" column is computed.)
+      await tx.run(`INSERT INTO "SearchPassageFts" ("SearchPassageFts") VALUES ('delete-all')`);
     }
     await tx.run(
       ENTRY_PASSAGES_SQL((column) =>
@@ -348,6 +360,10 @@ export async function reindexAll(
     for (const row of counts) report[row.kind as SearchKind] = Number(row.count);
     return report;
   });
+  // Fresh statistics after rewriting the table: without them PostgreSQL's planner may not see
+  // that the GIN match and the audience index together select few rows.
+  if (sql.dialect === "postgres") await sql.run(`ANALYZE "SearchPassage"`);
+  return result;
 }
 
 /** Whether any dir passage exists (the server reindexes once at start when not and files exist). */

@@ -394,6 +394,33 @@ describe(`search access on ${provider}`, () => {
     },
   );
 
+  it("ranks inside what the actor may see: others' better matches never crowd out their own", async () => {
+    // Bob's memory holds many passages that match better (the word in the heading, twice);
+    // Alice's one weak match is still found with a limit of 1, since the candidate cap applies
+    // after the access rule, inside the index.
+    const word = "quokka";
+    const crowd = Array.from(
+      { length: 40 },
+      (_, index) => `## ${word} ${index}\n\n${word} ${word} notes ${index}\n`,
+    ).join("\n");
+    await memory(people.bob, {
+      command: "create",
+      path: "/persistent/user/crowd.md",
+      file_text: crowd,
+    });
+    await memory(people.alice, {
+      command: "create",
+      path: "/persistent/user/one.md",
+      file_text: `a long paragraph that mentions the ${word} only once among many other words`,
+    });
+    const [hit, ...rest] = await search(people.alice, word, { limit: 1 });
+    expect(rest).toHaveLength(0);
+    expect(hit?.path).toBe("one.md");
+    expect((await search(people.bob, word, { limit: 50 })).length).toBe(40);
+    // A kind filter is applied inside the index too.
+    expect(await search(people.alice, word, { kinds: ["company"], limit: 5 })).toHaveLength(0);
+  });
+
   it("the service refuses someone who is no longer a member, and the sidebar finds chats by message text", async () => {
     const service = createSearchService({ db: database.db, sql, docsFolder: null });
     expect((await service.search(people.bob, { query: secret })).length).toBeGreaterThan(0);
