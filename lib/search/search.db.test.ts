@@ -209,6 +209,30 @@ describe(`search index on ${provider}`, () => {
     expect(await search(people.alice, "whiskers")).toEqual([]);
   });
 
+  it("batches a large file's passages and line moves across statements", async () => {
+    // 150 sections: more rows than one statement takes, so inserts and moves are cut in batches.
+    const sections = () =>
+      Array.from({ length: 150 }, (_, index) => `## Part ${index}\n\nword${index}x body`).join(
+        "\n\n",
+      );
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/parts.md",
+      file_text: sections(),
+    });
+    expect(await search(people.erin, "word149x")).toMatchObject([{ lineStart: 597, lineEnd: 599 }]);
+    await memory(people.erin, {
+      command: "insert",
+      path: "/persistent/user/parts.md",
+      insert_line: 0,
+      insert_text: "intro line\n\n",
+    });
+    expect(await search(people.erin, "word149x")).toMatchObject([{ lineStart: 599, lineEnd: 601 }]);
+    expect(await search(people.erin, "word0x")).toMatchObject([{ lineStart: 3, lineEnd: 5 }]);
+    const all = await searchPassages(sql, { actor: people.erin, query: "body", limit: 50 });
+    expect(all).toHaveLength(50);
+  });
+
   it("chat messages and harness entries follow their rows, whoever writes them", async () => {
     const chatId = await chatOf(people.alice, "Ops", [
       "where are the grafana metrics",

@@ -23,7 +23,7 @@ WHERE "audience" = 'chat';
 
 CREATE VIRTUAL TABLE "SearchPassageFts" USING fts5(
     "path", "title", "body", "access",
-    content='SearchPassage', content_rowid='id',
+    content='', contentless_delete=1,
     tokenize='porter unicode61 remove_diacritics 2',
     prefix='2 3'
 );
@@ -35,15 +35,11 @@ CREATE TRIGGER "SearchPassage_fts_insert" AFTER INSERT ON "SearchPassage" BEGIN
 END;
 
 CREATE TRIGGER "SearchPassage_fts_delete" AFTER DELETE ON "SearchPassage" BEGIN
-    INSERT INTO "SearchPassageFts" ("SearchPassageFts", rowid, "path", "title", "body", "access")
-    VALUES ('delete', OLD."id", replace(replace(replace(OLD."path", '/', ' '), '.', ' '), '-', ' '), OLD."title", OLD."body",
-            'a' || lower(hex(OLD."kind" || ' ' || OLD."audience")) || '0');
+    DELETE FROM "SearchPassageFts" WHERE rowid = OLD."id";
 END;
 
 CREATE TRIGGER "SearchPassage_fts_update" AFTER UPDATE OF "path", "title", "body", "kind", "audience" ON "SearchPassage" BEGIN
-    INSERT INTO "SearchPassageFts" ("SearchPassageFts", rowid, "path", "title", "body", "access")
-    VALUES ('delete', OLD."id", replace(replace(replace(OLD."path", '/', ' '), '.', ' '), '-', ' '), OLD."title", OLD."body",
-            'a' || lower(hex(OLD."kind" || ' ' || OLD."audience")) || '0');
+    DELETE FROM "SearchPassageFts" WHERE rowid = OLD."id";
     INSERT INTO "SearchPassageFts" (rowid, "path", "title", "body", "access")
     VALUES (NEW."id", replace(replace(replace(NEW."path", '/', ' '), '.', ' '), '-', ' '), NEW."title", NEW."body",
             'a' || lower(hex(NEW."kind" || ' ' || NEW."audience")) || '0');
