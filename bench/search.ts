@@ -14,7 +14,7 @@ import { memory, openTurnCheckout, runMemoryCommand } from "@/lib/harness";
 import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
 import { freshDatabase } from "./databases";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
-import { loadLine, ms, table, timeIt, type Summary } from "./stats";
+import { loadLine, ms, summarize, table, timeIt, type Summary } from "./stats";
 
 type Timed = Summary & { cpu: Summary };
 
@@ -404,8 +404,9 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
         `${FILLER.join(" ")} ${version}`.padEnd(480, " x"),
       ].join("\n");
     }).join("\n\n");
-  const results: Record<string, Timed> = {};
-  for (const indexed of [false, true]) {
+  // Both dirs commit in turns (plain, indexed, plain, …), so a change in the machine's load
+  // during the run affects both alike.
+  const commitOf = (indexed: boolean) => {
     const dirKey = `user:commit-${indexed}-${randomUUID()}`;
     const backing = createDirBacking<null>({
       sql,
@@ -415,7 +416,7 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
     const dir = memory<null, null>({ harnessDir: "/persistent/user", ...backing });
     const commitLog = createInMemoryCommitLog();
     let tag = 0;
-    const commit = async () => {
+    return async () => {
       tag += 1;
       const turn = await openTurnCheckout({
         dirs: [dir],
@@ -431,12 +432,28 @@ async function commitOverhead(sql: Sql, edit: "one section" | "every section") {
       const persistence = await turn.finishTurn({ status: "completed" });
       if (persistence.status !== "succeeded") throw new Error("bench commit failed");
     };
-    results[indexed ? "indexed" : "plain"] = await timeIt(commit, {
-      iterations: COMMITS,
-      warmup: 10,
-    });
+  };
+  const commits = { plain: commitOf(false), indexed: commitOf(true) };
+  const samples = { plain: [] as number[], indexed: [] as number[] };
+  const cpuSamples = { plain: [] as number[], indexed: [] as number[] };
+  for (let round = 0; round < COMMITS + 10; round += 1) {
+    for (const name of ["plain", "indexed"] as const) {
+      const cpuStarted = process.cpuUsage();
+      const started = performance.now();
+      await commits[name]();
+      const wall = performance.now() - started;
+      const cpu = process.cpuUsage(cpuStarted);
+      // The first 10 rounds warm up.
+      if (round < 10) continue;
+      samples[name].push(wall);
+      cpuSamples[name].push((cpu.user + cpu.system) / 1000);
+    }
   }
-  const { plain, indexed } = results as { plain: Timed; indexed: Timed };
+  const results = {
+    plain: { ...summarize(samples.plain), cpu: summarize(cpuSamples.plain) },
+    indexed: { ...summarize(samples.indexed), cpu: summarize(cpuSamples.indexed) },
+  };
+  const { plain, indexed }: { plain: Timed; indexed: Timed } = results;
   return {
     edit,
     "turn commit p50 / p95, no index": `${ms(plain.p50)} / ${ms(plain.p95)}`,

@@ -194,7 +194,19 @@ export async function indexDirChanges(
   );
   const gone: number[] = [];
   const moves: { id: number; lineStart: number; lineEnd: number }[] = [];
-  if (updated.length > 0) {
+  if (tx.dialect === "postgres") {
+    // One statement per updated file, the comparison done by the server: a round trip is
+    // what a statement costs there.
+    for (const file of updated) {
+      await replaceChangedPassagesOnPostgres(tx, {
+        ...target,
+        sourceKey: dirSourceKey(dirKey, file.path),
+        path: file.path,
+        passages: splitIntoPassages(file.content),
+        at,
+      });
+    }
+  } else if (updated.length > 0) {
     const stored = new Map<string, StoredPassage[]>();
     for (const batch of batches(tx.dialect, updated)) {
       const keys = batch.map((file) => dirSourceKey(dirKey, file.path));
@@ -233,6 +245,60 @@ export async function indexDirChanges(
   await deleteWhereIn(tx, "id", gone);
   await moveLineRanges(tx, moves);
   await insertPassages(tx, inserts);
+}
+
+/**
+ * `indexDirChanges` for one updated file on PostgreSQL, in one statement: the same comparison
+ * as the SQLite path (a stored passage with the same heading and text stays, moved to its new
+ * line range; the k-th of identical passages matches the k-th stored one by id), with the
+ * deletes, moves and inserts as data-modifying CTEs. They all see the rows as they were before
+ * the statement, which is what the comparison needs.
+ */
+async function replaceChangedPassagesOnPostgres(
+  tx: SqlExecutor,
+  file: {
+    kind: SearchKind;
+    audience: string;
+    sourceKey: string;
+    path: string;
+    passages: readonly Passage[];
+    at: Date;
+  },
+): Promise<void> {
+  const seen = new Map<string, number>();
+  const values: SqlValue[] = [];
+  for (const passage of file.passages) {
+    const key = `${passage.heading}\u0000${passage.text}`;
+    const occurrence = (seen.get(key) ?? 0) + 1;
+    seen.set(key, occurrence);
+    values.push(passage.heading, passage.text, passage.lineStart, passage.lineEnd, occurrence);
+  }
+  const incoming =
+    file.passages.length > 0
+      ? `VALUES ${file.passages.map(() => "(?::text, ?::text, ?::int, ?::int, ?::int)").join(", ")}`
+      : `SELECT NULL::text, NULL::text, NULL::int, NULL::int, NULL::int WHERE false`;
+  await tx.run(
+    `WITH v ("title", "body", "lineStart", "lineEnd", "n") AS (${incoming}),
+     old AS (
+       SELECT "id", "title", "body", "lineStart", "lineEnd",
+              row_number() OVER (PARTITION BY "title", "body" ORDER BY "id") AS "n"
+       FROM "SearchPassage" WHERE "sourceKey" = ?),
+     kept AS (
+       SELECT old."id", old."lineStart" AS "oldStart", old."lineEnd" AS "oldEnd", v."lineStart", v."lineEnd"
+       FROM old JOIN v ON v."title" = old."title" AND v."body" = old."body" AND v."n" = old."n"),
+     gone AS (
+       DELETE FROM "SearchPassage" AS s USING old
+       WHERE s."id" = old."id" AND old."id" NOT IN (SELECT "id" FROM kept)),
+     moved AS (
+       UPDATE "SearchPassage" AS s SET "lineStart" = kept."lineStart", "lineEnd" = kept."lineEnd"
+       FROM kept WHERE s."id" = kept."id" AND (kept."oldStart" <> kept."lineStart" OR kept."oldEnd" <> kept."lineEnd"))
+     INSERT INTO "SearchPassage"
+       ("sourceKey", "kind", "audience", "chatId", "messageId", "path", "title", "body", "lineStart", "lineEnd", "updatedAt")
+     SELECT ?, ?, ?, NULL, NULL, ?, v."title", v."body", v."lineStart", v."lineEnd", ?::timestamp(3)
+     FROM v WHERE NOT EXISTS (
+       SELECT 1 FROM old WHERE old."title" = v."title" AND old."body" = v."body" AND old."n" = v."n")`,
+    [...values, file.sourceKey, file.sourceKey, file.kind, file.audience, file.path, file.at],
+  );
 }
 
 /** A whole file's passages as rows (docs folder, reindex). */

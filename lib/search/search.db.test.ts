@@ -233,6 +233,26 @@ describe(`search index on ${provider}`, () => {
     expect(all).toHaveLength(50);
   });
 
+  it("identical passages of one file are kept apart when one of them goes", async () => {
+    const twin = "## Twin\n\nsame platypus words";
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/twins.md",
+      file_text: `${twin}\n\n${twin}\n\n${twin}`,
+    });
+    const ranges = async () =>
+      (await search(people.erin, "platypus", { limit: 10 }))
+        .map((hit) => `${hit.lineStart}-${hit.lineEnd}`)
+        .sort();
+    expect(await ranges()).toEqual(["1-3", "5-7", "9-11"]);
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/twins.md",
+      file_text: `intro\n\n${twin}\n\n${twin}`,
+    });
+    expect(await ranges()).toEqual(["3-5", "7-9"]);
+  });
+
   it("chat messages and harness entries follow their rows, whoever writes them", async () => {
     const chatId = await chatOf(people.alice, "Ops", [
       "where are the grafana metrics",
