@@ -41,3 +41,11 @@ export {
   type SearchToolInput,
 } from "./agent-tool";
 export { formatSnippet, snippetOf, type SnippetSegment } from "./snippet";
+export {
+  RERANK_CANDIDATES,
+  RRF_K,
+  embeddingModelKey,
+  reciprocalRankFusion,
+  rerankWithEmbeddings,
+  type SearchEmbeddings,
+} from "./embeddings";

@@ -7,6 +7,7 @@ import { toDate, type SqlExecutor, type SqlValue } from "@/lib/storage/sql";
 import { DOCS_DIR_KEY, SEARCH_KINDS, chatAudience, type SearchKind } from "./index-store";
 import { fts5Match, isEmptyQuery, matcherOf, parseQuery, tsQuery, type ParsedQuery } from "./query";
 import { snippetOf, type SnippetSegment } from "./snippet";
+import { RERANK_CANDIDATES, rerankWithEmbeddings, type SearchEmbeddings } from "./embeddings";
 
 /** Who searches: read from the database per request (the session's or the token's Actor). */
 export interface SearchActor {
@@ -46,6 +47,11 @@ export interface SearchOptions {
   limit?: number;
   /** Where each kind of dir is mounted for agents. Default the app's. */
   mounts?: Partial<Record<"memory" | "company" | "docs", string>>;
+  /**
+   * Semantic re-ranking of the lexical candidates (decision 0052); default none: lexical only.
+   * When the embedding call fails the search answers lexically.
+   */
+  embeddings?: SearchEmbeddings;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -61,6 +67,7 @@ const DEFAULT_MOUNTS = {
 export const FIELD_WEIGHTS = { path: 4, title: 4, body: 1 } as const;
 
 interface HitRow {
+  id: number;
   kind: string;
   sourceKey: string;
   path: string;
@@ -121,7 +128,7 @@ function statementFor(
   candidates: number,
 ): { text: string; params: SqlValue[] } {
   const scopes = visibleScopes(actor, kinds);
-  const columns = `p."kind", p."sourceKey", p."path", p."title", p."body", p."lineStart", p."lineEnd",
+  const columns = `p."id", p."kind", p."sourceKey", p."path", p."title", p."body", p."lineStart", p."lineEnd",
     p."chatId", p."messageId", p."updatedAt", ch."title" AS "chatTitle", c."score"`;
   if (executor.dialect === "sqlite") {
     // The access rule is part of the MATCH: FTS5 intersects the words' postings with the
@@ -218,16 +225,36 @@ export async function searchPassages(
     1,
     Math.min(MAX_SEARCH_LIMIT, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT)),
   );
-  const statement = statementFor(executor, query, kinds, options.actor, limit * CANDIDATE_FACTOR);
+  const candidates = options.embeddings
+    ? Math.max(limit * CANDIDATE_FACTOR, RERANK_CANDIDATES)
+    : limit * CANDIDATE_FACTOR;
+  const statement = statementFor(executor, query, kinds, options.actor, candidates);
   const rows = await executor.all<HitRow>(statement.text, statement.params);
   const top = rows.length > 0 ? Number(rows[0]!.score) : 0;
   const bucket = (score: number) => (top > 0 ? Math.round(score / (top * TIE)) : 0);
-  const ordered = rows
+  let ordered = rows
     .map((row) => ({ row, score: Number(row.score), updatedAt: toDate(row.updatedAt) }))
     .sort(
       (a, b) => bucket(b.score) - bucket(a.score) || b.updatedAt.getTime() - a.updatedAt.getTime(),
-    )
-    .slice(0, limit);
+    );
+  if (options.embeddings && ordered.length > 1) {
+    try {
+      const fused = await rerankWithEmbeddings(executor, {
+        embeddings: options.embeddings,
+        query: options.query,
+        candidates: ordered.map(({ row }) => ({
+          id: Number(row.id),
+          text: [row.title, row.body].filter(Boolean).join("\n"),
+        })),
+      });
+      const byId = new Map(ordered.map((hit) => [Number(hit.row.id), hit]));
+      ordered = fused.map((id) => byId.get(id)!);
+    } catch (error) {
+      if (options.embeddings.abortSignal?.aborted) throw error;
+      // The provider failed: the lexical order stands.
+    }
+  }
+  ordered = ordered.slice(0, limit);
   const matches = matcherOf(query);
   return ordered.map(({ row, score, updatedAt }) => ({
     kind: row.kind as SearchKind,
