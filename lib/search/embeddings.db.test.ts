@@ -5,6 +5,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor, type Sql } from "@/lib/storage";
 import { reciprocalRankFusion } from "./embeddings";
 import { searchPassages } from "./search";
+import { createSearchService } from "./service";
 
 const database = registerTestDatabase();
 const provider = testDatabaseProvider();
@@ -114,5 +115,35 @@ describe(`semantic re-ranking on ${provider}`, () => {
     const lexical = await searchPassages(sql, { actor, query: "wombat" });
     const hits = await searchPassages(sql, { actor, query: "wombat", embeddings: { model } });
     expect(hits.map((hit) => hit.path)).toEqual(lexical.map((hit) => hit.path));
+  });
+});
+
+describe(`search mode on ${provider}`, () => {
+  it("is lexical without an embedding model and names the model with one", async () => {
+    const lexical = createSearchService({ db: database.db, sql, docsFolder: null });
+    expect(await lexical.mode(actor.workspaceId)).toEqual({
+      mode: "lexical",
+      reason: "no embedding model is configured",
+    });
+    const off = createSearchService({
+      db: database.db,
+      sql,
+      docsFolder: null,
+      embeddings: () => Promise.resolve({ off: "AI_EMBEDDING_MODEL is not set" }),
+    });
+    expect(await off.mode(actor.workspaceId)).toEqual({
+      mode: "lexical",
+      reason: "AI_EMBEDDING_MODEL is not set",
+    });
+    const semantic = createSearchService({
+      db: database.db,
+      sql,
+      docsFolder: null,
+      embeddings: () => Promise.resolve({ model: burrowEmbedder(), label: "test:burrows" }),
+    });
+    expect(await semantic.mode(actor.workspaceId)).toEqual({
+      mode: "semantic",
+      model: "test:burrows",
+    });
   });
 });

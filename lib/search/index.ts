@@ -27,7 +27,12 @@ export {
   type SearchHit,
   type SearchOptions,
 } from "./search";
-export { createSearchService, type SearchService } from "./service";
+export {
+  createSearchService,
+  type SearchEmbeddingsResolver,
+  type SearchMode,
+  type SearchService,
+} from "./service";
 export { relevantPassagesSection } from "./prompt-passages";
 export {
   SEARCH_SCOPES,

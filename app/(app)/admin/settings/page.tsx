@@ -1,6 +1,7 @@
 import { ModelOverviewCard } from "@/components/admin/model-overview";
 import { ModelSettingsForm } from "@/components/admin/model-settings-form";
 import { OperationsOverviewCard } from "@/components/admin/operations-overview";
+import { SearchModeCard } from "@/components/admin/search-mode";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { requireRole } from "@/lib/auth";
@@ -17,10 +18,11 @@ export const metadata = { title: "Workspace settings" };
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const [settings, model, savedModel] = await Promise.all([
+  const [settings, model, savedModel, searchMode] = await Promise.all([
     loadWorkspaceSettings(actor.workspaceId),
     getModelOverview({ workspaceId: actor.workspaceId }),
     readModelSettingsView(getDb(), actor.workspaceId),
+    cairn().search.mode(actor.workspaceId),
   ]);
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   return (
@@ -34,6 +36,7 @@ export default async function SettingsPage() {
       </div>
       <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
+      <SearchModeCard mode={searchMode} />
       <SettingsForm initial={settings} />
       <OperationsOverviewCard overview={operationsOverviewOf(cairnConfig())} />
     </div>
