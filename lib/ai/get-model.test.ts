@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getChatModel, getRefineModel, type ModelResolution } from "./get-model";
+import { getChatModel, getEmbeddingModel, getRefineModel, type ModelResolution } from "./get-model";
 import { closedPortURL, registerTestServers } from "./internal/test-http";
 
 function ready(result: ModelResolution) {
@@ -159,5 +159,45 @@ describe("getChatModel / getRefineModel", () => {
       "vLLM, LM Studio, llama.cpp server or another OpenAI-compatible server",
     ]);
     expect(JSON.stringify(result)).not.toContain("sk-x");
+  });
+});
+
+describe("getEmbeddingModel", () => {
+  it("makes AI_EMBEDDING_MODEL on the chat provider, and is off without it or on Anthropic", async () => {
+    const openai = await getEmbeddingModel({
+      env: {
+        AI_PROVIDER: "openai",
+        AI_MODEL: "gpt-4.1-mini",
+        OPENAI_API_KEY: "sk-test",
+        AI_EMBEDDING_MODEL: "text-embedding-3-small",
+      },
+    });
+    if (openai.status !== "ready") throw new Error(JSON.stringify(openai));
+    expect(openai).toMatchObject({ provider: "openai", modelId: "text-embedding-3-small" });
+    expect(openai.model.modelId).toBe("text-embedding-3-small");
+    const compatible = await getEmbeddingModel({
+      env: {
+        AI_PROVIDER: "openai-compatible",
+        AI_MODEL: "llama3.2",
+        AI_BASE_URL: "http://127.0.0.1:9/v1",
+        AI_EMBEDDING_MODEL: "nomic-embed-text",
+      },
+    });
+    expect(compatible).toMatchObject({ status: "ready", modelId: "nomic-embed-text" });
+    expect(
+      await getEmbeddingModel({
+        env: { AI_PROVIDER: "openai", AI_MODEL: "gpt-4.1-mini", OPENAI_API_KEY: "sk-test" },
+      }),
+    ).toEqual({ status: "off", reason: "AI_EMBEDDING_MODEL is not set" });
+    expect(
+      await getEmbeddingModel({
+        env: {
+          AI_PROVIDER: "anthropic",
+          AI_MODEL: "claude-sonnet-4-5",
+          AI_API_KEY: "sk-ant-test",
+          AI_EMBEDDING_MODEL: "x",
+        },
+      }),
+    ).toEqual({ status: "off", reason: "Anthropic offers no embeddings" });
   });
 });

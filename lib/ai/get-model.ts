@@ -1,7 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel, streamText } from "ai";
+import type { EmbeddingModel, LanguageModel, streamText } from "ai";
 import { cairn } from "@/lib/cairn";
 import { OLLAMA_DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from "./context-window";
 import { findOllamaModel, isOllamaChatModel, probeOllama } from "./probe-ollama";
@@ -109,6 +109,59 @@ async function getModel(options: GetModelOptions & { role: "chat" | "refine" }) 
     ...(settings.baseURL !== undefined && { baseURL: displayURL(settings.baseURL) }),
   };
   return ready;
+}
+
+/** The embedding model search re-ranks with, or why there is none (search is lexical then). */
+export type EmbeddingModelResolution =
+  | {
+      status: "ready";
+      model: Exclude<EmbeddingModel, string>;
+      provider: ModelProvider;
+      modelId: string;
+    }
+  | { status: "off"; reason: string };
+
+/**
+ * The embedding model for search's semantic re-ranking (docs/search.md, decision 0052):
+ * `AI_EMBEDDING_MODEL` on the provider chat uses (the variables, the workspace's saved model, or a
+ * local Ollama). Off when it is unset, when no chat model is configured, or on Anthropic (no
+ * embeddings API).
+ */
+export async function getEmbeddingModel(
+  options: GetModelOptions = {},
+): Promise<EmbeddingModelResolution> {
+  const modelId = (options.env ?? cairn().config.models).AI_EMBEDDING_MODEL;
+  if (!modelId) return { status: "off", reason: "AI_EMBEDDING_MODEL is not set" };
+  const config = await resolveModelSelection(options);
+  if (config.status !== "ready") return { status: "off", reason: "no model is configured" };
+  const { settings } = config;
+  const common = {
+    ...(settings.apiKey !== undefined && { apiKey: settings.apiKey }),
+    ...(settings.baseURL !== undefined && { baseURL: settings.baseURL }),
+    ...(options.fetch && { fetch: options.fetch }),
+  };
+  switch (settings.provider) {
+    case "openai":
+      return {
+        status: "ready",
+        model: createOpenAI(common).embeddingModel(modelId),
+        provider: settings.provider,
+        modelId,
+      };
+    case "openai-compatible":
+      return {
+        status: "ready",
+        model: createOpenAICompatible({
+          ...common,
+          name: settings.source === "ollama" ? "ollama" : "openai-compatible",
+          baseURL: settings.baseURL ?? "",
+        }).embeddingModel(modelId),
+        provider: settings.provider,
+        modelId,
+      };
+    case "anthropic":
+      return { status: "off", reason: "Anthropic offers no embeddings" };
+  }
 }
 
 async function resolveModelSelection(

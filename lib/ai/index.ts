@@ -14,6 +14,8 @@ export { providerErrorMessage } from "./provider-error-for-role";
 export {
   createModel,
   getChatModel,
+  getEmbeddingModel,
+  type EmbeddingModelResolution,
   getRefineModel,
   type GetModelOptions,
   type ModelNotReady,

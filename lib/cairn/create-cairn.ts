@@ -157,6 +157,14 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       sql: sql.get(),
       docsFolder: config.companyDocsDir,
       log: (message) => logger.warn({}, message),
+      // lib/ai reads this instance (cairn()), so it is imported when first used.
+      embeddings: async (workspaceId) => {
+        const { getEmbeddingModel } = await import("@/lib/ai");
+        const resolved = await getEmbeddingModel({ workspaceId });
+        return resolved.status === "ready"
+          ? { model: resolved.model, label: `${resolved.provider}:${resolved.modelId}` }
+          : { off: resolved.reason };
+      },
     }),
   );
   const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target, logger }));

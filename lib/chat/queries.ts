@@ -392,7 +392,7 @@ export async function listChats(
     // instr / strpos, not LIKE: a % or _ in the search matches literally. A chat also matches
     // when one of its messages holds the words (the search index, lib/search).
     const title = `${sql.dialect === "sqlite" ? "instr" : "strpos"}(lower("title"), ?) > 0`;
-    const messages = chatMessageMatch(sql.dialect, `"id"`, query);
+    const messages = chatMessageMatch(sql.dialect, `"id"`, query, actor);
     where.push(messages ? `(${title} OR ${messages.sql})` : title);
     parameters.push(query, ...(messages?.params ?? []));
   }

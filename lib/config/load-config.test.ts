@@ -87,6 +87,7 @@ const good: Record<string, string> = {
   ANTHROPIC_API_KEY: "sk-ant-test",
   AI_BASE_URL: "http://127.0.0.1:11434/v1",
   AI_REFINE_MODEL: "llama3.2-refine",
+  AI_EMBEDDING_MODEL: "nomic-embed-text",
   AI_CONTEXT_WINDOW: "32_768",
   OLLAMA_BASE_URL: "http://127.0.0.1:11435",
   CAIRN_URL: "http://localhost:3000/api/mcp",
@@ -210,6 +211,7 @@ describe("loadConfig", () => {
     expect(config.trustedProxies.entries).toEqual(["10.0.0.0/8", "::1"]);
     expect(config.models).toMatchObject({
       AI_PROVIDER: "openai-compatible",
+      AI_EMBEDDING_MODEL: "nomic-embed-text",
       AI_CONTEXT_WINDOW: "32768",
       OLLAMA_BASE_URL: good.OLLAMA_BASE_URL,
     });

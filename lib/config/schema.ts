@@ -250,6 +250,7 @@ export const envSchema = z.object({
   ANTHROPIC_API_KEY: text,
   AI_BASE_URL: httpUrl,
   AI_REFINE_MODEL: text,
+  AI_EMBEDDING_MODEL: text,
   AI_CONTEXT_WINDOW: text.transform((value, context) => {
     if (value === undefined) return undefined;
     const digits = value.replace(/[_,]/g, "");
@@ -333,6 +334,7 @@ type ModelVariable =
   | "ANTHROPIC_API_KEY"
   | "AI_BASE_URL"
   | "AI_REFINE_MODEL"
+  | "AI_EMBEDDING_MODEL"
   | "AI_CONTEXT_WINDOW"
   | "OLLAMA_BASE_URL";
 
@@ -435,6 +437,7 @@ export function toConfig(env: ParsedEnv, cwd: string, nodeEnv?: string): CairnCo
     "ANTHROPIC_API_KEY",
     "AI_BASE_URL",
     "AI_REFINE_MODEL",
+    "AI_EMBEDDING_MODEL",
     "OLLAMA_BASE_URL",
   ] as const) {
     const value = env[name];

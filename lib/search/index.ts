@@ -27,7 +27,12 @@ export {
   type SearchHit,
   type SearchOptions,
 } from "./search";
-export { createSearchService, type SearchService } from "./service";
+export {
+  createSearchService,
+  type SearchEmbeddingsResolver,
+  type SearchMode,
+  type SearchService,
+} from "./service";
 export { relevantPassagesSection } from "./prompt-passages";
 export {
   SEARCH_SCOPES,
@@ -41,3 +46,11 @@ export {
   type SearchToolInput,
 } from "./agent-tool";
 export { formatSnippet, snippetOf, type SnippetSegment } from "./snippet";
+export {
+  RERANK_CANDIDATES,
+  RRF_K,
+  embeddingModelKey,
+  reciprocalRankFusion,
+  rerankWithEmbeddings,
+  type SearchEmbeddings,
+} from "./embeddings";

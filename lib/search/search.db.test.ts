@@ -209,6 +209,50 @@ describe(`search index on ${provider}`, () => {
     expect(await search(people.alice, "whiskers")).toEqual([]);
   });
 
+  it("batches a large file's passages and line moves across statements", async () => {
+    // 150 sections: more rows than one statement takes, so inserts and moves are cut in batches.
+    const sections = () =>
+      Array.from({ length: 150 }, (_, index) => `## Part ${index}\n\nword${index}x body`).join(
+        "\n\n",
+      );
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/parts.md",
+      file_text: sections(),
+    });
+    expect(await search(people.erin, "word149x")).toMatchObject([{ lineStart: 597, lineEnd: 599 }]);
+    await memory(people.erin, {
+      command: "insert",
+      path: "/persistent/user/parts.md",
+      insert_line: 0,
+      insert_text: "intro line\n\n",
+    });
+    expect(await search(people.erin, "word149x")).toMatchObject([{ lineStart: 599, lineEnd: 601 }]);
+    expect(await search(people.erin, "word0x")).toMatchObject([{ lineStart: 3, lineEnd: 5 }]);
+    const all = await searchPassages(sql, { actor: people.erin, query: "body", limit: 50 });
+    expect(all).toHaveLength(50);
+  });
+
+  it("identical passages of one file are kept apart when one of them goes", async () => {
+    const twin = "## Twin\n\nsame platypus words";
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/twins.md",
+      file_text: `${twin}\n\n${twin}\n\n${twin}`,
+    });
+    const ranges = async () =>
+      (await search(people.erin, "platypus", { limit: 10 }))
+        .map((hit) => `${hit.lineStart}-${hit.lineEnd}`)
+        .sort();
+    expect(await ranges()).toEqual(["1-3", "5-7", "9-11"]);
+    await memory(people.erin, {
+      command: "create",
+      path: "/persistent/user/twins.md",
+      file_text: `intro\n\n${twin}\n\n${twin}`,
+    });
+    expect(await ranges()).toEqual(["3-5", "7-9"]);
+  });
+
   it("chat messages and harness entries follow their rows, whoever writes them", async () => {
     const chatId = await chatOf(people.alice, "Ops", [
       "where are the grafana metrics",
@@ -393,6 +437,33 @@ describe(`search access on ${provider}`, () => {
       }
     },
   );
+
+  it("ranks inside what the actor may see: others' better matches never crowd out their own", async () => {
+    // Bob's memory holds many passages that match better (the word in the heading, twice);
+    // Alice's one weak match is still found with a limit of 1, since the candidate cap applies
+    // after the access rule, inside the index.
+    const word = "quokka";
+    const crowd = Array.from(
+      { length: 40 },
+      (_, index) => `## ${word} ${index}\n\n${word} ${word} notes ${index}\n`,
+    ).join("\n");
+    await memory(people.bob, {
+      command: "create",
+      path: "/persistent/user/crowd.md",
+      file_text: crowd,
+    });
+    await memory(people.alice, {
+      command: "create",
+      path: "/persistent/user/one.md",
+      file_text: `a long paragraph that mentions the ${word} only once among many other words`,
+    });
+    const [hit, ...rest] = await search(people.alice, word, { limit: 1 });
+    expect(rest).toHaveLength(0);
+    expect(hit?.path).toBe("one.md");
+    expect((await search(people.bob, word, { limit: 50 })).length).toBe(40);
+    // A kind filter is applied inside the index too.
+    expect(await search(people.alice, word, { kinds: ["company"], limit: 5 })).toHaveLength(0);
+  });
 
   it("the service refuses someone who is no longer a member, and the sidebar finds chats by message text", async () => {
     const service = createSearchService({ db: database.db, sql, docsFolder: null });

@@ -4,6 +4,15 @@ import { HarnessForbiddenError, type Actor } from "@/lib/harness";
 import type { Sql } from "@/lib/storage/sql";
 import { indexDocsFolder, needsInitialReindex, reindexAll, type SearchKind } from "./index-store";
 import { searchPassages, type SearchHit } from "./search";
+import type { SearchEmbeddings } from "./embeddings";
+
+/** How a workspace's searches rank: lexical only, or re-ranked with an embedding model. */
+export type SearchMode = { mode: "lexical"; reason: string } | { mode: "semantic"; model: string };
+
+/** The embedding model a workspace's searches re-rank with, or why there is none. */
+export type SearchEmbeddingsResolver = (
+  workspaceId: string,
+) => Promise<(SearchEmbeddings & { label: string }) | { off: string }>;
 
 /** The app's search: who asks is checked against the database on every call. */
 export interface SearchService {
@@ -17,6 +26,8 @@ export interface SearchService {
   ): Promise<SearchHit[]>;
   /** Indexes the docs folder (and everything, on a database indexed before search existed). Once per process. */
   ready(): Promise<void>;
+  /** Whether `workspaceId`'s searches are lexical or re-ranked with embeddings (the admin page). */
+  mode(workspaceId: string): Promise<SearchMode>;
 }
 
 export function createSearchService(options: {
@@ -24,6 +35,8 @@ export function createSearchService(options: {
   sql: Sql;
   docsFolder: string | null;
   log?: (message: string) => void;
+  /** The embedding model per workspace (the app's: `AI_EMBEDDING_MODEL`); default none. */
+  embeddings?: SearchEmbeddingsResolver;
 }): SearchService {
   const { db, sql } = options;
   let prepared: Promise<void> | null = null;
@@ -39,8 +52,22 @@ export function createSearchService(options: {
       prepared = null;
       options.log?.(`search: preparing the index failed: ${(error as Error).message}`);
     }));
+  const embeddingsFor = async (workspaceId: string) => {
+    if (!options.embeddings) return { off: "no embedding model is configured" };
+    try {
+      return await options.embeddings(workspaceId);
+    } catch (error) {
+      return { off: `the embedding model could not be set up: ${(error as Error).message}` };
+    }
+  };
   return {
     ready,
+    async mode(workspaceId) {
+      const embeddings = await embeddingsFor(workspaceId);
+      return "off" in embeddings
+        ? { mode: "lexical", reason: embeddings.off }
+        : { mode: "semantic", model: embeddings.label };
+    },
     async search(actor, query) {
       const now = await currentActor(db, { ...actor, role: "member" });
       if (!now) {
@@ -50,7 +77,12 @@ export function createSearchService(options: {
         });
       }
       await ready();
-      return searchPassages(sql, { actor: now, ...query });
+      const embeddings = await embeddingsFor(now.workspaceId);
+      return searchPassages(sql, {
+        actor: now,
+        ...query,
+        ...("off" in embeddings ? {} : { embeddings }),
+      });
     },
   };
 }

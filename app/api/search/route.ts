@@ -36,6 +36,7 @@ export async function GET(request: Request) {
     );
   }
   try {
+    const { mode } = await cairn().search.mode(actor.workspaceId);
     const hits = await cairn().search.search(actor, {
       query: parsed.data.q,
       kinds: parsed.data.kind,
@@ -43,7 +44,7 @@ export async function GET(request: Request) {
     });
     return Response.json(
       {
-        mode: "lexical",
+        mode,
         hits: hits.map((hit) => ({
           kind: hit.kind,
           location: hit.location,

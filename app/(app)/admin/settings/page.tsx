@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { ModelSettingsForm } from "@/components/admin/model-settings-form";
 import { OidcSettingsForm } from "@/components/admin/oidc-settings-form";
 import { OperationsOverviewCard } from "@/components/admin/operations-overview";
+import { SearchModeCard } from "@/components/admin/search-mode";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { currentOidcConfig, requireRole } from "@/lib/auth";
@@ -20,12 +21,13 @@ export const metadata = { title: "Workspace settings" };
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const [settings, model, savedModel, managesOidc, oidc] = await Promise.all([
+  const [settings, model, savedModel, managesOidc, oidc, searchMode] = await Promise.all([
     loadWorkspaceSettings(actor.workspaceId),
     getModelOverview({ workspaceId: actor.workspaceId }),
     readModelSettingsView(getDb(), actor.workspaceId),
     mayManageOidcSettings(getDb(), actor),
     currentOidcConfig(),
+    cairn().search.mode(actor.workspaceId),
   ]);
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   const config = cairnConfig();
@@ -49,6 +51,7 @@ export default async function SettingsPage() {
       </div>
       <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
+      <SearchModeCard mode={searchMode} />
       <SettingsForm initial={settings} />
       {managesOidc && workspace ? (
         <OidcSettingsForm
