@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { makeDocx, makeExecutable, makeReportPdf } from "@/lib/documents/testing";
 import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/storage";
+import { IMPORT_PART_FILES } from "./dir-import-command";
 import { main } from "./main";
 import { capture } from "./testing";
 
@@ -153,6 +154,47 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
       expect(again.out.join("\n")).toMatch(/0 new, 0 changed, 3 already there, 1 skipped/);
     } finally {
       rmSync(documents, { recursive: true, force: true });
+    }
+  });
+
+  it("imports a folder larger than one part in several commits, and skips all of it on a second run", async () => {
+    const big = mkdtempSync(path.join(tmpdir(), "cairn-import-parts-"));
+    try {
+      for (let index = 0; index < IMPORT_PART_FILES + 50; index += 1) {
+        const folderName = path.join(big, `f${index % 10}`);
+        mkdirSync(folderName, { recursive: true });
+        writeFileSync(path.join(folderName, `n${index}.md`), `note ${index}\n`);
+      }
+      const io = capture();
+      const args = [
+        "dir",
+        "import",
+        big,
+        "--workspace",
+        "Importers",
+        "--dir",
+        "company",
+        "--prefix",
+        "parts",
+      ];
+      expect(await main(args, io.io)).toBe(0);
+      expect(io.out.join("\n")).toMatch(
+        new RegExp(
+          `${IMPORT_PART_FILES + 50} new, 0 changed, 0 already there, 0 skipped \\(version \\d+, in 2 commits\\)`,
+        ),
+      );
+      const sql = sqlFor(database.target);
+      const listed = await listDirFiles({ sql, dirKey: "company:w-imp" });
+      expect(listed.files.filter((file) => file.path.startsWith("parts/"))).toHaveLength(
+        IMPORT_PART_FILES + 50,
+      );
+      const again = capture();
+      expect(await main(args, again.io)).toBe(0);
+      expect(again.out.join("\n")).toMatch(
+        new RegExp(`0 new, 0 changed, ${IMPORT_PART_FILES + 50} already there`),
+      );
+    } finally {
+      rmSync(big, { recursive: true, force: true });
     }
   });
 });

@@ -27,6 +27,14 @@ const CONVERTED = new Set(["pdf", "docx", "xlsx", "html", "htm", "csv"]);
 /** Converted types whose original is text (kept as text, not bytes). */
 const TEXT_ORIGINALS = new Set(["html", "htm", "csv"]);
 
+/**
+ * One import commits in parts of at most this many files or bytes, each its own commit (history
+ * source `import`): memory stays bounded by a part, not by the folder, and an interrupted import
+ * keeps the parts that landed (running it again skips them).
+ */
+export const IMPORT_PART_FILES = 2_000;
+export const IMPORT_PART_BYTES = 32 * 1024 * 1024;
+
 function sha256Of(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -44,7 +52,9 @@ async function* walk(root: string, relative = ""): AsyncGenerator<string> {
 /**
  * `cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]`
  * (issue 23, item 6): imports a folder tree of text files into workspace W's company knowledge
- * or person E's memory as one commit (history source `import`, via `import`). PDF, Word, Excel,
+ * or person E's memory (history source `import`, via `import`), streaming: one commit per part of
+ * `IMPORT_PART_FILES` files or `IMPORT_PART_BYTES` bytes, so a knowledge base of any size never
+ * sits in memory whole and an interruption keeps the parts that landed. PDF, Word, Excel,
  * HTML and CSV files are converted to Markdown beside their kept original, as uploads are (issue
  * 25, item 5); a document the converter refuses is skipped with its reason. Files already in
  * the dir with the same content are skipped, so running it again after an interruption imports
@@ -111,28 +121,96 @@ export async function dirImportCommand(
     const existing = await listDirFiles({ sql, dirKey });
     const present = new Map(existing.files.map((file) => [file.path, file]));
 
-    const created: ChangedFile[] = [];
-    const updated: ChangedFile[] = [];
+    // A first walk, by size only: nothing is imported when the dir's limits would be passed (a
+    // converted document counts twice: its original and its Markdown, estimated the same size).
+    let plannedFiles = existing.files.length;
+    let plannedBytes = existing.files.reduce((sum, file) => sum + file.size, 0);
+    for await (const relative of walk(root)) {
+      const filePath = prefix ? `${prefix}/${relative}` : relative;
+      const size = (await stat(path.join(root, relative))).size;
+      if (size > limits.maxFileBytes) continue;
+      const converted = CONVERTED.has(path.extname(filePath).slice(1).toLowerCase());
+      for (const candidate of converted ? [filePath, `${filePath}.md`] : [filePath]) {
+        const before = present.get(candidate);
+        if (!before) plannedFiles += 1;
+        plannedBytes += size - (before?.size ?? 0);
+      }
+    }
+    if (plannedFiles > limits.maxFiles || plannedBytes > limits.maxDirBytes) {
+      io.err(
+        `cairn: nothing imported: ${harnessDir} would hold ${plannedFiles} files and ${plannedBytes} bytes; ` +
+          `its limits are ${limits.maxFiles} files (CAIRN_DIR_MAX_FILES) and ${limits.maxDirBytes} bytes (CAIRN_DIR_MAX_BYTES).`,
+      );
+      return 1;
+    }
+
+    const backing = createDirBacking<null>({
+      sql,
+      dirKey: () => dirKey,
+      source: "import",
+      via: () => `import:${path.basename(root)}`,
+      snapshotCache: false,
+      indexCache: false,
+      // Searchable from the moment it lands, as every other commit (lib/search).
+      onDirCommitted: indexDirCommit,
+    });
+    let version = existing.version;
+    let parts = 0;
+    let createdCount = 0;
+    let updatedCount = 0;
+    let created: ChangedFile[] = [];
+    let updated: ChangedFile[] = [];
+    let partBytes = 0;
     const skipped: { path: string; reason: string }[] = [];
     let unchanged = 0;
     let converted = 0;
     let seen = 0;
     /** Paths this import writes, so a converted file's Markdown never collides with a file. */
     const writing = new Set<string>();
+    /** Commits the part read so far; false when the dir changed under the import. */
+    const commitPart = async (): Promise<boolean> => {
+      if (created.length + updated.length === 0) return true;
+      const result = await backing.store({
+        extraBody: null,
+        session: null,
+        harnessDir,
+        cursor: version,
+        changes: { created, updated, deleted: [] },
+      });
+      if (result.status !== "stored") return false;
+      version = Number(result.cursor);
+      parts += 1;
+      createdCount += created.length;
+      updatedCount += updated.length;
+      created = [];
+      updated = [];
+      partBytes = 0;
+      return true;
+    };
     const add = (filePath: string, content: ChangedFile["content"], bytes: number) => {
       const before = present.get(filePath);
       (before ? updated : created).push({ path: filePath, content });
       writing.add(filePath);
-      importBytes += bytes - (before?.size ?? 0);
+      partBytes += bytes;
     };
-    let importBytes = 0;
     const progress = () =>
       io.err(
-        `cairn: read ${seen.toLocaleString("en-US")} files: ${(created.length + updated.length).toLocaleString("en-US")} to import, ${unchanged.toLocaleString("en-US")} already there, ${skipped.length.toLocaleString("en-US")} skipped`,
+        `cairn: read ${seen.toLocaleString("en-US")} files: ${(createdCount + updatedCount + created.length + updated.length).toLocaleString("en-US")} to import, ${unchanged.toLocaleString("en-US")} already there, ${skipped.length.toLocaleString("en-US")} skipped`,
       );
+    const changedDuringImport = () => {
+      io.err(
+        `cairn: ${harnessDir} changed during the import; ${createdCount + updatedCount} files in ${parts} part(s) were imported, run it again for the rest.`,
+      );
+      return 1;
+    };
     for await (const relative of walk(root)) {
       seen += 1;
       if (seen % 1000 === 0) progress();
+      if (
+        (created.length + updated.length >= IMPORT_PART_FILES || partBytes >= IMPORT_PART_BYTES) &&
+        !(await commitPart())
+      )
+        return changedDuringImport();
       let filePath: string;
       try {
         filePath = validateRelativePath({ path: prefix ? `${prefix}/${relative}` : relative });
@@ -203,45 +281,12 @@ export async function dirImportCommand(
       }
       add(filePath, text, bytes.byteLength);
     }
+    if (!(await commitPart())) return changedDuringImport();
     progress();
-
-    const fileCount = existing.files.length + created.length;
-    const dirBytes = existing.files.reduce((sum, file) => sum + file.size, 0) + importBytes;
-    if (fileCount > limits.maxFiles || dirBytes > limits.maxDirBytes) {
-      io.err(
-        `cairn: nothing imported: ${harnessDir} would hold ${fileCount} files and ${dirBytes} bytes; ` +
-          `its limits are ${limits.maxFiles} files (CAIRN_DIR_MAX_FILES) and ${limits.maxDirBytes} bytes (CAIRN_DIR_MAX_BYTES).`,
-      );
-      return 1;
-    }
-    let version = existing.version;
-    if (created.length + updated.length > 0) {
-      const backing = createDirBacking<null>({
-        sql,
-        dirKey: () => dirKey,
-        source: "import",
-        via: () => `import:${path.basename(root)}`,
-        snapshotCache: false,
-        // Searchable from the moment it lands, as every other commit (lib/search).
-        onDirCommitted: indexDirCommit,
-      });
-      const result = await backing.store({
-        extraBody: null,
-        session: null,
-        harnessDir,
-        cursor: existing.version,
-        snapshot: {},
-        changes: { created, updated, deleted: [] },
-      });
-      if (result.status !== "stored") {
-        io.err(`cairn: nothing imported: ${harnessDir} changed during the import; run it again.`);
-        return 1;
-      }
-      version = Number(result.cursor);
-    }
     io.out(
-      `imported into ${harnessDir} of "${workspace.name}": ${created.length} new, ${updated.length} changed, ` +
-        `${unchanged} already there, ${skipped.length} skipped (version ${version})` +
+      `imported into ${harnessDir} of "${workspace.name}": ${createdCount} new, ${updatedCount} changed, ` +
+        `${unchanged} already there, ${skipped.length} skipped (version ${version}` +
+        `${parts > 1 ? `, in ${parts} commits` : ""})` +
         (converted > 0
           ? `; ${converted} documents converted to Markdown beside their originals`
           : ""),
