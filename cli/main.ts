@@ -30,8 +30,9 @@ Commands:
       Rebuild the search index (memory, company knowledge, docs folder, harness entries, chat
       messages) in one transaction; see docs/search.md.
   dir import FOLDER --workspace W --dir company|user [--email E] [--prefix PATH]
-      Import a folder tree of text files into W's company knowledge (or E's memory) as one
-      commit; files already there with the same content are skipped (run it again to resume);
+      Import a folder tree of text files into W's company knowledge (or E's memory), streaming,
+      one commit per 2,000 files or 32 MiB; files already there with the same content are skipped
+      (run it again to resume);
       binary files and files over the limit are listed as skipped with the reason.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
