@@ -152,3 +152,30 @@ test("a member cannot upload into company knowledge", async () => {
   await memberPage.goto("/files?dir=user");
   await expect(memberPage.getByTestId("upload-panel")).toBeVisible();
 });
+
+test("in chat, a member attaches to their memory; an editor may choose company knowledge", async () => {
+  await createChat(memberPage, "Attach");
+  await expect(memberPage.getByTestId("attach-target")).toHaveCount(0);
+  await memberPage.getByTestId("attach-input").setInputFiles({
+    name: "my-notes.md",
+    mimeType: "text/markdown",
+    buffer: Buffer.from("# My notes\n\nBring the blue folder.\n"),
+  });
+  await expect(memberPage.getByTestId("chat-input")).toHaveValue(
+    "[Attached: /persistent/user/uploads/my-notes.md]",
+  );
+
+  await createChat(editorPage, "Attach for the team");
+  await editorPage.getByTestId("attach-target").selectOption("company");
+  await editorPage.getByTestId("attach-input").setInputFiles({
+    name: "onboarding.html",
+    mimeType: "text/html",
+    buffer: Buffer.from("<h1>Onboarding</h1><script>alert(1)</script><p>Day one: laptop.</p>"),
+  });
+  await expect(editorPage.getByTestId("chat-input")).toHaveValue(
+    "[Attached: /persistent/company/uploads/onboarding.html.md]",
+  );
+  // Everyone in the workspace reads it in company knowledge.
+  await memberPage.goto("/files?dir=company&path=uploads%2Fonboarding.html.md");
+  await expect(memberPage.getByText("Day one: laptop.").first()).toBeVisible();
+});

@@ -5,7 +5,10 @@ import { useRef, useState } from "react";
 import { conversionStatusAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
 
-const USER_DIR = "/persistent/user";
+const DIRS = {
+  user: { harnessDir: "/persistent/user", label: "My memory" },
+  company: { harnessDir: "/persistent/company", label: "Company knowledge" },
+} as const;
 
 interface UploadAnswer {
   accepted?: { name: string; path: string; status: string }[];
@@ -14,12 +17,22 @@ interface UploadAnswer {
 }
 
 /**
- * The chat box's "attach": the chosen documents go into the person's memory under `uploads/`
- * (the same upload and conversion as the Files page), and once converted a line naming where
- * each one is is added to the message, so the turn is told where to read it.
+ * The chat box's "attach": the chosen documents go into the person's memory under `uploads/` —
+ * or, for an editor or admin who chooses so, into company knowledge under `uploads/` (the server
+ * checks the role again) — through the same upload and conversion as the Files page; once
+ * converted, a line naming where each one is is added to the message, so the turn is told where
+ * to read it.
  */
-export function ChatAttach(props: { disabled?: boolean; onAttached: (line: string) => void }) {
+export function ChatAttach(props: {
+  disabled?: boolean;
+  /** Whether this person may choose company knowledge (editor or admin). */
+  canAttachToCompany?: boolean;
+  onAttached: (line: string) => void;
+}) {
   const input = useRef<HTMLInputElement>(null);
+  const [target, setTarget] = useState<keyof typeof DIRS>("user");
+  const dir = DIRS[props.canAttachToCompany ? target : "user"];
+  const dirKind = props.canAttachToCompany ? target : "user";
   const [state, setState] = useState<{ busy: boolean; message: string | null }>({
     busy: false,
     message: null,
@@ -38,7 +51,7 @@ export function ChatAttach(props: { disabled?: boolean; onAttached: (line: strin
     }
     let answer: UploadAnswer;
     try {
-      const response = await fetch("/api/files/upload?dir=user", {
+      const response = await fetch(`/api/files/upload?dir=${dirKind}`, {
         method: "POST",
         headers: { "x-cairn-upload": "1" },
         body: form,
@@ -53,7 +66,7 @@ export function ChatAttach(props: { disabled?: boolean; onAttached: (line: strin
     const paths = (answer.accepted ?? []).map((item) => item.path);
     // Wait for the conversions, so the turn reads text and not the "converting…" placeholder.
     for (let round = 0; round < 120 && paths.length > 0; round += 1) {
-      const result = await conversionStatusAction({ harnessDir: USER_DIR, paths });
+      const result = await conversionStatusAction({ harnessDir: dir.harnessDir, paths });
       if (result.ok && result.data.every((status) => status.status !== "converting")) {
         for (const status of result.data) {
           if (status.status === "failed") refused.push(status.message);
@@ -62,7 +75,7 @@ export function ChatAttach(props: { disabled?: boolean; onAttached: (line: strin
       }
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    const ready = paths.map((path) => `${USER_DIR}/${path}`);
+    const ready = paths.map((path) => `${dir.harnessDir}/${path}`);
     if (ready.length > 0) props.onAttached(`[Attached: ${ready.join(", ")}]`);
     setState({ busy: false, message: refused.length > 0 ? refused.join(" ") : null });
   };
@@ -74,7 +87,7 @@ export function ChatAttach(props: { disabled?: boolean; onAttached: (line: strin
         variant="outline"
         size="sm"
         data-testid="attach"
-        title="Attach documents: they go into your memory under uploads/"
+        title={`Attach documents: they go into ${dirKind === "user" ? "your memory" : "company knowledge"} under uploads/`}
         aria-label="Attach documents"
         disabled={props.disabled || state.busy}
         onClick={() => input.current?.click()}
@@ -86,6 +99,19 @@ export function ChatAttach(props: { disabled?: boolean; onAttached: (line: strin
         )}
         Attach
       </Button>
+      {props.canAttachToCompany ? (
+        <select
+          data-testid="attach-target"
+          aria-label="Where attached documents go"
+          className="border-input bg-background h-8 rounded-md border px-1 text-xs"
+          value={target}
+          disabled={props.disabled || state.busy}
+          onChange={(event) => setTarget(event.target.value as keyof typeof DIRS)}
+        >
+          <option value="user">{DIRS.user.label}</option>
+          <option value="company">{DIRS.company.label}</option>
+        </select>
+      ) : null}
       <input
         ref={input}
         data-testid="attach-input"

@@ -764,6 +764,7 @@ export function ChatView({
           </Button>
           <ChatAttach
             disabled={busy}
+            canAttachToCompany={canRefineGlobally}
             onAttached={(line) =>
               setInput((typed) => (typed.trim() ? `${typed.trimEnd()}\n${line}` : line))
             }
