@@ -175,6 +175,20 @@ test("in chat, a member attaches to their memory; an editor may choose company k
   await expect(editorPage.getByTestId("chat-input")).toHaveValue(
     "[Attached: /persistent/company/uploads/onboarding.html.md]",
   );
+  for (const [device, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
+    for (const scheme of ["light", "dark"] as const) {
+      await editorPage.setViewportSize({ width, height: 800 });
+      await editorPage.emulateMedia({ colorScheme: scheme });
+      await editorPage.screenshot({
+        path: `test-results/screenshots/${device}-${scheme}-chat-attach.png`,
+      });
+    }
+  }
+  await editorPage.setViewportSize({ width: 1280, height: 720 });
+  await editorPage.emulateMedia({ colorScheme: "light" });
   // Everyone in the workspace reads it in company knowledge.
   await memberPage.goto("/files?dir=company&path=uploads%2Fonboarding.html.md");
   await expect(memberPage.getByText("Day one: laptop.").first()).toBeVisible();
