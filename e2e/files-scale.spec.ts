@@ -202,7 +202,10 @@ test("screenshots at desktop and phone width, light and dark", async ({ browser 
       await expect(shot).toHaveURL(/\/chat$/);
       await shot.goto(url);
       await expect(shot.getByTestId("file-content-input")).toHaveValue(edited);
-      await shot.screenshot({ path: `${shots}/files-scale-${device}-${scheme}.png` });
+      await shot.screenshot({
+        path: `${shots}/files-scale-${device}-${scheme}.png`,
+        fullPage: true,
+      });
       await shot.goto("/files?dir=company&q=topic-03");
       await expect(shot.getByTestId("file-count")).toHaveText("2,500 of 10,000 match");
       await shot.screenshot({ path: `${shots}/files-scale-filter-${device}-${scheme}.png` });

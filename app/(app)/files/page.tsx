@@ -179,7 +179,9 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
               selectedPath={opened?.path ?? null}
             />
           </div>
-          <div className="min-w-0 space-y-2">
+          {/* At phone width an open file comes before the tree: a tap on a file shows it, not
+              a screen of the tree again. */}
+          <div className={cn("min-w-0 space-y-2", opened && "order-first md:order-none")}>
             {openError ? (
               <p className="text-destructive text-sm" data-testid="file-error">
                 {openError}
