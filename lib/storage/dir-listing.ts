@@ -1,4 +1,4 @@
-import { validateRelativePath } from "@/lib/harness";
+import { HarnessConflictError, validateRelativePath } from "@/lib/harness";
 import { getDirVersion, type DirFileInfo } from "./dir-backing";
 import { toBool, toDate, type Sql, type SqlValue } from "./sql";
 
@@ -172,7 +172,8 @@ interface FileInfoRow {
 
 /**
  * One page of a database-backed dir's files (see `DirListingOptions`), read at one dir version:
- * when a commit lands while it is read, it is read again. Costs three statements over the
+ * when a commit lands while it is read, it is read again (`conflict:dir` after 10 tries, as
+ * `listDirFiles`). Costs three statements over the
  * dir's rows of the primary key's `dirKey` range; no file content is read.
  */
 export async function listDirPage(
@@ -251,5 +252,8 @@ export async function listDirPage(
       totalFiles: Number(counts?.total ?? 0),
     };
   }
-  throw new Error(`Dir ${dirKey} kept changing while it was listed; try again.`);
+  throw new HarnessConflictError({
+    surface: "dir",
+    message: `Dir ${dirKey} kept changing while it was listed; try again.`,
+  });
 }
