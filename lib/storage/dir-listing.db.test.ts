@@ -4,7 +4,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createDirBacking } from "./dir-backing";
-import { listDirPage, pageFiles, type DirListingOptions } from "./dir-listing";
+import {
+  listDirPage,
+  MAX_DIR_LISTING_FOLDERS,
+  pageFiles,
+  type DirListingOptions,
+} from "./dir-listing";
 import { sqlFor, type Sql } from "./sql";
 
 const database = registerTestDatabase();
@@ -23,6 +28,10 @@ const paths = [
   "policies/travel%20expenses.md",
   "policies/under_score.md",
   "runbooks/db/restore.md",
+  // Beside a folder, names that sort just before and after its "notes/" prefix.
+  "notes.md",
+  "notes-old/y.md",
+  "notes0/z.md",
   ...Array.from({ length: 57 }, (_, index) => `bulk/file-${String(index).padStart(3, "0")}.md`),
 ];
 
@@ -64,6 +73,7 @@ describe(`a dir's listing, a page at a time (${testDatabaseProvider()})`, () => 
   it.each<DirListingOptions>([
     {},
     { folder: "notes" },
+    { folder: "notes0" },
     { folder: "notes/2025" },
     { folder: "bulk", limit: 10 },
     { filter: "travel" },
@@ -96,11 +106,16 @@ describe(`a dir's listing, a page at a time (${testDatabaseProvider()})`, () => 
     expect(top.folders).toEqual([
       { path: "bulk", name: "bulk", fileCount: 57 },
       { path: "notes", name: "notes", fileCount: 5 },
+      { path: "notes-old", name: "notes-old", fileCount: 1 },
+      { path: "notes0", name: "notes0", fileCount: 1 },
       { path: "policies", name: "policies", fileCount: 3 },
       { path: "runbooks", name: "runbooks", fileCount: 1 },
     ]);
-    expect(top.files.map((file) => file.path)).toEqual(["README.md", "index.md"]);
-    expect(top).toMatchObject({ totalFiles: paths.length, fileCount: 2, nextAfter: null });
+    expect(top.files.map((file) => file.path)).toEqual(["README.md", "index.md", "notes.md"]);
+    expect(top).toMatchObject({ totalFiles: paths.length, fileCount: 3, nextAfter: null });
+    const notes = await listDirPage({ sql, dirKey, folder: "notes" });
+    expect(notes.files.map((file) => file.path)).toEqual(["notes/a.md", "notes/b.md"]);
+    expect(notes).toMatchObject({ totalFiles: 5, fileCount: 2 });
     expect(top.files[0]).toMatchObject({ size: Buffer.byteLength("# README.md\n"), isText: true });
   });
 
@@ -124,6 +139,22 @@ describe(`a dir's listing, a page at a time (${testDatabaseProvider()})`, () => 
       "policies/travel%20expenses.md",
     ]);
     expect(matches).toMatchObject({ folders: [], fileCount: 2, totalFiles: paths.length });
+  });
+
+  it("names at most MAX_DIR_LISTING_FOLDERS subfolders and still counts every file", async () => {
+    const wide = `listing:${randomUUID()}`;
+    await seed(wide, [
+      "top.md",
+      ...Array.from({ length: MAX_DIR_LISTING_FOLDERS + 1 }, (_, index) => `f${index}/x.md`),
+    ]);
+    const page = await listDirPage({ sql, dirKey: wide });
+    expect(page.folders).toHaveLength(MAX_DIR_LISTING_FOLDERS);
+    expect(page).toMatchObject({
+      foldersTruncated: true,
+      fileCount: 1,
+      totalFiles: MAX_DIR_LISTING_FOLDERS + 2,
+    });
+    expect(page.files.map((file) => file.path)).toEqual(["top.md"]);
   });
 
   it("refuses a folder that is not a relative path", async () => {

@@ -173,8 +173,9 @@ interface FileInfoRow {
 /**
  * One page of a database-backed dir's files (see `DirListingOptions`), read at one dir version:
  * when a commit lands while it is read, it is read again (`conflict:dir` after 10 tries, as
- * `listDirFiles`). Costs three statements over the
- * dir's rows of the primary key's `dirKey` range; no file content is read.
+ * `listDirFiles`). A folder is a range of the primary key; a filter scans the dir's rows (LIKE on
+ * SQLite, ILIKE on PostgreSQL). No file content is read; at most three statements besides the
+ * two version reads.
  */
 export async function listDirPage(
   options: {
@@ -190,9 +191,13 @@ export async function listDirPage(
   const prefixLength = characters(prefix);
   // The rows under the folder: the dir's, narrowed to the prefix (portable on both databases,
   // whatever the column's collation).
-  const underSql =
-    prefix === "" ? `"dirKey" = ?` : `"dirKey" = ? AND substr("path", 1, CAST(? AS INTEGER)) = ?`;
-  const underParams: SqlValue[] = prefix === "" ? [dirKey] : [dirKey, prefixLength, prefix];
+  // The rows under the folder: a range of the primary key (`dirKey`, `path`) from `folder/` up to
+  // `folder0` ("0" follows "/"), compared byte-wise — SQLite's column collation is binary, and
+  // PostgreSQL's is made "C" here, so a database collated by locale still matches by prefix.
+  const path = sql.dialect === "sqlite" ? `"path"` : `"path" COLLATE "C"`;
+  const underSql = prefix === "" ? `"dirKey" = ?` : `"dirKey" = ? AND ${path} >= ? AND ${path} < ?`;
+  const underParams: SqlValue[] =
+    prefix === "" ? [dirKey] : [dirKey, prefix, `${prefix.slice(0, -1)}0`];
   const rest = `substr("path", CAST(? AS INTEGER))`;
   const restParams: SqlValue[] = [prefixLength + 1];
   const matchSql = terms.map(() => `"path" ${like} ? ESCAPE '\\'`).join(" AND ");
@@ -200,33 +205,52 @@ export async function listDirPage(
   // The paged sequence: matches, or the files directly in the folder.
   const sequenceSql = terms.length > 0 ? matchSql : `${find}(${rest}, '/') = 0`;
   const sequenceParams = terms.length > 0 ? matchParams : restParams;
+  // An unfiltered first page counts by child in one pass: each subfolder's files, and "" for the
+  // files directly in the folder. Other pages (and a folder with too many subfolders to name)
+  // count in a statement of their own.
+  const grouped = terms.length === 0 && after === null;
 
   for (let attempt = 0; attempt < MAX_LISTING_ATTEMPTS; attempt += 1) {
     options.abortSignal?.throwIfAborted();
     const before = await getDirVersion({ sql, dirKey });
-    const counts = await sql.get<{ total: unknown; inSequence: unknown }>(
-      `SELECT count(*) AS "total",
-              sum(CASE WHEN ${sequenceSql} THEN 1 ELSE 0 END) AS "inSequence"
-       FROM "PersistentFile" WHERE ${underSql}`,
-      [...sequenceParams, ...underParams],
-    );
-    const folders =
-      terms.length === 0 && after === null
-        ? await sql.all<{ name: string; fileCount: unknown }>(
-            `SELECT substr("rest", 1, ${find}("rest", '/') - 1) AS "name", count(*) AS "fileCount"
-             FROM (SELECT ${rest} AS "rest" FROM "PersistentFile" WHERE ${underSql}) AS "under"
-             WHERE ${find}("rest", '/') > 0
-             GROUP BY substr("rest", 1, ${find}("rest", '/') - 1)
-             ORDER BY "name" LIMIT ${MAX_DIR_LISTING_FOLDERS + 1}`,
-            [...restParams, ...underParams],
-          )
-        : [];
-    const rows = await sql.all<FileInfoRow>(
-      `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy" FROM "PersistentFile"
-       WHERE ${underSql} AND ${sequenceSql}${after === null ? "" : ` AND "path" > ?`}
-       ORDER BY "path" ASC LIMIT ${limit + 1}`,
-      [...underParams, ...sequenceParams, ...(after === null ? [] : [after])],
-    );
+    const children = grouped
+      ? await sql.all<{ name: string; fileCount: unknown }>(
+          `SELECT CASE WHEN ${find}("rest", '/') > 0 THEN substr("rest", 1, ${find}("rest", '/') - 1)
+                  ELSE '' END AS "name", count(*) AS "fileCount"
+           FROM (SELECT ${rest} AS "rest" FROM "PersistentFile" WHERE ${underSql}) AS "under"
+           GROUP BY 1 ORDER BY 1 LIMIT ${MAX_DIR_LISTING_FOLDERS + 2}`,
+          [...restParams, ...underParams],
+        )
+      : [];
+    const direct = children.find((row) => row.name === "");
+    const folders = children.filter((row) => row.name !== "");
+    const foldersTruncated = folders.length > MAX_DIR_LISTING_FOLDERS;
+    let counts: { total: number; inSequence: number };
+    if (grouped && !foldersTruncated) {
+      const inSequence = Number(direct?.fileCount ?? 0);
+      counts = {
+        inSequence,
+        total: folders.reduce((sum, row) => sum + Number(row.fileCount), inSequence),
+      };
+    } else {
+      const row = await sql.get<{ total: unknown; inSequence: unknown }>(
+        `SELECT count(*) AS "total",
+                sum(CASE WHEN ${sequenceSql} THEN 1 ELSE 0 END) AS "inSequence"
+         FROM "PersistentFile" WHERE ${underSql}`,
+        [...sequenceParams, ...underParams],
+      );
+      counts = { total: Number(row?.total ?? 0), inSequence: Number(row?.inSequence ?? 0) };
+    }
+    // A folder holding only folders (a knowledge base's top level, often) has no files to page.
+    const rows =
+      counts.inSequence === 0
+        ? []
+        : await sql.all<FileInfoRow>(
+            `SELECT "path", "size", "isText", "sha256", "updatedAt", "updatedBy" FROM "PersistentFile"
+             WHERE ${underSql} AND ${sequenceSql}${after === null ? "" : ` AND "path" > ?`}
+             ORDER BY "path" ASC LIMIT ${limit + 1}`,
+            [...underParams, ...sequenceParams, ...(after === null ? [] : [after])],
+          );
     if ((await getDirVersion({ sql, dirKey })) !== before) continue;
     const page = rows.slice(0, limit).map((row): DirFileInfo => ({
       path: row.path,
@@ -245,11 +269,11 @@ export async function listDirPage(
         name: row.name,
         fileCount: Number(row.fileCount),
       })),
-      foldersTruncated: folders.length > MAX_DIR_LISTING_FOLDERS,
+      foldersTruncated,
       files: page,
       nextAfter: rows.length > limit ? page.at(-1)!.path : null,
-      fileCount: Number(counts?.inSequence ?? 0),
-      totalFiles: Number(counts?.total ?? 0),
+      fileCount: counts.inSequence,
+      totalFiles: counts.total,
     };
   }
   throw new HarnessConflictError({
