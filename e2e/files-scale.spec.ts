@@ -185,6 +185,13 @@ test("a file found by path opens, is edited and saved, and the edit is in its hi
   await expect(files.folder("area-04/topic-01")).toHaveAttribute("aria-expanded", "true");
   await expect(files.file(targetPath)).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("file-count")).toHaveText("10,000 files");
+
+  // A file past its folder's first page of 200 is still shown where it sits, before Show more.
+  const late = pathOf(4499);
+  await page.goto(`/files?dir=company&path=${encodeURIComponent(late)}`);
+  await expect(page.getByTestId("file-path")).toHaveText(late);
+  await expect(files.file(late)).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("file-link")).toHaveCount(201);
 });
 
 test("screenshots at desktop and phone width, light and dark", async ({ browser }) => {

@@ -150,6 +150,19 @@ export function FileTree(props: {
     </li>
   );
 
+  /**
+   * The open file, when it sits in this folder past the pages loaded so far: named before "Show
+   * more", so the tree always shows where the open file is.
+   */
+  const pinned = (folder: string, state: Loaded) => {
+    const selected = props.selectedPath;
+    if (!selected || state.nextAfter === null || filtering) return null;
+    const slash = selected.lastIndexOf("/");
+    if ((slash < 0 ? "" : selected.slice(0, slash)) !== folder) return null;
+    if (state.files.some((file) => file.path === selected)) return null;
+    return fileLink({ path: selected, size: 0, isText: true }, selected.slice(slash + 1));
+  };
+
   const showMore = (folder: string, state: Loaded) =>
     state.nextAfter !== null ? (
       <li>
@@ -218,6 +231,7 @@ export function FileTree(props: {
           </li>
         ) : null}
         {state.files.map((file) => fileLink(file, file.path.split("/").pop()!))}
+        {pinned(folder, state)}
         {showMore(folder, state)}
       </ul>
     );
