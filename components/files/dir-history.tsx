@@ -29,6 +29,9 @@ const sourceLabels: Record<string, string> = {
   import: "bulk import",
 };
 
+/** Paths a history row names before "… and N more files". */
+const MAX_LISTED_PATHS = 12;
+
 function textOf(content: RecordedContent): string {
   return content.state === "text" ? content.text : "";
 }
@@ -93,6 +96,8 @@ export function DirHistory(props: {
   historyCursor?: string;
   /** The file open above the history, kept open when a row is opened. */
   openPath?: string;
+  /** The file list's filter (`q`), kept when a row is opened. */
+  filter?: string;
   selected: CommitDetail | null;
   canRestore: boolean;
 }) {
@@ -101,6 +106,7 @@ export function DirHistory(props: {
   const hrefFor = (commitId: string | null) => {
     const query = new URLSearchParams({ dir: props.dirKind });
     if (props.openPath) query.set("path", props.openPath);
+    if (props.filter) query.set("q", props.filter);
     if (props.historyCursor) query.set("history", props.historyCursor);
     if (commitId) query.set("commit", commitId);
     return `/files?${query.toString()}${commitId ? `#commit-${commitId}` : "#commit-history"}`;
@@ -121,6 +127,12 @@ export function DirHistory(props: {
           {props.commits.map((commit) => {
             const open = props.selected?.id === commit.id;
             const paths = [...commit.created, ...commit.updated, ...commit.deleted];
+            // A bulk import changes thousands of files: the row names the first few.
+            const listed = [
+              ...commit.created.map((path) => ({ mark: "+", path })),
+              ...commit.updated.map((path) => ({ mark: "~", path })),
+              ...commit.deleted.map((path) => ({ mark: "-", path })),
+            ].slice(0, MAX_LISTED_PATHS);
             return (
               <li
                 key={commit.id}
@@ -157,21 +169,23 @@ export function DirHistory(props: {
                         harnessDir={props.harnessDir}
                         commitId={commit.id}
                         version={commit.version}
-                        paths={paths}
+                        paths={paths.slice(0, MAX_LISTED_PATHS)}
+                        pathCount={paths.length}
                       />
                     ) : null}
                   </span>
                 </div>
                 <ul className="text-muted-foreground mt-1 font-mono text-xs">
-                  {commit.created.map((path) => (
-                    <li key={`c:${path}`}>+ {path}</li>
+                  {listed.map(({ mark, path }) => (
+                    <li key={`${mark}:${path}`}>
+                      {mark} {path}
+                    </li>
                   ))}
-                  {commit.updated.map((path) => (
-                    <li key={`u:${path}`}>~ {path}</li>
-                  ))}
-                  {commit.deleted.map((path) => (
-                    <li key={`d:${path}`}>- {path}</li>
-                  ))}
+                  {paths.length > listed.length ? (
+                    <li data-testid="history-more-paths">
+                      … and {(paths.length - listed.length).toLocaleString("en-US")} more files
+                    </li>
+                  ) : null}
                 </ul>
                 {open && props.selected ? <CommitChanges detail={props.selected} /> : null}
               </li>

@@ -11,7 +11,10 @@ export function RestoreCommitButton(props: {
   harnessDir: string;
   commitId: string;
   version: number;
+  /** The first paths the commit changed (a bulk import's are many). */
   paths: string[];
+  /** How many paths it changed in all. */
+  pathCount: number;
 }) {
   const { pending, error, run } = useAction();
   const [done, setDone] = useState<string | null>(null);
@@ -23,8 +26,11 @@ export function RestoreCommitButton(props: {
         data-testid="restore-commit"
         disabled={pending}
         onClick={() => {
-          const files = props.paths.join(", ");
-          const them = props.paths.length === 1 ? "it" : "them";
+          const more = props.pathCount - props.paths.length;
+          const files =
+            props.paths.join(", ") +
+            (more > 0 ? ` and ${more.toLocaleString("en-US")} more files` : "");
+          const them = props.pathCount === 1 ? "it" : "them";
           if (
             !window.confirm(
               `Put ${files} back to how version ${props.version} left ${them}? This adds a new version; nothing in the history is lost.`,

@@ -25,6 +25,7 @@ export {
 export {
   createPersistentDirsService,
   type CommitDetail,
+  type DirBrowsePage,
   type ContentView,
   type DirFileView,
   type FailureResolution,

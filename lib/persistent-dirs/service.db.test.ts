@@ -188,6 +188,39 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(await service.readFile({ actor: editor, harnessDir: USER, path: "me.md" })).toBeNull();
   });
 
+  it("browses a dir a page at a time, keyed by the actor like every read", async () => {
+    const company = await service.browseFiles({ actor: member, harnessDir: COMPANY });
+    expect(company.files.map((file) => file.path)).toContain("handbook.md");
+    expect(company).toMatchObject({ folder: "", terms: [], totalFiles: company.files.length });
+    expect(typeof company.cursor).toBe("number");
+    // Another workspace's company knowledge and another person's memory read as empty.
+    expect(await service.browseFiles({ actor: outsider, harnessDir: COMPANY })).toMatchObject({
+      files: [],
+      totalFiles: 0,
+    });
+    expect(
+      (await service.browseFiles({ actor: editor, harnessDir: USER, filter: "me" })).files,
+    ).toEqual([]);
+    expect(
+      (await service.browseFiles({ actor: member, harnessDir: USER, filter: "ME.MD" })).files.map(
+        (file) => file.path,
+      ),
+    ).toEqual(["me.md"]);
+    // A dir its definition loads whole is paged in memory, the same way.
+    const docs = await service.browseFiles({
+      actor: member,
+      harnessDir: "/persistent/docs",
+      filter: "polic",
+    });
+    expect(docs).toMatchObject({ fileCount: 1, totalFiles: 1, nextAfter: null });
+    await expect(
+      service.browseFiles({ actor: member, harnessDir: COMPANY, folder: "../other" }),
+    ).rejects.toMatchObject({ code: "validation:path" });
+    await expect(
+      service.browseFiles({ actor: member, harnessDir: "/persistent/nope" }),
+    ).rejects.toMatchObject({ code: "not_found:dir" });
+  });
+
   it("applies an edit when only other files moved, and records a conflict when the file itself did", async () => {
     const start = await readHandbook(editor);
     // Someone else adds another file: the dir moves, handbook.md does not.

@@ -29,12 +29,16 @@ import {
   DEFAULT_FAILED_COMMITS_MAX_BYTES,
   listDirCommits,
   listDirFiles,
+  listDirPage,
+  pageFiles,
   readDirCommitDetail,
   readDirFile,
   sqlFor,
   sqlForDb,
   type DatabaseCommitLog,
   type DirCommitFileChange,
+  type DirListingOptions,
+  type DirListingPage,
 } from "@/lib/storage";
 import {
   createAppDirs,
@@ -66,6 +70,12 @@ export interface DirFileView {
   isText: boolean;
   updatedAt: string | null;
 }
+
+/** One page of a dir's files as the Files page browses them (see `listDirPage`). */
+export type DirBrowsePage = DirListingPage<DirFileView> & {
+  /** The dir's cursor the page was read at: the new-file editor sends it back on save. */
+  cursor: DirCursor;
+};
 
 /** One file opened in the viewer. `text` is `null` for binary content. */
 export interface OpenedFile {
@@ -296,6 +306,15 @@ export interface PersistentDirsService {
     actor: Actor;
     harnessDir: string;
   }): Promise<{ files: DirFileView[]; cursor: DirCursor }>;
+  /**
+   * One page of a dir's files: a folder's subfolders (with file counts) and its files, or the
+   * files whose path contains every word of `filter`. A database-backed dir is listed in the
+   * database, a page at a time; another is loaded and paged in memory. Visibility as
+   * `listFiles`. Throws `validation:path` for a folder that is not a relative path.
+   */
+  browseFiles(
+    options: { actor: Actor; harnessDir: string } & DirListingOptions,
+  ): Promise<DirBrowsePage>;
   /** One file for the viewer, or `null` when it does not exist. */
   readFile(options: { actor: Actor; harnessDir: string; path: string }): Promise<OpenedFile | null>;
   /**
@@ -601,6 +620,39 @@ export function createPersistentDirsService(
     };
   };
 
+  const listFiles: PersistentDirsService["listFiles"] = async ({ actor, harnessDir }) => {
+    const dir = findDir(harnessDir);
+    const dirKey = dir.dirKey(actor);
+    if (dirKey !== null) {
+      const listed = await listDirFiles({ sql, dirKey });
+      return {
+        cursor: listed.version,
+        files: listed.files.map((file) => ({
+          path: file.path,
+          size: file.size,
+          isText: file.isText,
+          updatedAt: file.updatedAt.toISOString(),
+        })),
+      };
+    }
+    const loaded = await dir.definition.load({ extraBody: { actor }, session: null });
+    return {
+      cursor: loaded.cursor,
+      files: Object.keys(loaded.files)
+        .sort()
+        .map((path) => {
+          const content = loaded.files[path]!;
+          const updatedAt = loaded.updatedAt?.[path];
+          return {
+            path,
+            size: contentView(content)!.bytes,
+            isText: typeof content === "string",
+            updatedAt: updatedAt === undefined ? null : new Date(updatedAt).toISOString(),
+          };
+        }),
+    };
+  };
+
   return {
     appDirs,
     dirs,
@@ -619,14 +671,17 @@ export function createPersistentDirsService(
       }));
     },
 
-    async listFiles({ actor, harnessDir }) {
+    listFiles,
+
+    async browseFiles({ actor, harnessDir, ...listing }) {
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey !== null) {
-        const listed = await listDirFiles({ sql, dirKey });
+        const { version, files, ...page } = await listDirPage({ sql, dirKey, ...listing });
         return {
-          cursor: listed.version,
-          files: listed.files.map((file) => ({
+          ...page,
+          cursor: version,
+          files: files.map((file) => ({
             path: file.path,
             size: file.size,
             isText: file.isText,
@@ -634,22 +689,9 @@ export function createPersistentDirsService(
           })),
         };
       }
-      const loaded = await dir.definition.load({ extraBody: { actor }, session: null });
-      return {
-        cursor: loaded.cursor,
-        files: Object.keys(loaded.files)
-          .sort()
-          .map((path) => {
-            const content = loaded.files[path]!;
-            const updatedAt = loaded.updatedAt?.[path];
-            return {
-              path,
-              size: contentView(content)!.bytes,
-              isText: typeof content === "string",
-              updatedAt: updatedAt === undefined ? null : new Date(updatedAt).toISOString(),
-            };
-          }),
-      };
+      // A dir its definition loads whole (bundled docs): small by nature, paged in memory.
+      const loaded = await listFiles({ actor, harnessDir });
+      return { ...pageFiles(loaded.files, listing), cursor: loaded.cursor };
     },
 
     async readFile({ actor, harnessDir, path: rawPath }) {

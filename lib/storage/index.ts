@@ -18,6 +18,17 @@ export {
   type DirFileInfo,
 } from "./dir-backing";
 export {
+  DEFAULT_DIR_LISTING_LIMIT,
+  MAX_DIR_LISTING_FOLDERS,
+  MAX_DIR_LISTING_LIMIT,
+  listDirPage,
+  pageFiles,
+  type DirListing,
+  type DirListingFolder,
+  type DirListingOptions,
+  type DirListingPage,
+} from "./dir-listing";
+export {
   createCommitLog,
   DEFAULT_FAILED_COMMITS_MAX_BYTES,
   type DatabaseCommitLog,

@@ -118,3 +118,18 @@ export const conversionStatusAction = action({ input: statusSchema }, async ({ i
   if (statuses.every((status) => status.status !== "converting")) revalidateFiles();
   return statuses;
 });
+
+const browseSchema = z.object({
+  harnessDir: z.string().min(1).max(200),
+  folder: z.string().max(1024).optional(),
+  filter: z.string().max(400).optional(),
+  after: z.string().min(1).max(1024).nullable().optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
+
+/** One page of a dir's files: a folder opened in the tree, or the next page ("Show more"). */
+export const browseFilesAction = action({ input: browseSchema }, async ({ input, actor }) => {
+  // Reading a dir the actor sees: the service keys the dir by the Actor (their own memory, their
+  // workspace's knowledge) and throws not_found for a dir that is not one of the app's.
+  return getPersistentDirs().browseFiles({ actor, ...input });
+});

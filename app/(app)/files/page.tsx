@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { DirHistory } from "@/components/files/dir-history";
 import { FileEditor } from "@/components/files/file-editor";
-import { FileTree } from "@/components/files/file-tree";
+import { FileFilter } from "@/components/files/file-filter";
+import { FileTree, type FileTreePage } from "@/components/files/file-tree";
 import { FileViewer } from "@/components/files/file-viewer";
 import { UploadPanel } from "@/components/files/upload-panel";
 import { cairn } from "@/lib/cairn";
@@ -9,7 +10,7 @@ import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
 import { DEFAULT_DIR_LIMITS } from "@/lib/harness";
-import { getPersistentDirs, type OpenedFile } from "@/lib/persistent-dirs";
+import { getPersistentDirs, type DirBrowsePage, type OpenedFile } from "@/lib/persistent-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 
@@ -19,15 +20,46 @@ export const dynamic = "force-dynamic";
 
 type SearchParams = Promise<RawSearchParams>;
 
+/** The folders a file sits in, outermost first (`a/b/c.md` → `a`, `a/b`). */
+function foldersOf(path: string): string[] {
+  const segments = path.split("/").slice(0, -1);
+  return segments.map((_, index) => segments.slice(0, index + 1).join("/"));
+}
+
+/** A page as the tree takes it (no dates: nothing there shows them). */
+function treePage(page: DirBrowsePage): FileTreePage {
+  return {
+    folder: page.folder,
+    folders: page.folders,
+    foldersTruncated: page.foldersTruncated,
+    files: page.files.map(({ path, size, isText }) => ({ path, size, isText })),
+    nextAfter: page.nextAfter,
+    fileCount: page.fileCount,
+  };
+}
+
+const count = (value: number) => value.toLocaleString("en-US");
+
 export default async function FilesPage({ searchParams }: { searchParams: SearchParams }) {
   const actor = await requireActor();
-  const params: { dir?: string; path?: string; history?: string; commit?: string } =
+  const params: { dir?: string; path?: string; history?: string; commit?: string; q?: string } =
     firstSearchValues(await searchParams);
+  // "Filter by path": the server lists only the matching files (issue 23: a dir may hold 100,000).
+  const filter = (params.q ?? "").trim().slice(0, 400);
   const service = getPersistentDirs();
   const dirs = service.listVisibleDirs({ actor });
   const selected = dirs.find((dir) => dir.kind === params.dir) ?? dirs[0]!;
-  const [listing, history, openFailures, selectedCommit] = await Promise.all([
-    service.listFiles({ actor, harnessDir: selected.harnessDir }),
+  const [listing, openFolders, history, openFailures, selectedCommit] = await Promise.all([
+    service.browseFiles({ actor, harnessDir: selected.harnessDir, filter }),
+    // The open file's folders are listed open, so the tree shows where it sits. A path that is
+    // not one (a mangled link) opens nothing here; the viewer says what is wrong with it.
+    filter === "" && params.path
+      ? Promise.all(
+          foldersOf(params.path).map((folder) =>
+            service.browseFiles({ actor, harnessDir: selected.harnessDir, folder }),
+          ),
+        ).catch(() => [])
+      : [],
     // A mangled history cursor shows the newest page rather than an error.
     service
       .listHistory({ actor, harnessDir: selected.harnessDir, cursor: params.history, limit: 20 })
@@ -112,10 +144,20 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
             )}
           />
         ) : null}
-        <div className="grid gap-6 md:grid-cols-[16rem_1fr]">
+        <div className="grid gap-6 md:grid-cols-[18rem_1fr]">
           <div className="space-y-2">
-            <div className="flex items-center justify-between">
-              <h2 className="font-medium">Files</h2>
+            <div className="flex items-center justify-between gap-2">
+              <h2 className="font-medium">
+                Files{" "}
+                <span
+                  className="text-muted-foreground text-sm font-normal"
+                  data-testid="file-count"
+                >
+                  {filter
+                    ? `${count(listing.fileCount)} of ${count(listing.totalFiles)} match`
+                    : `${count(listing.totalFiles)} ${listing.totalFiles === 1 ? "file" : "files"}`}
+                </span>
+              </h2>
               {selected.writable ? (
                 <Link
                   href={`/files?dir=${selected.kind}`}
@@ -126,13 +168,20 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 </Link>
               ) : null}
             </div>
+            <FileFilter dirKind={selected.kind} filter={filter} openPath={opened?.path ?? null} />
             <FileTree
+              key={`${selected.harnessDir}:${filter}:${String(listing.cursor)}`}
               dirKind={selected.kind}
-              files={listing.files}
+              harnessDir={selected.harnessDir}
+              filter={filter}
+              root={treePage(listing)}
+              openFolders={openFolders.map(treePage)}
               selectedPath={opened?.path ?? null}
             />
           </div>
-          <div className="min-w-0 space-y-2">
+          {/* At phone width an open file comes before the tree: a tap on a file shows it, not
+              a screen of the tree again. */}
+          <div className={cn("min-w-0 space-y-2", opened && "order-first md:order-none")}>
             {openError ? (
               <p className="text-destructive text-sm" data-testid="file-error">
                 {openError}
@@ -162,7 +211,9 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
               </>
             ) : (
               <p className="text-muted-foreground text-sm" data-testid="no-file-selected">
-                {listing.files.length === 0 ? "This dir is empty." : "Choose a file to view it."}
+                {listing.totalFiles === 0
+                  ? "This dir is empty."
+                  : "Choose a file to view it, or filter by path to find one."}
               </p>
             )}
           </div>
@@ -177,6 +228,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
           nextCursor={history.nextCursor}
           historyCursor={params.history}
           openPath={opened?.path}
+          filter={filter}
           selected={selectedCommit}
           canRestore={selected.writable}
         />

@@ -1,0 +1,228 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { AuthPages, type Person } from "./support/pages";
+import { createUser, E2E_DATABASE_URL } from "./support/users";
+
+// Issue 23: /files over a company knowledge base of 10,000 files. The dir is seeded with the
+// app's own bulk import (`cairn dir import`) into this spec's own workspace; the page must list
+// it a folder at a time, find a file by path on the server, and open, edit and save it with its
+// history. Behaviour only: no timings are asserted.
+
+const workspace = "Files Scale Co";
+const editor: Person = {
+  name: "Sasha Scale",
+  email: "sasha.scale@files-scale.example",
+  password: "files-scale-pass-1",
+};
+const FILES = 10_000;
+/** 10 areas × 4 topics × 250 notes: a topic holds more than one page (200) of files. */
+const pathOf = (n: number) => {
+  const area = String(Math.floor(n / 1000)).padStart(2, "0");
+  const topic = String(Math.floor((n % 1000) / 250)).padStart(2, "0");
+  return `area-${area}/topic-${topic}/note-${String(n).padStart(4, "0")}.md`;
+};
+const bodyOf = (n: number) => `# Note ${n}\n\nSeeded for the scale test.\n`;
+const target = 4321;
+const targetPath = pathOf(target); // area-04/topic-01/note-4321.md
+const edited = `${bodyOf(target)}Reviewed in the browser.\n`;
+
+test.describe.configure({ mode: "serial" });
+
+/** The Files page as these tests drive it. */
+class FilesPage {
+  constructor(readonly page: Page) {}
+
+  tree() {
+    return this.page.getByTestId("file-tree");
+  }
+
+  folder(folderPath: string) {
+    return this.page.locator(`[data-testid="folder-toggle"][data-path="${folderPath}"]`);
+  }
+
+  file(filePath: string) {
+    return this.page.locator(`[data-testid="file-link"][data-path="${filePath}"]`);
+  }
+
+  async filter(text: string) {
+    await this.page.getByTestId("file-filter").fill(text);
+    await this.page.getByTestId("file-filter").press("Enter");
+  }
+}
+
+let page: Page;
+let files: FilesPage;
+let seedRoot: string;
+
+async function signedIn(browser: Browser, person: Person): Promise<Page> {
+  const signedInPage = await (await browser.newContext()).newPage();
+  await new AuthPages(signedInPage).signIn(person);
+  await expect(signedInPage).toHaveURL(/\/chat$/);
+  return signedInPage;
+}
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  createUser({ ...editor, role: "editor", workspace });
+  seedRoot = mkdtempSync(path.join(tmpdir(), "cairn-files-scale-"));
+  const folder = path.join(seedRoot, "knowledge");
+  for (let n = 0; n < FILES; n += 1) {
+    const file = path.join(folder, pathOf(n));
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, bodyOf(n));
+  }
+  const output = execFileSync(
+    process.execPath,
+    ["bin/cairn.mjs", "dir", "import", folder, "--workspace", workspace, "--dir", "company"],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, DATABASE_URL: E2E_DATABASE_URL },
+      stdio: "pipe",
+      encoding: "utf8",
+    },
+  );
+  expect(output).toContain(`${FILES} new`);
+  page = await signedIn(browser, editor);
+  files = new FilesPage(page);
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+  if (seedRoot) rmSync(seedRoot, { recursive: true, force: true });
+});
+
+test("the tree lists 10,000 files a folder at a time, with counts per folder", async () => {
+  await page.goto("/files?dir=company");
+  await expect(page.getByTestId("file-count")).toHaveText("10,000 files");
+  // The top level: ten folders of 1,000 files each, and not one file link rendered yet.
+  await expect(page.getByTestId("folder-toggle")).toHaveCount(10);
+  await expect(files.folder("area-04").getByTestId("folder-count")).toHaveText("1,000");
+  await expect(files.tree().getByTestId("file-link")).toHaveCount(0);
+
+  // Opening a folder fetches it from the server; a folder of 250 files shows a page of 200.
+  await files.folder("area-04").click();
+  await expect(files.folder("area-04")).toHaveAttribute("aria-expanded", "true");
+  await expect(files.folder("area-04/topic-01").getByTestId("folder-count")).toHaveText("250");
+  await files.folder("area-04/topic-01").click();
+  await expect(page.getByTestId("file-link")).toHaveCount(200);
+  const more = page.locator('[data-testid="show-more-files"][data-folder="area-04/topic-01"]');
+  await expect(more).toHaveText("Show more (50 more)");
+  await more.click();
+  await expect(page.getByTestId("file-link")).toHaveCount(250);
+  await expect(more).toHaveCount(0);
+  await expect(files.file("area-04/topic-01/note-4499.md")).toBeVisible();
+
+  // Collapsing hides the folder's files again.
+  await files.folder("area-04").click();
+  await expect(page.getByTestId("file-link")).toHaveCount(0);
+});
+
+test("filter by path narrows the list on the server and survives a reload", async () => {
+  await page.goto("/files?dir=company");
+  await files.filter("topic-03");
+  await expect(page).toHaveURL(/q=topic-03/);
+  await expect(page.getByTestId("file-count")).toHaveText("2,500 of 10,000 match");
+  await expect(page.getByTestId("file-link")).toHaveCount(200);
+  await expect(page.getByTestId("show-more-files")).toHaveText("Show more (2,300 more)");
+
+  // Every word must match, in any case.
+  await files.filter("AREA-04 note-4321");
+  await expect(page).toHaveURL(/q=AREA-04\+note-4321/);
+  await expect(page.getByTestId("file-count")).toHaveText("1 of 10,000 match");
+  await expect(page.getByTestId("file-link")).toHaveCount(1);
+  await expect(files.file(targetPath)).toHaveText(targetPath);
+
+  await page.reload();
+  await expect(page.getByTestId("file-filter")).toHaveValue("AREA-04 note-4321");
+  await expect(page.getByTestId("file-link")).toHaveCount(1);
+
+  await files.filter("no-such-note");
+  await expect(page.getByTestId("file-tree-empty")).toHaveText(
+    "No file's path matches that filter.",
+  );
+});
+
+test("a file found by path opens, is edited and saved, and the edit is in its history", async () => {
+  await page.goto("/files?dir=company");
+  await files.filter("note-4321");
+  await expect(page.getByTestId("file-link")).toHaveCount(1);
+  await files.file(targetPath).click();
+  await expect(page).toHaveURL(/path=area-04%2Ftopic-01%2Fnote-4321\.md/);
+  await expect(page).toHaveURL(/q=note-4321/);
+  await expect(page.getByTestId("file-path")).toHaveText(targetPath);
+  await expect(page.getByTestId("file-content-input")).toHaveValue(bodyOf(target));
+
+  // The history starts with the bulk import, which names a few of its files, not 10,000.
+  const history = page.getByTestId("history-entry");
+  await expect(history).toHaveCount(1);
+  await expect(history.first()).toContainText("bulk import");
+  await expect(history.first().getByTestId("history-more-paths")).toHaveText(
+    "… and 9,988 more files",
+  );
+
+  await page.getByTestId("file-content-input").fill(edited);
+  await expect(page.getByTestId("save-file")).toBeEnabled();
+  await page.getByTestId("save-file").click();
+  await expect(page.getByTestId("save-status")).toHaveText("Saved.");
+  await expect(history).toHaveCount(2);
+  await expect(history.first()).toContainText("v2");
+  await expect(history.first()).toContainText("edited by hand");
+  await expect(history.first()).toContainText("by Sasha Scale");
+  await expect(history.first()).toContainText(`~ ${targetPath}`);
+
+  // The change itself, as a diff in the history.
+  await history.first().getByTestId("show-commit").click();
+  const change = page.locator(`[data-testid="commit-file"][data-path="${targetPath}"]`);
+  await expect(change).toContainText("Reviewed in the browser.");
+
+  // Opened without the filter, the tree opens the file's folders to show where it sits.
+  await page.goto(`/files?dir=company&path=${encodeURIComponent(targetPath)}`);
+  await expect(page.getByTestId("file-content-input")).toHaveValue(edited);
+  await expect(files.folder("area-04")).toHaveAttribute("aria-expanded", "true");
+  await expect(files.folder("area-04/topic-01")).toHaveAttribute("aria-expanded", "true");
+  await expect(files.file(targetPath)).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("file-count")).toHaveText("10,000 files");
+
+  // A file past its folder's first page of 200 is still shown where it sits, before Show more.
+  const late = pathOf(4499);
+  await page.goto(`/files?dir=company&path=${encodeURIComponent(late)}`);
+  await expect(page.getByTestId("file-path")).toHaveText(late);
+  await expect(files.file(late)).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("file-link")).toHaveCount(201);
+});
+
+test("screenshots at desktop and phone width, light and dark", async ({ browser }) => {
+  const shots = "test-results/screenshots";
+  mkdirSync(shots, { recursive: true });
+  const url = `/files?dir=company&path=${encodeURIComponent(targetPath)}`;
+  for (const [device, viewport] of [
+    ["desktop", { width: 1280, height: 900 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const) {
+    for (const scheme of ["light", "dark"] as const) {
+      const context = await browser.newContext({ viewport, colorScheme: scheme });
+      const shot = await context.newPage();
+      await new AuthPages(shot).signIn(editor);
+      await expect(shot).toHaveURL(/\/chat$/);
+      await shot.goto(url);
+      await expect(shot.getByTestId("file-content-input")).toHaveValue(edited);
+      await shot.screenshot({
+        path: `${shots}/files-scale-${device}-${scheme}.png`,
+        fullPage: true,
+      });
+      await shot.goto("/files?dir=company&q=topic-03");
+      await expect(shot.getByTestId("file-count")).toHaveText("2,500 of 10,000 match");
+      await shot.screenshot({ path: `${shots}/files-scale-filter-${device}-${scheme}.png` });
+      // Nothing scrolls sideways at phone width.
+      const [scrollWidth, innerWidth] = await shot.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+      await context.close();
+    }
+  }
+});
