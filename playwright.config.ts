@@ -77,6 +77,8 @@ export default defineConfig({
         AI_API_KEY: "e2e-not-a-secret",
         E2E_OIDC_PORT: String(oidcPort),
         E2E_OTLP_PORT: String(otlpPort),
+        // The per-file limit of an earlier default, so the editor's refusal is reached in a test.
+        CAIRN_DIR_MAX_FILE_BYTES: String(1024 * 1024),
       },
       reuseExistingServer: false,
       // A cold Turbopack build on a loaded 2-core machine can take several minutes.
