@@ -30,6 +30,9 @@ function formatSize(bytes: number): string {
  * before anything is sent, and a save that fails on the way (e.g. a body over the server's
  * limit) is reported in the editor: the typed text is never lost to an error page.
  */
+/** The largest text the browser editor saves (the dir may take larger files by upload). */
+const EDITOR_MAX_BYTES = 2 * 1024 * 1024;
+
 export function FileEditor(props: {
   harnessDir: string;
   dirKind: string;
@@ -70,6 +73,16 @@ export function FileEditor(props: {
         tone: "error",
         kind: "invalid",
         message: `This file is ${formatSize(bytes)}; the limit is ${formatSize(props.maxFileBytes)} per file. Nothing was saved — your text is still here.`,
+      });
+      return;
+    }
+    // A save carries the text and the one it started from in one server-action body (5 MB):
+    // larger files come in by upload, whatever the dir's per-file limit.
+    if (bytes > EDITOR_MAX_BYTES) {
+      setStatus({
+        tone: "error",
+        kind: "invalid",
+        message: `This file is ${formatSize(bytes)}; the editor saves files up to ${formatSize(EDITOR_MAX_BYTES)} — upload a larger file on this page instead. Nothing was saved — your text is still here.`,
       });
       return;
     }
