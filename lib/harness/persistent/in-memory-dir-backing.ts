@@ -59,7 +59,7 @@ export function createInMemoryDirBacking(
   const bodyReads: string[][] = [];
   const bodies = new Map<string, FileContent>();
   let index = DirIndexMap.EMPTY;
-  const put = (path: string, content: FileContent): void => {
+  const put = (path: string, content: FileContent, indexed = true): void => {
     const valid = validateRelativePath({ path });
     const at = clock.now();
     files.set(valid, copyContent(content));
@@ -67,9 +67,11 @@ export function createInMemoryDirBacking(
     if (options.lazy) {
       const hash = contentHash(content);
       bodies.set(hash, copyContent(content));
-      index = index.withChanges({
-        set: [[valid, { bytes: contentByteLength(content), hash, updatedAt: at }]],
-      });
+      if (indexed) {
+        index = index.withChanges({
+          set: [[valid, { bytes: contentByteLength(content), hash, updatedAt: at }]],
+        });
+      }
     }
   };
   const remove = (path: string): void => {
@@ -79,7 +81,20 @@ export function createInMemoryDirBacking(
     if (options.lazy) index = index.withChanges({ deleted: [valid] });
   };
   for (const path of Object.keys(options.files ?? {}))
-    put(path, options.files![path] as FileContent);
+    put(path, options.files![path] as FileContent, false);
+  // The initial files' index in one go (not one derived index per file).
+  if (options.lazy) {
+    index = DirIndexMap.from(
+      [...files].map(([path, content]) => [
+        path,
+        {
+          bytes: contentByteLength(content),
+          hash: contentHash(content),
+          updatedAt: new Date(updatedAt.get(path)!),
+        },
+      ]),
+    );
+  }
 
   const snapshot = (): FileMap => {
     const map = emptyFileMap();
