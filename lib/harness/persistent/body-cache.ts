@@ -43,14 +43,15 @@ export class BodyCache {
 
   /**
    * Keeps `content` under `hash` if it really hashes to it (a backing that returned a wrong body
-   * must not poison other turns); returns whether it was kept. A body larger than a quarter of
-   * the budget is not kept.
+   * must not poison other turns); returns whether it was kept. `verified`: the caller has just
+   * computed `hash` from `content` itself, so it is not hashed again. A body larger than a
+   * quarter of the budget is not kept.
    */
-  set(hash: string, content: FileContent): boolean {
+  set(hash: string, content: FileContent, options: { verified?: boolean } = {}): boolean {
     if (this.#entries.has(hash)) return true;
     const size = sizeOf(content);
     if (size > this.#maxBytes / 4) return false;
-    if (contentHash(content) !== hash) return false;
+    if (!options.verified && contentHash(content) !== hash) return false;
     this.#entries.set(hash, typeof content === "string" ? content : new Uint8Array(content));
     this.#bytes += size;
     for (const [key, value] of this.#entries) {

@@ -3,7 +3,7 @@
 // the lazy capability). Both look the same to the checkout.
 import { HarnessNotFoundError } from "../errors";
 import { sharedBodyCache, type BodyCache } from "./body-cache";
-import { folderCountsOf, DirIndexMap, type DirIndexEntry } from "./dir-index";
+import { countFolders, folderCountsOf, type DirIndexEntry, type DirIndexMap } from "./dir-index";
 import { memoizedDirOverview, type DirOverview } from "./dir-overview";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { printable } from "./paths";
@@ -84,9 +84,7 @@ export function loadedBase(options: {
     prefetch: async () => {},
     retain: () => {},
     folderCounts() {
-      folders ??= folderCountsOf(
-        DirIndexMap.from([...files.keys()].map((path) => [path, { bytes: 0, hash: "" }])),
-      );
+      folders ??= countFolders(files.keys());
       return folders;
     },
     loadedFiles: () => files,
@@ -134,7 +132,7 @@ export function indexBase(options: {
       const body = bodies.get(hash);
       if (body === undefined) continue;
       if (contentHash(body) !== hash) continue;
-      cache.set(hash, body);
+      cache.set(hash, body, { verified: true });
       if (contentByteLength(body) <= 4 * 1024 * 1024) local.set(hash, body);
     }
   };

@@ -169,6 +169,13 @@ function addAncestors(counts: Map<string, number>, path: string, by: number): vo
   }
 }
 
+/** Folder → number of these paths under it, at any depth. */
+export function countFolders(paths: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const path of paths) addAncestors(counts, path, 1);
+  return counts;
+}
+
 /**
  * Folder → number of files under it, at any depth, for an index: computed once per base layer
  * and adjusted by the delta, so turns at nearby versions of a large dir share the work.
@@ -179,8 +186,7 @@ export function folderCountsOf(index: DirIndexMap): ReadonlyMap<string, number> 
   const { base, delta } = index.layers();
   let counts = baseFolderCounts.get(base);
   if (!counts) {
-    counts = new Map();
-    for (const path of base.keys()) addAncestors(counts, path, 1);
+    counts = countFolders(base.keys());
     baseFolderCounts.set(base, counts);
   }
   let result: ReadonlyMap<string, number> = counts;

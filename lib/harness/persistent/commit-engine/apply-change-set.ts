@@ -148,7 +148,7 @@ export async function applyChangeSet<TExtraBody, TSession>(
         // What was just written is what the next turns of this dir read first.
         if (dir.lazy)
           for (const file of [...changes.created, ...changes.updated])
-            sharedBodyCache.set(contentHash(file.content), file.content);
+            sharedBodyCache.set(contentHash(file.content), file.content, { verified: true });
         return { status: "stored", cursor: result.cursor, merged, changes };
       }
       if (result?.status !== "conflict") {
