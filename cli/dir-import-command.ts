@@ -67,6 +67,8 @@ export async function dirImportCommand(
   args: string[],
   io: CommandIo,
   config: CairnConfig,
+  /** `searchIndex: false` (benchmarks only): the import without its search indexing, to measure its share. */
+  options: { searchIndex?: boolean } = {},
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -152,7 +154,7 @@ export async function dirImportCommand(
       snapshotCache: false,
       indexCache: false,
       // Searchable from the moment it lands, as every other commit (lib/search).
-      onDirCommitted: indexDirCommit,
+      onDirCommitted: options.searchIndex === false ? undefined : indexDirCommit,
     });
     let version = existing.version;
     let parts = 0;
