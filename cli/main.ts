@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { AccessTokenError } from "@/lib/access-tokens";
-import { AccountError, createUserInWorkspace } from "@/lib/accounts";
+import { createUserInWorkspace } from "@/lib/accounts";
+import { cliFailure } from "@/lib/app-error";
 import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { isRole } from "@/lib/harness";
@@ -82,19 +82,9 @@ export async function main(
       io.err(`cairn: ${error.message}`);
       return 2;
     }
-    if (AccountError.isInstance(error) || AccessTokenError.isInstance(error)) {
-      io.err(`cairn: ${error.message}`);
-      return 1;
-    }
-    if (error && typeof error === "object" && "issues" in error) {
-      const issues = (error as { issues: { path: PropertyKey[]; message: string }[] }).issues;
-      io.err(
-        `cairn: ${issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
-      );
-      return 2;
-    }
-    io.err(`cairn: ${(error as Error).message ?? String(error)}`);
-    return 1;
+    const failure = cliFailure(error);
+    io.err(`cairn: ${failure.message}`);
+    return failure.exitCode;
   }
 }
 

@@ -5,10 +5,10 @@ import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.j
 import { z } from "zod";
 
 import { accessTokenVia, type AccessTokenIdentity } from "@/lib/access-tokens";
+import { toolErrorText } from "@/lib/app-error";
 import type { Db } from "@/lib/db";
 import {
   ENTRY_KINDS,
-  HarnessError,
   canWriteGlobal,
   createEntryOfKind,
   createHarness,
@@ -116,15 +116,14 @@ function toolError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-/** Core errors become tool errors the client can act on; anything else is a server fault. */
+/**
+ * Family and input errors become tool errors the client can act on, through the app's one
+ * mapping (`toolErrorText`); anything else is a server fault.
+ */
 function harnessErrorResult(error: unknown): CallToolResult {
-  if (HarnessError.isInstance(error)) return toolError(`${error.code}: ${error.message}`);
-  if (error instanceof z.ZodError) {
-    return toolError(
-      `invalid input: ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
-    );
-  }
-  throw error;
+  const text = toolErrorText(error);
+  if (text === null) throw error;
+  return toolError(text);
 }
 
 /** A tool handler whose core and input errors come back as tool errors (`harnessErrorResult`). */
