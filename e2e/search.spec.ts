@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
+import { createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 24: the header's search (⌘K / Ctrl+K) over chats, company knowledge and memory.
@@ -22,18 +22,6 @@ test.beforeAll(() => {
   createUser(mia);
   createUser(max);
 });
-
-async function signedIn(browser: Browser, who: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
-}
 
 const create = (path: string, fileText: string) => ({
   toolCalls: [{ name: "memory", arguments: { command: "create", path, file_text: fileText } }],
