@@ -110,3 +110,19 @@ test("⌘K finds an older chat's message and a company document; a member never 
   await page.getByTestId("chat-search").fill("kestrel");
   await expect(page.getByTestId("chat-row-title")).toHaveText(["Planning"]);
 });
+
+test("an admin reads on Admin → Settings how search ranks, and what would turn embeddings on", async ({
+  browser,
+}) => {
+  const ada = { ...eve, email: "ada.search@example.com", role: "admin" as const, name: "Ada" };
+  createUser(ada);
+  const page = await signedIn(browser, ada);
+  await page.goto("/admin/settings");
+  const card = page.getByTestId("search-mode");
+  await expect(card.getByRole("heading", { name: "Search" })).toBeVisible();
+  // The e2e server has a chat model but no AI_EMBEDDING_MODEL: lexical, with the reason.
+  await expect(card.getByTestId("search-mode-value")).toHaveText(
+    "Lexical only: AI_EMBEDDING_MODEL is not set.",
+  );
+  await expect(card).toContainText("Set AI_EMBEDDING_MODEL");
+});
