@@ -48,7 +48,7 @@ import {
 
 /** What produced a successful commit, as recorded in the dir's history. */
 export type DirCommitSource =
-  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import";
+  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import" | "review";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
