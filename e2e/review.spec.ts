@@ -1,0 +1,217 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { scriptedModel } from "./support/model";
+import { AuthPages, createChat, type Person } from "./support/pages";
+import { createUser } from "./support/users";
+
+// Issue 27, item 1: a member's agent proposes a change to a company policy; the member sees
+// "suggested for review"; an editor approves it with the diff visible; the member's next chat
+// sees the new text.
+
+const editor = {
+  email: "eve.review@example.com",
+  password: "review-pass-1",
+  role: "editor" as const,
+  workspace: "Review Co",
+  name: "Eve Editor",
+};
+const member = {
+  ...editor,
+  email: "max.review@example.com",
+  role: "member" as const,
+  name: "Max Member",
+};
+
+const POLICY_PATH = "/persistent/company/policies/travel.md";
+const POLICY = "# Travel policy\nBook economy.\nSubmit receipts within 30 days.\nAsk your lead.\n";
+
+test.describe.configure({ mode: "serial" });
+test.beforeAll(() => {
+  createUser(editor);
+  createUser(member);
+});
+
+async function signedIn(browser: Browser, who: Person): Promise<Page> {
+  const page = await (
+    await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  ).newPage();
+  await new AuthPages(page).signIn(who);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+async function send(page: Page, text: string) {
+  await page.getByTestId("chat-input").fill(text);
+  await page.getByTestId("send").click();
+}
+
+/** Screenshots of the review page at both widths, light and dark, for a person to look at. */
+async function screenshots(page: Page, name: string) {
+  const dir = process.env.E2E_SCREENSHOT_DIR;
+  if (!dir) return;
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `${dir}/${name}-${width}-${scheme}.png`, fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+test("a member's agent suggests a policy change; an editor approves it from /review; the member's next chat reads it", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "write the travel policy",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: { command: "create", path: POLICY_PATH, file_text: POLICY },
+          },
+        ],
+      },
+    },
+    {
+      whenLastUserIncludes: "receipts are now 60 days",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "str_replace",
+              path: POLICY_PATH,
+              old_str: "within 30 days",
+              new_str: "within 60 days",
+            },
+          },
+        ],
+      },
+    },
+    {
+      whenLastUserIncludes: "what does the travel policy say",
+      reply: { toolCalls: [{ name: "memory", arguments: { command: "view", path: POLICY_PATH } }] },
+    },
+    { whenLastIsToolResult: true, reply: { text: "Done: finance moved the deadline to 60 days." } },
+  ]);
+
+  // The editor writes the policy.
+  const editorPage = await signedIn(browser, editor);
+  await createChat(editorPage, "Policies");
+  await send(editorPage, "write the travel policy");
+  await expect(editorPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+
+  // The member's agent changes it: kept for review, not applied, and the member is told so.
+  const memberPage = await signedIn(browser, member);
+  await createChat(memberPage, "Receipts");
+  await send(memberPage, "receipts are now 60 days, fix the policy");
+  await expect(memberPage.getByTestId("turn-suggested")).toContainText(
+    "Suggested for review: 1 file",
+  );
+  const toolResults = (await model.requests())
+    .flatMap((request) => request.messages)
+    .filter((message) => message.role === "tool")
+    .map((message) => JSON.stringify(message.content));
+  expect(toolResults.some((text) => text.includes("suggested for review"))).toBe(true);
+  await memberPage.goto(`/files?dir=company&path=policies/travel.md`);
+  await expect(memberPage.getByTestId("file-content-input")).toHaveValue(POLICY);
+  await memberPage.goto("/review");
+  const mine = memberPage.getByTestId("suggestion-card");
+  await expect(mine).toHaveCount(1);
+  await expect(mine.getByTestId("suggestion-status")).toHaveText("open");
+  await expect(mine.getByTestId("suggestion-approve")).toHaveCount(0);
+
+  // The editor sees the count, the diff, and approves.
+  await editorPage.goto("/chat");
+  await expect(editorPage.getByTestId("nav-review-count")).toHaveText("1");
+  await editorPage.getByTestId("nav-review").click();
+  await expect(editorPage).toHaveURL(/\/review$/);
+  const card = editorPage.getByTestId("suggestion-card");
+  await expect(card).toHaveCount(1);
+  await expect(card.getByTestId("suggestion-title")).toContainText(
+    "/persistent/company/policies/travel.md",
+  );
+  await expect(card.getByTestId("suggestion-author")).toHaveText(member.name);
+  await expect(card.getByTestId("suggestion-note")).toContainText("60 days");
+  const diff = card.getByTestId("diff-view");
+  await expect(diff.locator('[data-kind="removed"]')).toContainText("within 30 days");
+  await expect(diff.locator('[data-kind="added"]')).toContainText("within 60 days");
+  await screenshots(editorPage, "review-open");
+  await card.getByTestId("suggestion-approve").click();
+  await expect(card.getByTestId("form-info")).toHaveText("Approved and applied.");
+  await editorPage.goto("/files?dir=company&path=policies/travel.md");
+  await expect(editorPage.getByTestId("file-content-input")).toHaveValue(
+    POLICY.replace("30 days", "60 days"),
+  );
+
+  // The member sees the decision, and their next chat reads the new text.
+  await memberPage.goto("/review?status=decided");
+  await expect(memberPage.getByTestId("suggestion-decision")).toContainText(
+    `Approved by ${editor.name}`,
+  );
+  await screenshots(memberPage, "review-member-decided");
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "what does the travel policy say",
+      reply: { toolCalls: [{ name: "memory", arguments: { command: "view", path: POLICY_PATH } }] },
+    },
+    { whenLastIsToolResult: true, reply: { text: "Receipts are due within 60 days." } },
+  ]);
+  await createChat(memberPage, "Next chat");
+  await send(memberPage, "what does the travel policy say about receipts?");
+  await expect(memberPage.getByTestId("turn-status").last()).toBeVisible({ timeout: 20_000 });
+  const seen = (await model.requests())
+    .flatMap((request) => request.messages)
+    .filter((message) => message.role === "tool")
+    .map((message) => JSON.stringify(message.content));
+  expect(seen.some((text) => text.includes("Submit receipts within 60 days."))).toBe(true);
+});
+
+test("an editor rejects with a reason the member reads", async ({ browser }) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "no receipts",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "str_replace",
+              path: POLICY_PATH,
+              old_str: "Submit receipts within 60 days.",
+              new_str: "No receipts needed.",
+            },
+          },
+        ],
+      },
+    },
+    { whenLastIsToolResult: true, reply: { text: "Suggested." } },
+  ]);
+  const memberPage = await signedIn(browser, member);
+  await createChat(memberPage, "No receipts");
+  await send(memberPage, "no receipts any more");
+  await expect(memberPage.getByTestId("turn-suggested")).toBeVisible();
+
+  const editorPage = await signedIn(browser, editor);
+  await editorPage.goto("/review");
+  const card = editorPage.getByTestId("suggestion-card");
+  await card.getByTestId("suggestion-reject").click();
+  await card.getByTestId("suggestion-reason-input").fill("Finance still needs receipts.");
+  await card.getByTestId("suggestion-reject-confirm").click();
+  await expect(card.getByTestId("form-info")).toHaveText("Sent back.");
+
+  await memberPage.goto("/review?status=decided");
+  const rejected = memberPage
+    .getByTestId("suggestion-card")
+    .filter({ has: memberPage.getByTestId("suggestion-decision-note") });
+  await expect(rejected.getByTestId("suggestion-decision-note")).toHaveText(
+    "Finance still needs receipts.",
+  );
+});
