@@ -26,3 +26,4 @@ export {
   type SuggestionTarget,
   type SuggestionView,
 } from "./suggestion-store";
+export { promoteToTeam, type PromotionResult, type PromotionTarget } from "./promote";
