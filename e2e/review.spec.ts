@@ -118,7 +118,8 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
     .map((message) => JSON.stringify(message.content));
   expect(toolResults.some((text) => text.includes("suggested for review"))).toBe(true);
   await memberPage.goto(`/files?dir=company&path=policies/travel.md`);
-  await expect(memberPage.getByTestId("file-content-input")).toHaveValue(POLICY);
+  await expect(memberPage.getByTestId("file-rendered")).toContainText("within 30 days");
+  await expect(memberPage.getByTestId("suggest-change")).toBeVisible();
   await memberPage.goto("/review");
   const mine = memberPage.getByTestId("suggestion-card");
   await expect(mine).toHaveCount(1);

@@ -145,13 +145,16 @@ export function SuggestionCard(props: { suggestion: SuggestionCardData; canRevie
             setDone("Approved and applied.");
           }
         },
-        refresh: (result) => result.status !== "conflict",
+        // The card stays, saying what happened; the list and the header's count catch up on
+        // the next navigation (a refresh would drop the decided card from the open list at once).
+        refresh: false,
       },
     );
 
   const reject = (why: string) =>
     run(() => rejectSuggestionAction({ id: suggestion.id, reason: why }), {
       onSuccess: () => setDone("Sent back."),
+      refresh: false,
     });
 
   return (

@@ -5,9 +5,8 @@ import {
   HarnessValidationError,
   validateRelativePath,
   type Actor,
-  type FileContent,
 } from "@/lib/harness";
-import type { AppExtraBody } from "@/lib/persistent-dirs/app-dirs";
+import { readDirFiles } from "./read-dir-file";
 import { approveSuggestion, type ApproveResult, type ReviewDeps } from "./review";
 import { suggestGlobalEntryChange } from "./suggest-entry";
 import { createSuggestion, dirProposalOf } from "./suggestion-store";
@@ -62,7 +61,9 @@ export async function promoteToTeam(
     const path = validateRelativePath({ path: options.to.path });
     const dir = deps.appDirs.find((candidate) => candidate.kind === "company");
     if (!dir) throw new HarnessValidationError({ message: "There is no company knowledge." });
-    const { content, cursor } = await readCompanyFile(dir, now, path);
+    const read = await readDirFiles(dir, now, [path]);
+    const content = read.files.get(path) ?? null;
+    const cursor = read.cursor;
     if (content !== null && typeof content !== "string") {
       throw new HarnessValidationError({
         surface: "suggestion",
@@ -94,22 +95,4 @@ export async function promoteToTeam(
   return result.status === "approved"
     ? { status: "applied", id }
     : { status: "not-applied", id, result };
-}
-
-async function readCompanyFile(
-  dir: ReviewDeps["appDirs"][number],
-  actor: Actor,
-  path: string,
-): Promise<{ content: FileContent | null; cursor: string | number }> {
-  const extraBody: AppExtraBody = { actor };
-  const definition = dir.definition;
-  if (definition.loadIndex && definition.readBodies) {
-    const index = await definition.loadIndex({ extraBody, session: null });
-    const entry = index.entries.get(path);
-    if (!entry) return { content: null, cursor: index.cursor };
-    const bodies = await definition.readBodies({ extraBody, session: null, hashes: [entry.hash] });
-    return { content: bodies.get(entry.hash) ?? null, cursor: index.cursor };
-  }
-  const loaded = await definition.load({ extraBody, session: null });
-  return { content: loaded.files[path] ?? null, cursor: loaded.cursor };
 }

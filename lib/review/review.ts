@@ -19,8 +19,9 @@ import {
   type FileContent,
   type HarnessStoragePort,
 } from "@/lib/harness";
-import type { AppDir, AppExtraBody } from "@/lib/persistent-dirs/app-dirs";
+import type { AppDir } from "@/lib/persistent-dirs/app-dirs";
 import type { Sql } from "@/lib/storage/sql";
+import { readDirFiles } from "./read-dir-file";
 import {
   claimSuggestion,
   decideSuggestion,
@@ -236,36 +237,18 @@ async function changeSetOf(
     };
   }
   // The approver's text is written over the dir as it is now (what they merged against).
-  const extraBody: AppExtraBody = { actor: approver };
-  const index = dir.definition.loadIndex
-    ? await dir.definition.loadIndex({ extraBody, session: null })
-    : null;
-  const loaded = index ? null : await dir.definition.load({ extraBody, session: null });
-  const baseCursor = index ? index.cursor : loaded!.cursor;
+  const current = await readDirFiles(dir, approver, Object.keys(edit.files));
   const changes: ChangeSet = { created: [], updated: [], deleted: [] };
   const base: Record<string, FileContent | null> = {};
   for (const [path, text] of Object.entries(edit.files)) {
-    let current: FileContent | null = null;
-    if (index) {
-      const entry = index.entries.get(path);
-      if (entry) {
-        const bodies = await dir.definition.readBodies!({
-          extraBody,
-          session: null,
-          hashes: [entry.hash],
-        });
-        current = bodies.get(entry.hash) ?? null;
-      }
-    } else {
-      current = loaded!.files[path] ?? null;
-    }
-    base[path] = current;
+    const now = current.files.get(path) ?? null;
+    base[path] = now;
     if (text === null) {
-      if (current !== null) changes.deleted.push(path);
-    } else if (current === null) changes.created.push({ path, content: text });
-    else if (current !== text) changes.updated.push({ path, content: text });
+      if (now !== null) changes.deleted.push(path);
+    } else if (now === null) changes.created.push({ path, content: text });
+    else if (now !== text) changes.updated.push({ path, content: text });
   }
-  return { changes, base, baseCursor };
+  return { changes, base, baseCursor: current.cursor };
 }
 
 async function applyDirSuggestion(
