@@ -13,18 +13,26 @@ import { recordAuditEvent } from "./record-audit-event";
  * Refusals by the sign-in limits are not recorded one by one (a flood would fill the log):
  * they are in the metrics and the server log.
  */
-export async function recordSignIn(options: {
+export async function recordSignIn(input: {
   db: Db;
   outcome: "succeeded" | "failed";
   method: "password" | "oidc" | "github";
-  /** The account, when the email names one. */
+  /** The account; when null, the one `email` names (if any). */
   userId: string | null;
   email?: string;
   reason?: string;
   address?: string | null;
   at?: Date;
 }): Promise<void> {
+  let options = input;
   const { db } = options;
+  const userId =
+    options.userId ??
+    (options.email
+      ? ((await db.user.findUnique({ where: { email: options.email }, select: { id: true } }))
+          ?.id ?? null)
+      : null);
+  options = { ...options, userId };
   const workspaceIds = options.userId
     ? (
         await db.membership.findMany({
