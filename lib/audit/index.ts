@@ -26,3 +26,5 @@ export {
   type AuditFilters,
   type AuditPage,
 } from "./list-audit-events";
+export { describeAuditEvent } from "./describe-audit-event";
+export { auditFiltersOf, auditQuerySchema, type AuditQuery } from "./filters";
