@@ -22,6 +22,7 @@ import {
 } from "@/lib/storage";
 import { indexDirCommit } from "@/lib/search/index-store";
 import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
+import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -93,6 +94,33 @@ export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
 export const historyQuotaKey = (actor: Pick<Actor, "workspaceId">) =>
   `workspace:${actor.workspaceId}`;
 
+const COMPANY_PREFIX = "company:";
+
+/** A company-knowledge commit as an audit event (`company.committed`), in the commit's transaction. */
+async function auditCompanyCommit({
+  tx,
+  commit,
+}: Parameters<NonNullable<Parameters<typeof createDirBacking>[0]["onDirCommitted"]>>[0]) {
+  if (!commit.dirKey.startsWith(COMPANY_PREFIX)) return;
+  const paths = (list: readonly { path: string }[]) => list.map((file) => file.path).slice(0, 50);
+  await recordAuditEvent(tx, {
+    workspaceId: commit.dirKey.slice(COMPANY_PREFIX.length),
+    actorId: commit.actorId,
+    kind: "company.committed",
+    target: { type: "dir", id: commit.dirKey },
+    details: {
+      version: commit.version,
+      source: commit.source,
+      created: paths(commit.created),
+      updated: paths(commit.updated),
+      deleted: commit.deleted.slice(0, 50),
+      files: commit.created.length + commit.updated.length + commit.deleted.length,
+    },
+    via: auditViaOfDirCommit(commit),
+    at: commit.at,
+  });
+}
+
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
   db: Db;
@@ -141,7 +169,12 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       via: (extraBody) => extraBody.via ?? null,
       // Memory and company knowledge are searchable from the moment they commit (lib/search):
       // the index is written in the commit's own transaction.
-      onDirCommitted: indexDirCommit,
+      // Company knowledge's commits go into the audit log, in the same transaction too (one
+      // statement; a turn that commits only memory writes none).
+      onDirCommitted: async (committed) => {
+        await indexDirCommit(committed);
+        await auditCompanyCommit(committed);
+      },
       // Both dirs' history counts against the workspace the Actor commits in: a person's own
       // memory, which belongs to no workspace, against the one they were working in.
       history: {

@@ -167,6 +167,19 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     expect(commit!.via).toContain(`suggested by ${member.userId}, approved by ${editor.userId}`);
     const after = await getSuggestion(deps.sql, { workspaceId: "w1", id: suggestion.id });
     expect(after).toMatchObject({ status: "approved", decidedById: editor.userId });
+    // Both steps are in the audit log, each written with the row it records, with its door.
+    const events = await database.db.auditEvent.findMany({
+      where: { targetType: "suggestion", targetId: suggestion.id },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(events.map((event) => [event.kind, event.actorId, event.via])).toEqual([
+      ["suggestion.created", member.userId, "chat"],
+      ["suggestion.decided", editor.userId, "web"],
+    ]);
+    expect(JSON.parse(events[1]!.details)).toMatchObject({
+      decision: "approved",
+      suggestedBy: member.userId,
+    });
     // Decided once: approving again is refused, nothing applied twice.
     await expect(
       approveSuggestion(deps, { actor: editor, id: suggestion.id }),

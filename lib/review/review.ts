@@ -161,6 +161,7 @@ export async function approveSuggestion(
     deciderId: approver.userId,
     note: options.note?.trim() || null,
     applied: { ...result.applied, ...(options.edit ? { edited: true } : {}) },
+    audit: { suggestedBy: suggestion.authorId, title: suggestion.title, edited: !!options.edit },
   });
   return result;
 }
@@ -188,6 +189,7 @@ export async function rejectSuggestion(
     decision: "rejected",
     deciderId: reviewer.userId,
     note: reason.slice(0, 2000),
+    audit: { suggestedBy: suggestion.authorId, title: suggestion.title, edited: false },
   });
   if (!decided) throw alreadyDecided(suggestion);
 }

@@ -7,6 +7,7 @@ import {
   type EntryKind,
   type FileContent,
 } from "@/lib/harness";
+import { recordAuditEvent, recordSuggestionDecided, type AuditVia } from "@/lib/audit";
 import { toDate, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/storage/sql";
 
 // The review queue's rows (`Suggestion`, docs/review.md): what was proposed, by whom, why and
@@ -243,7 +244,7 @@ const MAX_NOTE = 4000;
  * — a retry after a crash — records it once). Returns its id.
  */
 export async function createSuggestion(
-  sql: Sql | SqlExecutor,
+  sql: Sql,
   suggestion: NewSuggestion,
 ): Promise<{ id: string }> {
   const id = suggestion.id ?? randomUUID();
@@ -259,29 +260,50 @@ export async function createSuggestion(
     proposal.target === "dir"
       ? titleOfDir(proposal.harnessDir, proposal.dir)
       : titleOfEntry(proposal.entry);
-  await sql.run(
-    `INSERT INTO "Suggestion" ("id", "workspaceId", "authorId", "target", "source", "status",
+  await sql.transaction(async (tx) => {
+    const { changes } = await tx.run(
+      `INSERT INTO "Suggestion" ("id", "workspaceId", "authorId", "target", "source", "status",
        "title", "note", "harnessDir", "payload", "chatId", "turnId", "via", "createdAt", "updatedAt")
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("id") DO NOTHING`,
-    [
-      id,
-      suggestion.actor.workspaceId,
-      suggestion.actor.userId,
-      proposal.target,
-      suggestion.source,
-      title,
-      (suggestion.note ?? "").slice(0, MAX_NOTE),
-      proposal.target === "dir" ? proposal.harnessDir : null,
-      JSON.stringify(proposal.target === "dir" ? proposal.dir : proposal.entry),
-      suggestion.chatId ?? null,
-      suggestion.turnId ?? null,
-      suggestion.via ?? null,
-      now,
-      now,
-    ],
-  );
+      [
+        id,
+        suggestion.actor.workspaceId,
+        suggestion.actor.userId,
+        proposal.target,
+        suggestion.source,
+        title,
+        (suggestion.note ?? "").slice(0, MAX_NOTE),
+        proposal.target === "dir" ? proposal.harnessDir : null,
+        JSON.stringify(proposal.target === "dir" ? proposal.dir : proposal.entry),
+        suggestion.chatId ?? null,
+        suggestion.turnId ?? null,
+        suggestion.via ?? null,
+        now,
+        now,
+      ],
+    );
+    // In the suggestion's own transaction: recorded once, with it or not at all.
+    if (changes === 1) {
+      await recordAuditEvent(tx, {
+        workspaceId: suggestion.actor.workspaceId,
+        actorId: suggestion.actor.userId,
+        kind: "suggestion.created",
+        target: { type: "suggestion", id },
+        details: { title, source: suggestion.source },
+        via: auditViaOf(suggestion.source, suggestion.via ?? null),
+        at: now,
+      });
+    }
+  });
   return { id };
+}
+
+/** The audit log's door for a suggestion made from `source`. */
+function auditViaOf(source: SuggestionSource, via: string | null): AuditVia {
+  if (via?.startsWith("mcp:")) return via as AuditVia;
+  if (source === "mcp") return "mcp:unknown";
+  return source === "turn" ? "chat" : "web";
 }
 
 /** One suggestion of the workspace, or `null`. */
@@ -376,7 +398,7 @@ export async function releaseSuggestion(
  * no longer in the state the decision needs.
  */
 export async function decideSuggestion(
-  sql: Sql | SqlExecutor,
+  sql: Sql,
   options: {
     workspaceId: string;
     id: string;
@@ -384,28 +406,50 @@ export async function decideSuggestion(
     deciderId: string;
     note: string | null;
     applied?: Record<string, unknown> | null;
+    /** For the audit log: whose suggestion, what it changes, and whether it was edited. */
+    audit?: { suggestedBy: string; title: string; edited: boolean };
     now?: Date;
   },
 ): Promise<boolean> {
   const now = options.now ?? new Date();
   const from = options.decision === "approved" ? "applying" : "open";
-  const { changes } = await sql.run(
-    `UPDATE "Suggestion" SET "status" = ?, "decidedById" = ?, "decidedAt" = ?, "decisionNote" = ?,
+  return sql.transaction(async (tx) => {
+    const { changes } = await tx.run(
+      `UPDATE "Suggestion" SET "status" = ?, "decidedById" = ?, "decidedAt" = ?, "decisionNote" = ?,
        "applied" = ?, "updatedAt" = ?
      WHERE "workspaceId" = ? AND "id" = ? AND "status" = ?`,
-    [
-      options.decision,
-      options.deciderId,
-      now,
-      options.note,
-      options.applied ? JSON.stringify(options.applied) : null,
-      now,
-      options.workspaceId,
-      options.id,
-      from,
-    ],
-  );
-  return changes === 1;
+      [
+        options.decision,
+        options.deciderId,
+        now,
+        options.note,
+        options.applied ? JSON.stringify(options.applied) : null,
+        now,
+        options.workspaceId,
+        options.id,
+        from,
+      ],
+    );
+    if (changes !== 1) return false;
+    // The decision and its audit event commit together (docs/audit.md).
+    await recordSuggestionDecided(tx, {
+      workspaceId: options.workspaceId,
+      actorId: options.deciderId,
+      suggestionId: options.id,
+      decision:
+        options.decision === "rejected"
+          ? "rejected"
+          : options.audit?.edited
+            ? "edited_and_approved"
+            : "approved",
+      suggestedBy: options.audit?.suggestedBy ?? null,
+      ...(options.audit ? { targetPath: options.audit.title } : {}),
+      ...(options.decision === "rejected" && options.note ? { reason: options.note } : {}),
+      via: "web",
+      at: now,
+    });
+    return true;
+  });
 }
 
 /** A global refinement waiting for approval, as the review queue lists it. */

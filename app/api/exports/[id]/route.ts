@@ -1,3 +1,4 @@
+import { recordAuditEvent } from "@/lib/audit";
 import { getActor } from "@/lib/auth";
 import { readDataExport } from "@/lib/data-export";
 import { getSql } from "@/lib/storage";
@@ -15,6 +16,15 @@ export async function GET(_request: Request, context: { params: Promise<{ id: st
   const { id } = await context.params;
   const found = id.length <= 100 ? await readDataExport({ sql: getSql(), actor, id }) : null;
   if (!found) return Response.json({ error: "No such export." }, { status: 404 });
+  // Who took their data out, and when: its own statement (a download changes nothing else).
+  await recordAuditEvent(getSql(), {
+    workspaceId: actor.workspaceId,
+    actorId: actor.userId,
+    kind: "export.downloaded",
+    target: { type: "export", id },
+    details: { bytes: found.zip.length },
+    via: "web",
+  });
   const day = found.view.createdAt.toISOString().slice(0, 10);
   return new Response(new Uint8Array(found.zip), {
     headers: {
