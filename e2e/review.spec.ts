@@ -21,6 +21,13 @@ const member = {
   name: "Max Member",
 };
 
+const admin = {
+  ...editor,
+  email: "ada.review@example.com",
+  role: "admin" as const,
+  name: "Ada Admin",
+};
+
 const POLICY_PATH = "/persistent/company/policies/travel.md";
 const POLICY = "# Travel policy\nBook economy.\nSubmit receipts within 30 days.\nAsk your lead.\n";
 
@@ -28,6 +35,7 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(() => {
   createUser(editor);
   createUser(member);
+  createUser(admin);
 });
 
 async function signedIn(browser: Browser, who: Person): Promise<Page> {
@@ -171,6 +179,16 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
     .filter((message) => message.role === "tool")
     .map((message) => JSON.stringify(message.content));
   expect(seen.some((text) => text.includes("Submit receipts within 60 days."))).toBe(true);
+
+  // The audit log shows both steps, each with its door.
+  const adminPage = await signedIn(browser, admin);
+  await adminPage.goto("/admin/audit");
+  await expect(
+    adminPage.locator('[data-testid="audit-row"][data-kind="suggestion.created"][data-via="chat"]'),
+  ).toContainText(member.name);
+  await expect(
+    adminPage.locator('[data-testid="audit-row"][data-kind="suggestion.decided"][data-via="web"]'),
+  ).toContainText(editor.name);
 });
 
 test("an editor rejects with a reason the member reads", async ({ browser }) => {
