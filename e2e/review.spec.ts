@@ -234,3 +234,81 @@ test("an editor rejects with a reason the member reads", async ({ browser }) => 
     "Finance still needs receipts.",
   );
 });
+
+test("a member suggests from the Files viewer and promotes a memory note; an editor's promotion is applied in one step", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "note the vpn",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "create",
+              path: "/persistent/user/vpn.md",
+              file_text: "Use the EU gateway for the VPN.\nMy laptop is the old one.\n",
+            },
+          },
+        ],
+      },
+    },
+    { whenLastIsToolResult: true, reply: { text: "Noted." } },
+  ]);
+
+  // From the Files viewer: a member edits a company file's text and sends it for review.
+  const memberPage = await signedIn(browser, member);
+  await memberPage.goto("/files?dir=company&path=policies/travel.md");
+  await memberPage.getByTestId("suggest-change").click();
+  const text = memberPage.getByTestId("suggest-text");
+  await text.fill((await text.inputValue()).replace("Ask your lead.", "Ask your lead or finance."));
+  await memberPage.getByTestId("suggest-note").fill("Finance answers these now.");
+  await screenshots(memberPage, "files-suggest");
+  await memberPage.getByTestId("suggest-send").click();
+  await expect(memberPage.getByTestId("suggest-done")).toContainText("Suggested for review");
+
+  // "Suggest for the team" from a memory note, cut down to the passage the team needs.
+  await createChat(memberPage, "VPN");
+  await send(memberPage, "note the vpn");
+  await expect(memberPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+  await memberPage.goto("/files?dir=user&path=vpn.md");
+  await memberPage.getByTestId("promote").click();
+  await memberPage.getByTestId("promote-target-dir").check();
+  await memberPage.getByTestId("promote-path").fill("howto/vpn.md");
+  await memberPage.getByTestId("promote-text").fill("Use the EU gateway for the VPN.");
+  await screenshots(memberPage, "promote");
+  await memberPage.getByTestId("promote-send").click();
+  await expect(memberPage.getByTestId("suggest-done")).toContainText("Suggested for review");
+
+  // The editor sees both and approves the promotion; then promotes a note of their own at once.
+  const editorPage = await signedIn(browser, editor);
+  await editorPage.goto("/review");
+  await expect(editorPage.getByTestId("suggestion-card")).toHaveCount(2);
+  const promoted = editorPage
+    .getByTestId("suggestion-card")
+    .filter({ hasText: "/persistent/company/howto/vpn.md" });
+  await expect(promoted.getByTestId("suggestion-diff")).toContainText("Use the EU gateway");
+  await promoted.getByTestId("suggestion-approve").click();
+  await expect(promoted.getByTestId("form-info")).toHaveText("Approved and applied.");
+  await editorPage.goto("/files?dir=company&path=howto/vpn.md");
+  await expect(editorPage.getByTestId("file-content-input")).toHaveValue(
+    "Use the EU gateway for the VPN.\n",
+  );
+
+  await createChat(editorPage, "Editor VPN");
+  await send(editorPage, "note the vpn");
+  await expect(editorPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
+  await editorPage.goto("/files?dir=user&path=vpn.md");
+  await editorPage.getByTestId("promote").click();
+  await editorPage.getByTestId("promote-title").fill("VPN gateway");
+  await editorPage.getByTestId("promote-text").fill("Use the EU gateway for the VPN.");
+  await editorPage.getByTestId("promote-send").click();
+  await expect(editorPage.getByTestId("suggest-done")).toContainText("Added for the team.");
+  await editorPage.goto("/review?status=decided");
+  await expect(
+    editorPage.getByTestId("suggestion-card").filter({ hasText: "New global memory: VPN gateway" }),
+  ).toContainText(`Approved by ${editor.name}`);
+});

@@ -59,7 +59,8 @@ export const approveSuggestionAction = action(
   },
   async ({ input, actor }): Promise<ApproveResult> => {
     const result = await approveSuggestion(reviewDeps(), { actor, ...input });
-    revalidateReview();
+    // No revalidation: the card stays on screen saying what happened (a revalidation would
+    // re-render the open list without it at once); /review is dynamic, the next visit is fresh.
     if (result.status === "failed") fail("suggestion:failed", result.message);
     return result;
   },
@@ -70,7 +71,6 @@ export const rejectSuggestionAction = action(
   { role: "editor", input: z.object({ id: idSchema, reason: z.string().min(1).max(2000) }) },
   async ({ input, actor }) => {
     await rejectSuggestion(reviewDeps(), { actor, id: input.id, reason: input.reason });
-    revalidateReview();
     return { id: input.id };
   },
 );
