@@ -45,7 +45,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           Cairn
         </Link>
         <SearchBox />
-        <HeaderMenu>
+        <HeaderMenu waiting={toReview}>
           <NavLinks links={links} />
           <div className="flex flex-wrap items-center gap-3 text-sm md:flex-nowrap">
             <span className="text-muted-foreground min-w-0 truncate" data-testid="current-user">

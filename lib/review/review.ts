@@ -113,7 +113,7 @@ function alreadyDecided(suggestion: SuggestionView): HarnessConflictError {
 
 /** "suggested by X, approved by Y": the provenance every applied suggestion carries. */
 function provenance(suggestion: SuggestionView, approverName: string): string {
-  return `suggestion ${suggestion.id}: suggested by ${suggestion.authorName ?? "a former member"}, approved by ${approverName}`;
+  return `suggested by ${suggestion.authorName ?? "a former member"}, approved by ${approverName}`;
 }
 
 async function nameOf(db: Db, userId: string): Promise<string> {

@@ -192,15 +192,6 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 {openError}
               </p>
             ) : null}
-            {selected.kind === "user" && opened?.text ? (
-              <PromoteForm
-                key={`promote:${opened.path}`}
-                text={opened.text}
-                title={opened.path.split("/").pop()?.replace(/\.md$/, "") ?? opened.path}
-                path={opened.path}
-                canApply={canWriteGlobal(actor)}
-              />
-            ) : null}
             {selected.writable && (opened === null || opened.text !== null) ? (
               <FileEditor
                 key={`${selected.harnessDir}:${opened?.path ?? ""}`}
@@ -239,6 +230,15 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                   : "Choose a file to view it, or filter by path to find one."}
               </p>
             )}
+            {selected.kind === "user" && opened?.text ? (
+              <PromoteForm
+                key={`promote:${opened.path}`}
+                text={opened.text}
+                title={opened.path.split("/").pop()?.replace(/\.md$/, "") ?? opened.path}
+                path={opened.path}
+                canApply={canWriteGlobal(actor)}
+              />
+            ) : null}
           </div>
         </div>
       </section>
