@@ -312,3 +312,63 @@ test("a member suggests from the Files viewer and promotes a memory note; an edi
     editorPage.getByTestId("suggestion-card").filter({ hasText: "New global memory: VPN gateway" }),
   ).toContainText(`Approved by ${editor.name}`);
 });
+
+test("a clash with a newer version is shown with both texts; the editor approves it merged", async ({
+  browser,
+}) => {
+  const model = scriptedModel();
+  await model.reset();
+  await model.setScript([
+    {
+      whenLastUserIncludes: "book business",
+      reply: {
+        toolCalls: [
+          {
+            name: "memory",
+            arguments: {
+              command: "str_replace",
+              path: POLICY_PATH,
+              old_str: "Book economy.",
+              new_str: "Book business on flights over 6 hours.",
+            },
+          },
+        ],
+      },
+    },
+    { whenLastIsToolResult: true, reply: { text: "Long flights deserve business class." } },
+  ]);
+  const memberPage = await signedIn(browser, member);
+  await createChat(memberPage, "Long flights");
+  await send(memberPage, "book business on long flights");
+  await expect(memberPage.getByTestId("turn-suggested")).toBeVisible();
+
+  // Meanwhile an editor changes the same line in the Files editor.
+  const editorPage = await signedIn(browser, editor);
+  await editorPage.goto("/files?dir=company&path=policies/travel.md");
+  const input = editorPage.getByTestId("file-content-input");
+  await input.fill((await input.inputValue()).replace("Book economy.", "Book economy class."));
+  await editorPage.getByTestId("save-file").click();
+  await expect(editorPage.getByTestId("save-status")).toContainText("Saved");
+
+  await editorPage.goto("/review");
+  const card = editorPage
+    .getByTestId("suggestion-card")
+    .filter({ hasText: "Long flights deserve business class." });
+  await card.getByTestId("suggestion-approve").click();
+  const conflict = card.getByTestId("suggestion-conflict");
+  await expect(conflict).toBeVisible();
+  await expect(conflict.getByTestId("diff-view")).toContainText("Book economy class.");
+  await expect(conflict.getByTestId("diff-view")).toContainText("Book business on flights");
+  await card
+    .getByTestId("suggestion-merge-input")
+    .fill(
+      "# Travel policy\nBook economy class; business on flights over 6 hours.\nSubmit receipts within 60 days.\nAsk your lead or finance.\n",
+    );
+  await screenshots(editorPage, "review-conflict");
+  await card.getByTestId("suggestion-approve-merged").click();
+  await expect(card.getByTestId("form-info")).toHaveText("Approved and applied.");
+  await editorPage.goto("/files?dir=company&path=policies/travel.md");
+  await expect(editorPage.getByTestId("file-content-input")).toHaveValue(
+    "# Travel policy\nBook economy class; business on flights over 6 hours.\nSubmit receipts within 60 days.\nAsk your lead or finance.\n",
+  );
+});
