@@ -66,6 +66,7 @@ export async function tokenCreateCommand(
       workspaceId: workspace.id,
       name: values.name,
       expiresAt,
+      via: "cli",
     });
     io.out(token);
     return 0;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
+import { recordAuditEvent, type AuditVia } from "@/lib/audit";
 import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Actor } from "@/lib/harness";
 
 /** Every token starts with this, so secret scanners and people recognise one. */
@@ -103,7 +104,15 @@ export function looksLikeAccessToken(value: string): boolean {
  */
 export async function createAccessToken(
   db: Db,
-  input: { userId: string; workspaceId: string; name: string; expiresAt?: Date | null; now?: Date },
+  input: {
+    userId: string;
+    workspaceId: string;
+    name: string;
+    expiresAt?: Date | null;
+    now?: Date;
+    /** For the audit log: `web` (Settings → Tokens, the default) or `cli`. */
+    via?: AuditVia;
+  },
 ): Promise<{ token: string; record: AccessTokenView }> {
   const name = tokenNameSchema.parse(input.name);
   const now = input.now ?? new Date();
@@ -118,18 +127,34 @@ export async function createAccessToken(
     throw new AccessTokenError("no_membership", "That person is not a member of the workspace.");
   }
   const token = generateAccessToken();
-  const record = await db.personalAccessToken.create({
-    data: {
-      userId: input.userId,
+  const record = await db.$transaction(async (tx) => {
+    const created = await tx.personalAccessToken.create({
+      data: {
+        userId: input.userId,
+        workspaceId: input.workspaceId,
+        membershipId: membership.id,
+        name,
+        tokenHash: hashAccessToken(token),
+        prefix: token.slice(0, SHOWN_CHARACTERS),
+        createdAt: now,
+        expiresAt: input.expiresAt ?? null,
+      },
+      select: viewSelect,
+    });
+    await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
-      membershipId: membership.id,
-      name,
-      tokenHash: hashAccessToken(token),
-      prefix: token.slice(0, SHOWN_CHARACTERS),
-      createdAt: now,
-      expiresAt: input.expiresAt ?? null,
-    },
-    select: viewSelect,
+      actorId: input.userId,
+      kind: "token.created",
+      target: { type: "token", id: created.id },
+      details: {
+        name,
+        prefix: created.prefix,
+        expiresAt: created.expiresAt?.toISOString() ?? null,
+      },
+      via: input.via ?? "web",
+      at: now,
+    });
+    return created;
   });
   return { token, record };
 }
@@ -166,16 +191,28 @@ export async function revokeAccessToken(
   db: Db,
   input: { userId: string; workspaceId: string; id: string; now?: Date },
 ): Promise<boolean> {
-  const result = await db.personalAccessToken.updateMany({
-    where: {
-      id: input.id,
-      userId: input.userId,
+  const now = input.now ?? new Date();
+  return db.$transaction(async (tx) => {
+    const result = await tx.personalAccessToken.updateMany({
+      where: {
+        id: input.id,
+        userId: input.userId,
+        workspaceId: input.workspaceId,
+        revokedAt: null,
+      },
+      data: { revokedAt: now },
+    });
+    if (result.count !== 1) return false;
+    await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
-      revokedAt: null,
-    },
-    data: { revokedAt: input.now ?? new Date() },
+      actorId: input.userId,
+      kind: "token.revoked",
+      target: { type: "token", id: input.id },
+      via: "web",
+      at: now,
+    });
+    return true;
   });
-  return result.count === 1;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Role } from "@/lib/harness";
 import { revokeMemberAccessTokens } from "@/lib/access-tokens";
+import { recordAuditEvent, type AuditVia } from "@/lib/audit";
 import { isUniqueConstraintError, type Db } from "@/lib/db";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
@@ -216,6 +217,15 @@ export async function signUpWithInvite(
       await tx.membership.create({
         data: { userId: user.id, workspaceId: invite.workspaceId, role },
       });
+      await recordAuditEvent(tx, {
+        workspaceId: invite.workspaceId,
+        actorId: user.id,
+        kind: "member.joined",
+        target: { type: "invite", id: invite.id },
+        details: { role, invitedBy: invite.createdById },
+        via: "web",
+        at: now,
+      });
       return { user, workspaceId: invite.workspaceId, role };
     });
   } catch (error) {
@@ -241,19 +251,33 @@ export async function createInvite(
     note?: string;
     now?: Date;
     ttlMs?: number;
+    /** For the audit log. Default `web`. */
+    via?: AuditVia;
   },
 ) {
   const token = randomBytes(24).toString("base64url");
   const now = input.now ?? new Date();
-  const invite = await db.invite.create({
-    data: {
-      tokenHash: hashInviteToken(token),
+  const invite = await db.$transaction(async (tx) => {
+    const created = await tx.invite.create({
+      data: {
+        tokenHash: hashInviteToken(token),
+        workspaceId: input.workspaceId,
+        createdById: input.createdById,
+        role: input.role,
+        note: input.note?.trim() ?? "",
+        expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
+      },
+    });
+    await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
-      createdById: input.createdById,
-      role: input.role,
-      note: input.note?.trim() ?? "",
-      expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
-    },
+      actorId: input.createdById,
+      kind: "invite.created",
+      target: { type: "invite", id: created.id },
+      details: { role: input.role, ...(created.note ? { note: created.note } : {}) },
+      via: input.via ?? "web",
+      at: now,
+    });
+    return created;
   });
   return { token, invite };
 }
@@ -268,16 +292,31 @@ export async function createInvite(
  */
 export async function removeMember(
   db: Db,
-  input: { membershipId: string; now?: Date },
+  input: {
+    membershipId: string;
+    now?: Date;
+    /** Who removed them, for the audit log (null: not a person, e.g. a test or a script). */
+    actorId?: string | null;
+    via?: AuditVia;
+  },
 ): Promise<boolean> {
   const now = input.now ?? new Date();
   return db.$transaction(async (tx) => {
     const membership = await tx.membership.findUnique({
       where: { id: input.membershipId },
-      select: { userId: true, workspaceId: true },
+      select: { userId: true, workspaceId: true, role: true },
     });
     if (!membership) return false;
     await tx.membership.delete({ where: { id: input.membershipId } });
+    await recordAuditEvent(tx, {
+      workspaceId: membership.workspaceId,
+      actorId: input.actorId ?? null,
+      kind: "member.removed",
+      target: { type: "user", id: membership.userId },
+      details: { role: membership.role },
+      via: input.via ?? "web",
+      at: now,
+    });
     await revokeMemberAccessTokens(tx, { ...membership, now });
     await tx.user.updateMany({
       where: { id: membership.userId },

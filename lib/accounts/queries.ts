@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db";
-import type { Role } from "@/lib/harness";
+import type { Actor, Role } from "@/lib/harness";
+import { recordAuditEvent } from "@/lib/audit";
 import { getSql } from "@/lib/storage/sql";
 import {
   createInvite,
@@ -77,8 +78,25 @@ export async function isLastAdmin(workspaceId: string, membershipId: string): Pr
   return admins.length === 1 && admins[0]!.id === membershipId;
 }
 
-export function setMembershipRole(membershipId: string, role: Role) {
-  return getDb().membership.update({ where: { id: membershipId }, data: { role } });
+/** Changes a member's role, recorded in the audit log in the same transaction. */
+export function setMembershipRole(actor: Actor, membershipId: string, role: Role) {
+  return getDb().$transaction(async (tx) => {
+    const before = await tx.membership.findFirstOrThrow({
+      where: { id: membershipId, workspaceId: actor.workspaceId },
+    });
+    const updated = await tx.membership.update({ where: { id: membershipId }, data: { role } });
+    if (before.role !== role) {
+      await recordAuditEvent(tx, {
+        workspaceId: actor.workspaceId,
+        actorId: actor.userId,
+        kind: "member.role_changed",
+        target: { type: "user", id: before.userId },
+        details: { from: before.role, to: role },
+        via: "web",
+      });
+    }
+    return updated;
+  });
 }
 
 /**
@@ -86,8 +104,8 @@ export function setMembershipRole(membershipId: string, role: Role) {
  * sessions everywhere (their session version moves on, so every session token issued before
  * reads as signed out), not only in this workspace — in one transaction (`removeMember`).
  */
-export async function removeMembership(membership: { id: string }): Promise<void> {
-  await removeMember(getDb(), { membershipId: membership.id });
+export async function removeMembership(actor: Actor, membership: { id: string }): Promise<void> {
+  await removeMember(getDb(), { membershipId: membership.id, actorId: actor.userId });
 }
 
 /** Invites not used and not expired, newest first, with who they are for and who made them. */
@@ -111,8 +129,22 @@ export function createWorkspaceInvite(input: Parameters<typeof createInvite>[1])
 }
 
 /** Revokes an unused invite of the workspace; another workspace's invite changes nothing. */
-export function revokeOpenInvite(workspaceId: string, inviteId: string) {
-  return getDb().invite.deleteMany({ where: { id: inviteId, workspaceId, usedAt: null } });
+export function revokeOpenInvite(actor: Actor, inviteId: string) {
+  return getDb().$transaction(async (tx) => {
+    const removed = await tx.invite.deleteMany({
+      where: { id: inviteId, workspaceId: actor.workspaceId, usedAt: null },
+    });
+    if (removed.count > 0) {
+      await recordAuditEvent(tx, {
+        workspaceId: actor.workspaceId,
+        actorId: actor.userId,
+        kind: "invite.revoked",
+        target: { type: "invite", id: inviteId },
+        via: "web",
+      });
+    }
+    return removed;
+  });
 }
 
 /** The invite behind a sign-up link (throws `AccountError` when it cannot be used). */

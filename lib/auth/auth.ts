@@ -5,6 +5,7 @@ import { z } from "zod";
 import { cairn } from "@/lib/cairn";
 import { getDb, type Db } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { recordSignIn } from "@/lib/audit";
 import { authLogger } from "./auth-logger";
 import { clientAddressOf } from "./client-address";
 import {
@@ -52,6 +53,18 @@ const credentialsSchema = z.object({
  */
 export async function revokeSessions(db: Db, userId: string): Promise<void> {
   await db.user.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
+/**
+ * Records a sign-in or a failed one in the audit log. Never fails the sign-in: an event that
+ * cannot be written is logged (the attempt is in the metrics and the log either way).
+ */
+async function auditSignIn(options: Omit<Parameters<typeof recordSignIn>[0], "db">) {
+  try {
+    await recordSignIn({ db: getDb(), ...options });
+  } catch (error) {
+    cairn().logger.error({ err: error }, "the sign-in could not be recorded in the audit log");
+  }
 }
 
 /** The user's workspace for a new session: the oldest membership. */
@@ -126,6 +139,7 @@ const config: NextAuthConfig = {
         switch (result.status) {
           case "ok":
             logger.info({ userId: result.user.id, method: "password" }, "signed in");
+            await auditSignIn({ outcome: "succeeded", method: "password", userId: result.user.id });
             return result.user;
           case "limited":
             metrics.lockouts.inc({ rule: result.reason });
@@ -138,6 +152,14 @@ const config: NextAuthConfig = {
             logger.error({ err: result.cause }, "the sign-in limiter failed; refusing sign-in");
             throw new SignInUnavailable();
           default:
+            await auditSignIn({
+              outcome: "failed",
+              method: "password",
+              userId: null,
+              email: parsed.data.email,
+              reason: "wrong email or password",
+              address: clientAddressOf(request.headers),
+            });
             throw new InvalidCredentials();
         }
       },
@@ -162,8 +184,17 @@ const config: NextAuthConfig = {
         });
         if (result.status === "refused") {
           logger.warn({ method: "oidc", reason: result.reason }, "sign-in refused");
+          const email = (profile as OidcProfile | undefined)?.email;
+          await auditSignIn({
+            outcome: "failed",
+            method: "oidc",
+            userId: null,
+            email: typeof email === "string" ? email.toLowerCase() : undefined,
+            reason: result.reason,
+          });
           return `/sign-in?error=${result.reason}`;
         }
+        await auditSignIn({ outcome: "succeeded", method: "oidc", userId: result.userId });
         logger.info(
           { userId: result.userId, method: "oidc", joinedWorkspaceId: result.joined?.workspaceId },
           result.joined ? "signed in and joined the workspace" : "signed in",
@@ -182,13 +213,26 @@ const config: NextAuthConfig = {
           },
         },
       });
-      if (linked) return true;
+      if (linked) {
+        await auditSignIn({ outcome: "succeeded", method: "github", userId: linked.userId });
+        return true;
+      }
       const email = typeof profile?.email === "string" ? profile.email.toLowerCase() : null;
       const user = email ? await db.user.findUnique({ where: { email } }) : null;
-      if (!user) return "/sign-in?error=no_account";
+      if (!user) {
+        await auditSignIn({
+          outcome: "failed",
+          method: "github",
+          userId: null,
+          email: email ?? undefined,
+          reason: "no account",
+        });
+        return "/sign-in?error=no_account";
+      }
       await db.account.create({
         data: { userId: user.id, provider: "github", providerAccountId: account.providerAccountId },
       });
+      await auditSignIn({ outcome: "succeeded", method: "github", userId: user.id });
       return true;
     },
     async jwt({ token, user, account, trigger, session }) {

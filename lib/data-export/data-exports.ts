@@ -1,3 +1,4 @@
+import { recordAuditEvent } from "@/lib/audit";
 import { randomUUID } from "node:crypto";
 import type { JobQueue } from "@/lib/jobs/job-queue";
 import { HarnessConflictError, type Actor } from "@/lib/harness";
@@ -91,6 +92,14 @@ export async function requestDataExport(options: {
        VALUES (?, ?, ?, 'queued', ?)`,
       [id, actor.workspaceId, actor.userId, now],
     );
+    await recordAuditEvent(tx, {
+      workspaceId: actor.workspaceId,
+      actorId: actor.userId,
+      kind: "export.requested",
+      target: { type: "export", id },
+      via: "web",
+      at: now,
+    });
   });
   await options.queue.enqueue<DataExportJobPayload>(
     DATA_EXPORT_JOB,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isHttpUrl } from "@/lib/utils";
 import type { ModelConfig, ModelProvider } from "@/lib/ai/resolve-model-config";
 import type { Db } from "@/lib/db";
+import { recordAuditEvent } from "@/lib/audit";
 import { openSecret, sealSecret, SealedSecretUnreadable, type ModelKeyring } from "./secret-box";
 
 /** The providers the settings form offers, with the words it shows. */
@@ -100,16 +101,59 @@ export async function saveModelSettings(
     apiKeyEncrypted,
     updatedBy: options.by,
   };
-  await db.modelSettings.upsert({
-    where: { workspaceId: options.workspaceId },
-    create: { workspaceId: options.workspaceId, ...values },
-    update: { ...values, version: { increment: 1 } },
+  await db.$transaction(async (tx) => {
+    await tx.modelSettings.upsert({
+      where: { workspaceId: options.workspaceId },
+      create: { workspaceId: options.workspaceId, ...values },
+      update: { ...values, version: { increment: 1 } },
+    });
+    // What changed, never the key itself: only whether one was typed, kept or cleared.
+    await recordAuditEvent(tx, {
+      workspaceId: options.workspaceId,
+      actorId: options.by,
+      kind: "model_settings.changed",
+      target: { type: "workspace", id: options.workspaceId },
+      details: {
+        action: "saved",
+        provider: values.provider,
+        model: values.model,
+        refineModel: values.refineModel,
+        baseUrl: values.baseUrl,
+        apiKey: typed ? "replaced" : keepOld ? "kept" : "none",
+        ...(current
+          ? {
+              before: {
+                provider: current.provider,
+                model: current.model,
+                refineModel: current.refineModel,
+                baseUrl: current.baseUrl,
+              },
+            }
+          : {}),
+      },
+      via: "web",
+    });
   });
 }
 
 /** Removes a workspace's saved model (chat falls back to the environment or a local Ollama). */
-export async function deleteModelSettings(db: Db, workspaceId: string): Promise<void> {
-  await db.modelSettings.deleteMany({ where: { workspaceId } });
+export async function deleteModelSettings(
+  db: Db,
+  workspaceId: string,
+  by: string | null = null,
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const removed = await tx.modelSettings.deleteMany({ where: { workspaceId } });
+    if (removed.count === 0) return;
+    await recordAuditEvent(tx, {
+      workspaceId,
+      actorId: by,
+      kind: "model_settings.changed",
+      target: { type: "workspace", id: workspaceId },
+      details: { action: "removed" },
+      via: "web",
+    });
+  });
 }
 
 /** The saved model as the model layer reads it (with the key opened), for one version. */

@@ -21,6 +21,8 @@ import {
   type DirHistorySettings,
 } from "@/lib/storage";
 import { indexDirCommit } from "@/lib/search/index-store";
+import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
+import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
 /**
@@ -92,6 +94,33 @@ export const workspaceOwner = (actor: Pick<Actor, "workspaceId">) =>
 export const historyQuotaKey = (actor: Pick<Actor, "workspaceId">) =>
   `workspace:${actor.workspaceId}`;
 
+const COMPANY_PREFIX = "company:";
+
+/** A company-knowledge commit as an audit event (`company.committed`), in the commit's transaction. */
+async function auditCompanyCommit({
+  tx,
+  commit,
+}: Parameters<NonNullable<Parameters<typeof createDirBacking>[0]["onDirCommitted"]>>[0]) {
+  if (!commit.dirKey.startsWith(COMPANY_PREFIX)) return;
+  const paths = (list: readonly { path: string }[]) => list.map((file) => file.path).slice(0, 50);
+  await recordAuditEvent(tx, {
+    workspaceId: commit.dirKey.slice(COMPANY_PREFIX.length),
+    actorId: commit.actorId,
+    kind: "company.committed",
+    target: { type: "dir", id: commit.dirKey },
+    details: {
+      version: commit.version,
+      source: commit.source,
+      created: paths(commit.created),
+      updated: paths(commit.updated),
+      deleted: commit.deleted.slice(0, 50),
+      files: commit.created.length + commit.updated.length + commit.deleted.length,
+    },
+    via: auditViaOfDirCommit(commit),
+    at: commit.at,
+  });
+}
+
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
   db: Db;
@@ -140,7 +169,12 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       via: (extraBody) => extraBody.via ?? null,
       // Memory and company knowledge are searchable from the moment they commit (lib/search):
       // the index is written in the commit's own transaction.
-      onDirCommitted: indexDirCommit,
+      // Company knowledge's commits go into the audit log, in the same transaction too (one
+      // statement; a turn that commits only memory writes none).
+      onDirCommitted: async (committed) => {
+        await indexDirCommit(committed);
+        await auditCompanyCommit(committed);
+      },
       // Both dirs' history counts against the workspace the Actor commits in: a person's own
       // memory, which belongs to no workspace, against the one they were working in.
       history: {
@@ -222,6 +256,41 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       },
       owner: ({ extraBody }) => workspaceOwner(actorOrThrow(extraBody)),
       audience: "shared",
+      // A member's change is not lost and not applied: it becomes a suggestion an editor or
+      // admin reviews (docs/review.md). A throw keeps the change set in the commit log.
+      suggest: async ({
+        extraBody,
+        session,
+        harnessDir,
+        changes,
+        base,
+        baseCursor,
+        turnId,
+        note,
+      }) => {
+        const actor = actorOrThrow(extraBody);
+        if (!(await currentActor(db, actor))) {
+          throw new HarnessForbiddenError({
+            surface: "dir",
+            message: "Not suggested: you are no longer a member of this workspace.",
+          });
+        }
+        return createSuggestion(sql, {
+          actor,
+          source: extraBody.source === "mcp" ? "mcp" : "turn",
+          note,
+          chatId: session?.chatId ?? null,
+          turnId: turnId ?? null,
+          via: extraBody.via ?? null,
+          // One suggestion per turn and dir, however often the commit runs.
+          ...(turnId ? { id: `turn:${turnId}:${harnessDir}` } : {}),
+          proposal: {
+            target: "dir",
+            harnessDir,
+            dir: dirProposalOf({ changes, base, baseCursor }),
+          },
+        });
+      },
     },
     dirKey: companyDirKey,
     owner: workspaceOwner,

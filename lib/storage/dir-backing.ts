@@ -49,7 +49,7 @@ import {
 
 /** What produced a successful commit, as recorded in the dir's history. */
 export type DirCommitSource =
-  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import";
+  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import" | "review";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
@@ -107,6 +107,8 @@ export interface DirCommitted {
   version: number;
   actorId: string | null;
   source: DirCommitSource;
+  /** Where the commit came from outside the app (`mcp:…`, `upload`, `import`), as the history records it. */
+  via: string | null;
   /** Files that did not exist at the commit's base, with their content. */
   created: readonly { path: string; content: FileContent }[];
   /** Files that existed and were changed, with their new content. */
@@ -488,6 +490,7 @@ export function createDirBacking<TExtraBody = unknown, TSession = unknown>(
               version: next,
               actorId,
               source,
+              via,
               created,
               updated,
               deleted: deletes,

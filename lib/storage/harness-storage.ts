@@ -1,6 +1,7 @@
 // Over 500 lines, knowingly: the one harness storage adapter (entries, revisions, batches,
 // events, the prompt view's reads) for both databases; its statements share row mappers and
 // read best in one place.
+import { recordAuditEvent, type AuditVia } from "@/lib/audit";
 import { cairn } from "@/lib/cairn";
 import { processSlot } from "@/lib/cairn/process-slot";
 import { type DatabaseTarget, type Db } from "@/lib/db";
@@ -191,6 +192,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
             await this.applyOne(tx, workspaceId, keys[index]!, change, harnessVersion),
           );
         }
+        await auditGlobalChanges(tx, workspaceId, harnessVersion, revisions);
         return { harnessVersion, revisions };
       });
     } catch (error) {
@@ -491,6 +493,55 @@ function pageOf<Row, Item>(
     items: page.map((row) => toItem(row)),
     nextCursor: rows.length > limit && last ? JSON.stringify(cursorOf(last)) : null,
   };
+}
+
+/** The audit log's door for a revision: its `via` (MCP), else what caused it. */
+function auditViaOf(revision: Revision): AuditVia {
+  if (revision.via?.startsWith("mcp:")) return revision.via as AuditVia;
+  switch (revision.cause) {
+    case "agent":
+      return "chat";
+    case "refinement":
+      return "job";
+    case "import":
+      return "import";
+    default:
+      return "web";
+  }
+}
+
+/**
+ * A batch that changed global entries is one `harness.global_changed` event, written in the
+ * batch's transaction (one statement; a batch of only local entries writes none).
+ */
+async function auditGlobalChanges(
+  tx: SqlExecutor,
+  workspaceId: string,
+  harnessVersion: number,
+  revisions: readonly Revision[],
+): Promise<void> {
+  const global = revisions.filter((revision) => revision.scope === "global");
+  const first = global[0];
+  if (!first) return;
+  await recordAuditEvent(tx, {
+    workspaceId,
+    actorId: first.actorId || null,
+    kind: "harness.global_changed",
+    target: global.length === 1 ? { type: "entry", id: first.entryId } : null,
+    details: {
+      harnessVersion,
+      cause: first.cause,
+      reason: first.reason.slice(0, 500),
+      changes: global.slice(0, 50).map((revision) => ({
+        entry: revision.entryId,
+        kind: revision.kind,
+        action: revision.action,
+        title: (revision.after ?? revision.before)?.title ?? null,
+      })),
+    },
+    via: auditViaOf(first),
+    at: new Date(first.createdAt),
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { recordAuditEvent } from "@/lib/audit";
 import {
   decodeRefinementCursor,
   type EntryScope,
@@ -35,6 +36,7 @@ import {
   toDate,
   toDateOrNull,
   type Sql,
+  type SqlExecutor,
   type SqlValue,
 } from "./sql";
 
@@ -211,6 +213,55 @@ function whereOf(
   return { where, parameters };
 }
 
+const APPLIED = new Set(["applied", "partial"]);
+
+/**
+ * The audit log's part of a refinement write, in its transaction: applied (or a rollback /
+ * restore applied) once it reaches `applied`/`partial` from another status, approved or
+ * rejected when a person decided a pending one.
+ */
+async function auditRefinement(
+  tx: SqlExecutor,
+  refinement: Refinement,
+  previousStatus: string | null,
+): Promise<void> {
+  const base = {
+    workspaceId: refinement.workspaceId,
+    target: { type: "refinement" as const, id: refinement.id },
+  };
+  const approval = refinement.approval;
+  if (previousStatus === "pending" && approval && refinement.status !== "pending") {
+    await recordAuditEvent(tx, {
+      ...base,
+      actorId: approval.by,
+      kind: approval.decision === "approved" ? "refinement.approved" : "refinement.rejected",
+      details: {
+        scope: refinement.scope,
+        summary: refinement.summary,
+        ...(approval.note ? { note: approval.note } : {}),
+      },
+      via: "web",
+    });
+  }
+  if (APPLIED.has(refinement.status) && !(previousStatus && APPLIED.has(previousStatus))) {
+    const rollback = refinement.trigger === "rollback" || refinement.trigger === "restore";
+    await recordAuditEvent(tx, {
+      ...base,
+      actorId: refinement.actorId,
+      kind: rollback ? "refinement.rolled_back" : "refinement.applied",
+      details: {
+        scope: refinement.scope,
+        trigger: refinement.trigger,
+        status: refinement.status,
+        summary: refinement.summary,
+        harnessVersionAfter: refinement.harnessVersionAfter,
+        ...(refinement.rollbackOf ? { rollbackOf: refinement.rollbackOf } : {}),
+      },
+      via: rollback || refinement.trigger === "explicit" ? "web" : "job",
+    });
+  }
+}
+
 /**
  * `RefinementStore` on the `Refinement` table (SQLite or PostgreSQL, the SQL layer). Rows with
  * status `imported` are the read-only history `SqlRefinementHistory` writes; they are left out
@@ -225,38 +276,48 @@ export class SqlRefinementStore implements RefinementStore {
     const createdAt = new Date(refinement.createdAt);
     const outcome = outcomeColumns(refinement.outcome);
     try {
-      const row = await this.sql.get<RefinementRow>(
-        `INSERT INTO "Refinement" (${COLUMNS})
+      const insert = (executor: SqlExecutor) =>
+        executor.get<RefinementRow>(
+          `INSERT INTO "Refinement" (${COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          RETURNING ${COLUMNS}`,
-        [
-          refinement.id,
-          refinement.workspaceId,
-          refinement.chatId,
-          refinement.scope,
-          refinement.trigger,
-          refinement.status,
-          encodeDecision(refinement.review, refinement.approval),
-          refinement.summary,
-          refinement.rationale,
-          refinement.expectedOutcome,
-          refinement.instructions,
-          JSON.stringify(refinement.edits),
-          refinement.error ? JSON.stringify(refinement.error) : null,
-          refinement.harnessVersionBefore,
-          refinement.harnessVersionAfter,
-          refinement.model,
-          refinement.usage ? JSON.stringify(refinement.usage) : null,
-          refinement.actorId,
-          refinement.rollbackOf,
-          outcome.outcomeVerdict,
-          outcome.outcomeNote,
-          outcome.outcomeBy,
-          outcome.outcomeAt,
-          createdAt,
-          createdAt,
-        ],
-      );
+          [
+            refinement.id,
+            refinement.workspaceId,
+            refinement.chatId,
+            refinement.scope,
+            refinement.trigger,
+            refinement.status,
+            encodeDecision(refinement.review, refinement.approval),
+            refinement.summary,
+            refinement.rationale,
+            refinement.expectedOutcome,
+            refinement.instructions,
+            JSON.stringify(refinement.edits),
+            refinement.error ? JSON.stringify(refinement.error) : null,
+            refinement.harnessVersionBefore,
+            refinement.harnessVersionAfter,
+            refinement.model,
+            refinement.usage ? JSON.stringify(refinement.usage) : null,
+            refinement.actorId,
+            refinement.rollbackOf,
+            outcome.outcomeVerdict,
+            outcome.outcomeNote,
+            outcome.outcomeBy,
+            outcome.outcomeAt,
+            createdAt,
+            createdAt,
+          ],
+        );
+      // An applied refinement or rollback is audited with its row, in one transaction; a queued
+      // or pending one (the chat turn's automatic trigger) stays one statement.
+      const row = APPLIED.has(refinement.status)
+        ? await this.sql.transaction(async (tx) => {
+            const inserted = await insert(tx);
+            await auditRefinement(tx, fromRow(inserted!), null);
+            return inserted;
+          })
+        : await insert(this.sql);
       return fromRow(row!);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -377,7 +438,9 @@ export class SqlRefinementStore implements RefinementStore {
           },
         });
       }
-      return fromRow(row);
+      const updated = fromRow(row);
+      await auditRefinement(tx, updated, current.status);
+      return updated;
     });
   }
 

@@ -12,6 +12,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
         links={[
           { href: "/admin/members", label: "Members" },
           { href: "/admin/settings", label: "Settings", testId: "admin-settings-link" },
+          { href: "/admin/audit", label: "Audit log", testId: "admin-audit-link" },
         ]}
       />
       {children}

@@ -56,7 +56,7 @@ export const changeRoleAction = action(
     const membership = await ownMembership(actor.workspaceId, input.membershipId);
     if (input.role !== "admin" && (await isLastAdmin(actor.workspaceId, membership.id)))
       failLastAdmin();
-    await setMembershipRole(membership.id, input.role);
+    await setMembershipRole(actor, membership.id, input.role);
     revalidatePath("/admin/members");
   },
 );
@@ -68,7 +68,7 @@ export const removeMemberAction = action(
     if (await isLastAdmin(actor.workspaceId, membership.id)) failLastAdmin();
     // Their access tokens for this workspace are revoked with the membership, and their
     // sessions end everywhere, not only in this workspace.
-    await removeMembership(membership);
+    await removeMembership(actor, membership);
     revalidatePath("/admin/members");
   },
 );
@@ -76,7 +76,7 @@ export const removeMemberAction = action(
 export const revokeInviteAction = action(
   { input: z.object({ inviteId: z.string().min(1) }), role: "admin" },
   async ({ input, actor }) => {
-    await revokeOpenInvite(actor.workspaceId, input.inviteId);
+    await revokeOpenInvite(actor, input.inviteId);
     revalidatePath("/admin/members");
   },
 );

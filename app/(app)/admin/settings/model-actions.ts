@@ -42,7 +42,7 @@ export const saveModelSettingsAction = action(
 export const removeModelSettingsAction = action(
   { input: z.object({}), role: "admin" },
   async ({ actor }) => {
-    await deleteModelSettings(getDb(), actor.workspaceId);
+    await deleteModelSettings(getDb(), actor.workspaceId, actor.userId);
     cairn().workspaceModels.forget(actor.workspaceId);
     revalidatePath("/admin/settings");
   },

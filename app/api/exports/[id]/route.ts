@@ -1,4 +1,5 @@
 import { errorResponse } from "@/lib/app-error";
+import { recordAuditEvent } from "@/lib/audit";
 import { getActor } from "@/lib/auth";
 import { readDataExport } from "@/lib/data-export";
 import { HarnessNotFoundError } from "@/lib/harness";
@@ -22,6 +23,15 @@ export async function GET(_request: Request, context: { params: Promise<{ id: st
       new HarnessNotFoundError({ surface: "export", message: "No such export." }),
     );
   }
+  // Who took their data out, and when: its own statement (a download changes nothing else).
+  await recordAuditEvent(getSql(), {
+    workspaceId: actor.workspaceId,
+    actorId: actor.userId,
+    kind: "export.downloaded",
+    target: { type: "export", id },
+    details: { bytes: found.zip.length },
+    via: "web",
+  });
   const day = found.view.createdAt.toISOString().slice(0, 10);
   return new Response(new Uint8Array(found.zip), {
     headers: {

@@ -1,0 +1,73 @@
+import type { Db } from "@/lib/db";
+
+import { recordAuditEvent } from "./record-audit-event";
+
+/**
+ * Records a sign-in or a failed one. A sign-in has no transaction of its own to share (it
+ * writes nothing else the log must agree with), so the event is its own statement:
+ * - succeeded: in each workspace the person belongs to (a session may switch among them);
+ * - failed for an account that exists: in each of its workspaces, with the method and reason;
+ * - failed for an unknown email: an instance event (`workspaceId` of the instance's first
+ *   workspace, as single sign-on settings are), with the email typed, so an admin sees
+ *   guessing against the instance.
+ * Refusals by the sign-in limits are not recorded one by one (a flood would fill the log):
+ * they are in the metrics and the server log.
+ */
+export async function recordSignIn(input: {
+  db: Db;
+  outcome: "succeeded" | "failed";
+  method: "password" | "oidc" | "github";
+  /** The account; when null, the one `email` names (if any). */
+  userId: string | null;
+  email?: string;
+  reason?: string;
+  address?: string | null;
+  at?: Date;
+}): Promise<void> {
+  let options = input;
+  const { db } = options;
+  const userId =
+    options.userId ??
+    (options.email
+      ? ((await db.user.findUnique({ where: { email: options.email }, select: { id: true } }))
+          ?.id ?? null)
+      : null);
+  options = { ...options, userId };
+  const workspaceIds = options.userId
+    ? (
+        await db.membership.findMany({
+          where: { userId: options.userId },
+          select: { workspaceId: true },
+        })
+      ).map((membership) => membership.workspaceId)
+    : [];
+  if (workspaceIds.length === 0) {
+    const first = await db.workspace.findFirst({
+      orderBy: { createdAt: "asc" },
+      select: { id: true },
+    });
+    if (!first) return;
+    workspaceIds.push(first.id);
+  }
+  const details = {
+    method: options.method,
+    ...(options.userId === null && options.email ? { email: options.email } : {}),
+    ...(options.reason ? { reason: options.reason } : {}),
+    ...(options.address ? { address: options.address } : {}),
+  };
+  await db.$transaction(async (tx) => {
+    for (const workspaceId of workspaceIds) {
+      await recordAuditEvent(tx, {
+        workspaceId,
+        // A failed attempt on an account was not made by its owner as far as anyone knows: the
+        // account is the target, nobody the actor.
+        actorId: options.outcome === "succeeded" ? options.userId : null,
+        target: options.userId ? { type: "user", id: options.userId } : null,
+        kind: options.outcome === "succeeded" ? "signin.succeeded" : "signin.failed",
+        details,
+        via: "web",
+        at: options.at,
+      });
+    }
+  });
+}
