@@ -6,6 +6,7 @@ import { installTestCairn } from "@/lib/cairn/testing";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import { testJobQueues } from "@/lib/jobs/testing";
+import { searchPassages } from "@/lib/search";
 import { sqlFor } from "@/lib/storage/sql";
 import { listChats } from "./queries";
 import {
@@ -79,6 +80,15 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
     expect(page.items.map((item) => item.id)).not.toContain(temporary);
     const searched = await listChats(actor, { db: database.db, query: "plans" });
     expect(searched.items.map((item) => item.id)).toEqual([kept]);
+    // ⌘K and the agent's search find the permanent chat's message, never the temporary one's.
+    const hits = await searchPassages(sqlFor(database.target), {
+      actor,
+      query: "hello",
+      kinds: ["chat"],
+      limit: 20,
+    });
+    expect(hits.map((hit) => hit.chatId)).toContain(kept);
+    expect(hits.map((hit) => hit.chatId)).not.toContain(temporary);
   });
 
   it("deletes temporary chats 24 hours old with their messages and turns, and nothing else", async () => {
