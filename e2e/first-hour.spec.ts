@@ -244,9 +244,13 @@ test("Stop labels the cut reply Stopped, as the stored turn does after a reload"
   await page.getByTestId("send").click();
   await expect(page.getByTestId("assistant-text")).toContainText("two");
   await page.getByTestId("stop").click();
-  await expect(page.locator('[data-stopped="true"]')).toHaveText("Stopped. Nothing was saved.");
+  await expect(page.locator('[data-stopped="true"]')).toHaveText(
+    "Stopped. No memory changes were saved.",
+  );
   await page.reload();
-  await expect(page.getByText("Stopped. Nothing was saved.")).toBeVisible();
+  await expect(page.locator('[data-stopped="true"]')).toHaveText(
+    "Stopped. No memory changes were saved.",
+  );
   await page.context().close();
 });
 
