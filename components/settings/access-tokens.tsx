@@ -123,14 +123,20 @@ export function TokenRow(props: {
   const { pending, error, run } = useAction();
   return (
     <tr className="border-border border-t" data-testid="token-row" data-state={props.state}>
-      <td className="py-2">{props.name}</td>
-      <td className="font-mono text-xs">{props.prefix}…</td>
-      <td>{formatDate(props.createdAt)}</td>
-      <td data-testid="token-last-used">
+      <td data-label="Name" className="py-2">
+        {props.name}
+      </td>
+      <td data-label="Token" className="font-mono text-xs">
+        {props.prefix}…
+      </td>
+      <td data-label="Created">{formatDate(props.createdAt)}</td>
+      <td data-label="Last used" data-testid="token-last-used">
         {props.lastUsedAt ? formatDate(props.lastUsedAt) : "never"}
       </td>
-      <td>{props.expiresAt ? formatDate(props.expiresAt) : "never"}</td>
-      <td className="text-muted-foreground">{props.clientName ?? "—"}</td>
+      <td data-label="Expires">{props.expiresAt ? formatDate(props.expiresAt) : "never"}</td>
+      <td data-label="Client" className="text-muted-foreground">
+        {props.clientName ?? "—"}
+      </td>
       <td className="text-right">
         {props.state === "active" ? (
           <ConfirmButton

@@ -42,7 +42,7 @@ export default async function AccessTokensPage() {
             No tokens yet.
           </p>
         ) : (
-          <table className="w-full text-sm" data-testid="tokens-table">
+          <table className="table-cards w-full text-sm" data-testid="tokens-table">
             <TableHead
               columns={["Name", "Token", "Created", "Last used", "Expires", "Client", ""]}
             />
