@@ -142,6 +142,19 @@ describe(`a temporary chat's turn (${testDatabaseProvider()})`, () => {
     // Nothing of memory was written: no commit, no entry.
     const persistence = JSON.parse(turn.persistence ?? "{}") as { status: string };
     expect(persistence.status).toBe("not-configured");
+    // Its answers cannot be rated: ratings feed what Cairn remembers.
+    const { rateTurn } = await import("@/lib/feedback");
+    const { DEFAULT_WORKSPACE_SETTINGS } = await import("@/lib/workspace-settings");
+    const rated = await rateTurn({
+      actor,
+      input: { turnId: turn.id, rating: "bad" },
+      source: "chat",
+      settings: DEFAULT_WORKSPACE_SETTINGS,
+      requestRefinement: async () => null,
+      waitForTurnMs: 0,
+    });
+    expect(rated.status).toBe("not_found");
+    expect(await database.db.turnOutcome.count({ where: { chatId: temporary.id } })).toBe(0);
   });
 
   it("refuses /refine in a temporary chat, storing nothing", async () => {
