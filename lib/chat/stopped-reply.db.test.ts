@@ -114,6 +114,9 @@ describe(`a stopped reply (${testDatabaseProvider()})`, () => {
       if (done) break;
       for (const match of decoder.decode(value).matchAll(/"delta":"([^"]*)"/g)) shown += match[1];
     }
+    // The browser is behind the server (bytes in flight, the UI's batching): the turn streams
+    // a few more words it never shows before the abort arrives.
+    await new Promise((resolve) => setTimeout(resolve, 150));
     abort.abort();
     await reader.cancel().catch(() => undefined);
     // The browser asks right away; the cut waits for the turn to be recorded.
