@@ -93,7 +93,7 @@ export function StartChatForm() {
           <SendHorizontal className="size-4" />
         </Button>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-2">
+      <div className="space-y-1">
         <button
           type="button"
           role="switch"
@@ -119,7 +119,7 @@ export function StartChatForm() {
           </span>
           Temporary chat
         </button>
-        <p id="temporary-chat-hint" className="text-muted-foreground text-xs">
+        <p id="temporary-chat-hint" className="text-muted-foreground px-1 text-xs">
           {temporary
             ? "Not remembered: no memory, company knowledge or notes; not listed once you leave it; deleted after 24 hours."
             : "Off: Cairn remembers what matters from this chat."}
