@@ -244,9 +244,13 @@ test("Stop labels the cut reply Stopped, as the stored turn does after a reload"
   await page.getByTestId("send").click();
   await expect(page.getByTestId("assistant-text")).toContainText("two");
   await page.getByTestId("stop").click();
-  await expect(page.locator('[data-stopped="true"]')).toHaveText("Stopped. Nothing was saved.");
+  await expect(page.locator('[data-stopped="true"]')).toHaveText(
+    "Stopped. No memory changes were saved.",
+  );
   await page.reload();
-  await expect(page.getByText("Stopped. Nothing was saved.")).toBeVisible();
+  await expect(page.locator('[data-stopped="true"]')).toHaveText(
+    "Stopped. No memory changes were saved.",
+  );
   await page.context().close();
 });
 
@@ -320,35 +324,103 @@ test("tabs are titled per page; Escape closes the phone menu; phone tap targets 
 test("axe-core: no serious or critical violation on any page, light and dark, 1280 and 390 px", async ({
   browser,
 }) => {
-  test.setTimeout(300_000);
+  test.setTimeout(600_000);
   const model = scriptedModel();
-  await model.setScript([{ reply: { text: "A reply with `code` and\n\n```\nconst a = 1;\n```" } }]);
+  await model.setScript([
+    {
+      whenSystemIncludes: "You refine an agent's continual harness",
+      reply: {
+        text: JSON.stringify({
+          summary: "Keep the code style",
+          rationale: "Asked for.",
+          expectedOutcome: "Answers follow it.",
+          edits: [
+            {
+              action: "create",
+              kind: "prompt",
+              title: "Code style",
+              content: "Prefer const.",
+              reason: "Asked for",
+            },
+          ],
+        }),
+      },
+    },
+    { reply: { text: "A reply with `code` and\n\n```\nconst a = 1;\n```" } },
+  ]);
   const setup = await signedIn(browser, admin, { bypassCSP: true });
   const chatId = await createChat(setup, "Accessible chat");
   await setup.getByTestId("chat-input").fill("Show code");
   await setup.getByTestId("send").click();
   await expect(setup.getByTestId("assistant-text")).toContainText("const a = 1;");
+  const turnHref = await setup.getByTestId("trace-link").getAttribute("href");
+  // A refinement (its detail page) and the harness entry it writes (the entry page).
+  await setup.getByTestId("chat-input").fill("/refine keep the code style");
+  await setup.getByTestId("send").click();
+  await expect(setup.getByTestId("refinement-counts").first()).toContainText("created 1", {
+    timeout: 30_000,
+  });
+  const refinementHref = await setup
+    .getByTestId("refinement-card")
+    .first()
+    .getByRole("link", { name: "details" })
+    .getAttribute("href");
+  await setup.goto(`/harness?chat=${chatId}&scope=local`);
+  const entryHref = await setup
+    .getByTestId("entry-row")
+    .first()
+    .locator("a")
+    .first()
+    .getAttribute("href");
+  // An invite, for the sign-up page.
+  await setup.goto("/admin/members");
+  await setup.getByTestId("create-invite").click();
+  const inviteLink = await setup.getByTestId("invite-link").first().inputValue();
+  // A temporary chat, which reads differently.
+  const temporary = await callServerAction(setup.context().request, {
+    pagePath: "/chat",
+    file: "app/(app)/chat/actions.ts",
+    name: "createChatAction",
+    args: [{ title: "Accessible temporary chat", temporary: true }],
+  });
+  const temporaryId = /"chatId":"([^"]+)"/.exec(await temporary.text())?.[1];
+  expect(temporaryId).toBeDefined();
   await setup.context().close();
+  expect(turnHref && refinementHref && entryHref).toBeTruthy();
   const pages = [
     "/chat",
     `/chat/${chatId}`,
+    `/chat/${temporaryId}`,
+    turnHref!,
     "/memory",
-    "/harness",
-    "/harness/new",
-    "/refinements",
     "/files",
     "/files/failures",
+    "/harness",
+    `/harness?chat=${chatId}&scope=local`,
+    entryHref!,
+    "/harness/new",
+    "/refinements",
+    refinementHref!,
+    "/refinements/outcomes",
+    "/settings/tokens",
+    "/settings/data",
     "/admin/members",
     "/admin/settings",
-    "/settings/tokens",
+  ];
+  const signedOutPages = [
+    "/sign-in",
+    new URL(inviteLink.trim()).pathname + new URL(inviteLink.trim()).search,
   ];
   const findings: string[] = [];
   for (const colorScheme of ["light", "dark"] as const) {
     for (const viewport of [DESKTOP, PHONE]) {
       const signedOut = await newPage(browser, { viewport, colorScheme, bypassCSP: true });
-      await signedOut.goto("/sign-in");
-      for (const finding of await seriousViolations(signedOut))
-        findings.push(`/sign-in ${colorScheme} ${viewport.width}: ${JSON.stringify(finding)}`);
+      for (const path of signedOutPages) {
+        await signedOut.goto(path);
+        await signedOut.waitForLoadState("networkidle");
+        for (const finding of await seriousViolations(signedOut))
+          findings.push(`${path} ${colorScheme} ${viewport.width}: ${JSON.stringify(finding)}`);
+      }
       await signedOut.context().close();
       const page = await signedIn(browser, admin, { viewport, colorScheme, bypassCSP: true });
       for (const path of pages) {

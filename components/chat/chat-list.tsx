@@ -37,14 +37,18 @@ function whenLabel(iso: string, now: number): string {
   return new Date(iso).toLocaleDateString();
 }
 
-/** Start a chat by typing: the chat is created with a title made from the first message. */
+/**
+ * Start a chat by typing: the chat is created with a title made from the first message. The
+ * "Temporary chat" switch makes it one that Cairn neither remembers nor lists (issue 26).
+ */
 export function StartChatForm() {
   const [text, setText] = useState("");
+  const [temporary, setTemporary] = useState(false);
   const { pending, error, run, router } = useAction();
   const submit = () => {
     const message = text.trim();
     if (!message || pending) return;
-    run(() => createChatAction({ title: titleFromMessage(message) }), {
+    run(() => createChatAction({ title: titleFromMessage(message), temporary }), {
       onSuccess: ({ chatId }) => {
         storePendingFirstMessage(chatId, message);
         router.push(`/chat/${chatId}`);
@@ -54,14 +58,23 @@ export function StartChatForm() {
   };
   return (
     <Form className="space-y-2" onSubmit={submit}>
-      <div className="border-border focus-within:ring-ring flex items-end gap-2 rounded-lg border p-2 focus-within:ring-2">
+      <div
+        className={cn(
+          "border-border focus-within:ring-ring flex items-end gap-2 rounded-lg border p-2 focus-within:ring-2",
+          temporary && "border-dashed",
+        )}
+      >
         <textarea
           aria-label="Message"
           data-testid="start-chat-input"
           // The page is for typing: the box takes the focus (issue 26: it was the 30th Tab stop).
           autoFocus
           className="min-h-16 min-w-0 flex-1 resize-none bg-transparent p-1 text-sm focus:outline-none"
-          placeholder="Ask anything. Cairn remembers across chats."
+          placeholder={
+            temporary
+              ? "Ask anything. This chat is not remembered."
+              : "Ask anything. Cairn remembers across chats."
+          }
           value={text}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={(event) => {
@@ -79,6 +92,38 @@ export function StartChatForm() {
         >
           <SendHorizontal className="size-4" />
         </Button>
+      </div>
+      <div className="space-y-1">
+        <button
+          type="button"
+          role="switch"
+          aria-checked={temporary}
+          aria-describedby="temporary-chat-hint"
+          data-testid="temporary-chat-switch"
+          onClick={() => setTemporary((on) => !on)}
+          className="focus-visible:ring-ring inline-flex min-h-11 items-center gap-2 rounded-md px-1 text-sm focus-visible:ring-2 focus-visible:outline-none"
+        >
+          <span
+            aria-hidden
+            className={cn(
+              "relative inline-block h-5 w-9 rounded-full border transition-colors",
+              temporary ? "border-primary bg-primary" : "border-border bg-muted",
+            )}
+          >
+            <span
+              className={cn(
+                "bg-background absolute top-0.5 size-3.5 rounded-full shadow transition-all",
+                temporary ? "left-[1.15rem]" : "left-0.5",
+              )}
+            />
+          </span>
+          Temporary chat
+        </button>
+        <p id="temporary-chat-hint" className="text-muted-foreground px-1 text-xs">
+          {temporary
+            ? "Not remembered: no memory, company knowledge or notes; not listed once you leave it; deleted after 24 hours."
+            : "Off: Cairn remembers what matters from this chat."}
+        </p>
       </div>
       <FormMessage message={error} />
     </Form>

@@ -14,6 +14,7 @@ import {
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { keepStoppedReplyAction } from "@/app/(app)/chat/actions";
 import { requestRefinementAction } from "@/app/(app)/chat/refine-actions";
 import type { Refinement } from "@/lib/harness";
 import { AssistantMarkdown } from "./assistant-markdown";
@@ -131,7 +132,10 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   let text: React.ReactNode = null;
   if (data.status === "failed")
     text = <span className="text-destructive">{failedReplyText(data.error)}</span>;
-  else if (data.status === "aborted") text = "Stopped. Nothing was saved.";
+  else if (data.status === "aborted") text = <StoppedLabel />;
+  // No persistent dirs: a temporary chat's turn, which Cairn does not remember.
+  else if (persistence.status === "not-configured" && data.status === "completed")
+    text = "Not remembered (temporary chat)";
   // Turns recorded before turn ids were kept can only point at the failures page.
   else if (persistence.failedCommits > 0 && !data.turnId)
     text = (
@@ -193,6 +197,13 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
       </div>
     );
   return line;
+}
+
+/** The label of a reply the person stopped: the same while it streamed and after a reload. */
+const STOPPED_TEXT = "Stopped. No memory changes were saved.";
+
+function StoppedLabel() {
+  return <span data-stopped="true">{STOPPED_TEXT}</span>;
 }
 
 /** The text a message shows, as copied to the clipboard. */
@@ -275,7 +286,10 @@ function MessageView({
   stopped,
   hideRegenerate,
   rating,
+  temporary = false,
 }: {
+  /** A temporary chat's message: no rating (ratings feed what Cairn remembers). */
+  temporary?: boolean;
   /** An error below offers Retry: no second, icon-only way to do the same. */
   hideRegenerate?: boolean;
   /** The person stopped this reply here; nothing of it was saved. */
@@ -377,8 +391,8 @@ function MessageView({
       })}
       {unsent}
       {stopped ? (
-        <p className="text-muted-foreground text-xs" data-testid="turn-status" data-stopped="true">
-          Stopped. Nothing was saved.
+        <p className="text-muted-foreground text-xs" data-testid="turn-status">
+          <StoppedLabel />
         </p>
       ) : null}
       {interrupted ? (
@@ -399,7 +413,7 @@ function MessageView({
           data-testid="message-actions"
         >
           {text ? <CopyButton text={text} testId="message-copy" /> : null}
-          {!isUser && data?.turnId && data.status === "completed" ? (
+          {!isUser && !temporary && data?.turnId && data.status === "completed" ? (
             <AnswerFeedback turnId={data.turnId} initial={rating ?? null} />
           ) : null}
           {isUser ? (
@@ -460,7 +474,13 @@ export function ChatView({
   isAdmin = false,
   unansweredTurn = null,
   ratings = {},
+  temporary = false,
 }: {
+  /**
+   * A temporary chat (issue 26): Cairn neither reads nor writes memory, company knowledge or
+   * the harness in it, so there is no Refine, Attach or rating.
+   */
+  temporary?: boolean;
   /** The latest turn, when it failed or was stopped before any answer was stored. */
   unansweredTurn?: {
     userMessageId: string;
@@ -488,7 +508,12 @@ export function ChatView({
   // Whether anything was sent from this page (the live region speaks only of those replies).
   const [sentHere, setSentHere] = useState(false);
   const [input, setInput] = useState("");
-  const [waitingFor, setWaitingFor] = useState<{ since: number; known: number } | null>(null);
+  const [waitingFor, setWaitingFor] = useState<{
+    since: number;
+    known: number;
+    /** What the person typed for the refinement, shown until its card says it. */
+    instructions?: string;
+  } | null>(null);
   const { pending: refinePending, error: refineError, run: runRefine } = useAction();
   const [refineGlobal, setRefineGlobal] = useState(false);
   const timelineRef = useRef<HTMLDivElement>(null);
@@ -520,7 +545,8 @@ export function ChatView({
     }, 1500);
     return () => clearInterval(timer);
   }, [waiting, waitingFor, router]);
-  const awaitRefinement = () => setWaitingFor({ since: Date.now(), known: refinements.length });
+  const awaitRefinement = (instructions?: string) =>
+    setWaitingFor({ since: Date.now(), known: refinements.length, instructions });
   const lastSent = useRef("");
   const { messages, sendMessage, setMessages, regenerate, status, stop, error, clearError } =
     useChat({
@@ -646,7 +672,11 @@ export function ChatView({
     <div className="flex min-h-[60vh] flex-col gap-4">
       <div ref={timelineRef} className="flex-1 space-y-6" data-testid="messages">
         {messages.length === 0 ? (
-          <p className="text-muted-foreground text-sm">Say something. I remember across chats.</p>
+          <p className="text-muted-foreground text-sm">
+            {temporary
+              ? "Say something. Nothing in this chat is remembered."
+              : "Say something. I remember across chats."}
+          </p>
         ) : null}
         {timeline.map((item) =>
           item.kind === "message" ? (
@@ -662,6 +692,7 @@ export function ChatView({
               onEdit={(text) => send(text, item.message.id)}
               onRegenerate={retry}
               hideRegenerate={Boolean(error)}
+              temporary={temporary}
               stopped={
                 !busy &&
                 item.message.role === "assistant" &&
@@ -700,6 +731,12 @@ export function ChatView({
           >
             <Loader2 className="size-3.5 animate-spin" /> Refining what Cairn remembers…{" "}
             <Elapsed since={waitingFor.since} />
+            {waitingFor.instructions && refinements.length <= waitingFor.known ? (
+              <span data-testid="refine-instructions-pending">
+                {" "}
+                · You asked: “{waitingFor.instructions}”
+              </span>
+            ) : null}
           </p>
         ) : null}
         {error && !modelRefused && !lastTurnFailed ? (
@@ -749,53 +786,59 @@ export function ChatView({
           placeholder="Message Cairn…"
         />
         <div className="flex flex-col items-stretch gap-1">
-          <Button
-            type="button"
-            variant="outline"
-            size="sm"
-            data-testid="refine"
-            title="Refine what Cairn remembers from this chat; what you typed becomes the instructions"
-            disabled={busy || refinePending || waiting}
-            onClick={() => {
-              const instructions = input.trim();
-              runRefine(
-                () =>
-                  requestRefinementAction({
-                    chatId,
-                    global: refineGlobal,
-                    instructions: instructions || undefined,
-                  }),
-                {
-                  onSuccess: () => {
-                    if (instructions) setInput("");
-                    scrollToLatest();
-                    awaitRefinement();
-                  },
-                  refresh: false,
-                },
-              );
-            }}
-          >
-            {refinePending ? <Loader2 className="size-3.5 animate-spin" /> : null}
-            {input.trim() ? "Refine with this" : "Refine"}
-          </Button>
-          <ChatAttach
-            disabled={busy}
-            canAttachToCompany={canRefineGlobally}
-            onAttached={(line) =>
-              setInput((typed) => (typed.trim() ? `${typed.trimEnd()}\n${line}` : line))
-            }
-          />
-          {canRefineGlobally ? (
-            <label className="text-muted-foreground flex items-center gap-1 text-xs">
-              <input
-                type="checkbox"
-                checked={refineGlobal}
-                onChange={(event) => setRefineGlobal(event.target.checked)}
+          {temporary ? null : (
+            <>
+              <Button
+                type="button"
+                variant="outline"
+                size="sm"
+                data-testid="refine"
+                title="Refine what Cairn remembers from this chat; what you typed becomes the instructions"
+                disabled={busy || refinePending || waiting}
+                onClick={() => {
+                  const instructions = input.trim();
+                  runRefine(
+                    () =>
+                      requestRefinementAction({
+                        chatId,
+                        global: refineGlobal,
+                        instructions: instructions || undefined,
+                      }),
+                    {
+                      onSuccess: () => {
+                        if (instructions) setInput("");
+                        // Each refine chooses its scope again: "global" is not kept for the next.
+                        setRefineGlobal(false);
+                        scrollToLatest();
+                        awaitRefinement(instructions || undefined);
+                      },
+                      refresh: false,
+                    },
+                  );
+                }}
+              >
+                {refinePending ? <Loader2 className="size-3.5 animate-spin" /> : null}
+                {input.trim() ? "Refine with this" : "Refine"}
+              </Button>
+              <ChatAttach
+                disabled={busy}
+                canAttachToCompany={canRefineGlobally}
+                onAttached={(line) =>
+                  setInput((typed) => (typed.trim() ? `${typed.trimEnd()}\n${line}` : line))
+                }
               />
-              global
-            </label>
-          ) : null}
+              {canRefineGlobally ? (
+                <label className="text-muted-foreground flex items-center gap-1 text-xs">
+                  <input
+                    type="checkbox"
+                    checked={refineGlobal}
+                    onChange={(event) => setRefineGlobal(event.target.checked)}
+                  />
+                  global
+                </label>
+              ) : null}
+            </>
+          )}
           {refineError ? (
             <span className="text-destructive text-xs" role="status">
               {refineError}
@@ -807,8 +850,23 @@ export function ChatView({
             type="button"
             variant="outline"
             onClick={() => {
-              setStoppedId(messages.at(-1)?.role === "assistant" ? messages.at(-1)!.id : "pending");
-              void stop();
+              const last = messages.at(-1);
+              const reply = last?.role === "assistant" ? last : null;
+              const answered = messages.findLast((message) => message.role === "user");
+              setStoppedId(reply ? reply.id : "pending");
+              // What was shown when Stop was pressed is what the chat keeps: the server's turn
+              // runs on for a moment until the abort reaches the model (decision 0055).
+              const shownTextLengths = (reply?.parts ?? []).flatMap((part) =>
+                part.type === "text" ? [part.text.length] : [],
+              );
+              void stop().then(() => {
+                if (!answered) return;
+                void keepStoppedReplyAction({
+                  chatId,
+                  userMessageId: answered.id,
+                  shownTextLengths,
+                }).catch(() => undefined);
+              });
             }}
             data-testid="stop"
             aria-label="Stop"

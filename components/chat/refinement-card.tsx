@@ -42,6 +42,11 @@ export function RefinementCard({
           </Link>
         </span>
       </div>
+      {refinement.trigger === "explicit" && refinement.instructions ? (
+        <p className="text-xs" data-testid="refinement-card-instructions">
+          <span className="text-muted-foreground">You asked: </span>“{refinement.instructions}”
+        </p>
+      ) : null}
       {refinement.trigger === "feedback" ? (
         <p className="text-muted-foreground text-xs" data-testid="refinement-card-feedback">
           Started by answers rated down;{" "}

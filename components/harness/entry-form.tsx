@@ -66,10 +66,12 @@ export function EntryForm(props: {
         : `chat:${props.existing.chatId}`
       : props.defaultChatId
         ? `chat:${props.defaultChatId}`
-        : props.chats[0]
-          ? `chat:${props.chats[0].id}`
-          : props.canWriteGlobal
-            ? "global"
+        : // An editor or admin starts from global (issue 26); a member, who cannot write
+          // global entries, from their latest chat.
+          props.canWriteGlobal
+          ? "global"
+          : props.chats[0]
+            ? `chat:${props.chats[0].id}`
             : "",
   );
   const [reason, setReason] = useState("");

@@ -34,6 +34,8 @@ export interface ChatForTurn {
   settings: WorkspaceSettingsValues;
   /** The version of the workspace's saved model (Admin → Settings → Model), `null` when none. */
   modelSettingsVersion: number | null;
+  /** A temporary chat: its turns run without memory, company knowledge or the harness. */
+  temporary: boolean;
 }
 
 /** The chat if it is the actor's own (same user, same workspace), with its workspace's settings. */
@@ -53,8 +55,9 @@ export async function findChatForTurn(
     feedbackJudgeAfter: number | null;
     feedbackGuardRail: unknown;
     modelSettingsVersion: number | null;
+    temporary: unknown;
   }>(
-    `SELECT c."id", c."title", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
+    `SELECT c."id", c."title", c."temporary", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
        s."refineCooldownMinutes", s."globalRefineNeedsApproval", s."feedbackRefineThreshold",
        s."feedbackJudgeAfter", s."feedbackGuardRail", m."version" AS "modelSettingsVersion"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
@@ -85,6 +88,7 @@ export async function findChatForTurn(
     settings,
     modelSettingsVersion:
       row.modelSettingsVersion === null ? null : Number(row.modelSettingsVersion),
+    temporary: toBool(row.temporary),
   };
 }
 
@@ -371,7 +375,8 @@ export function decodeChatCursor(cursor: string): { updatedAt: Date; id: string 
  * (`limit`, default {@link CHAT_PAGE_SIZE}, at most {@link MAX_CHAT_PAGE_SIZE}). Pages are keyed
  * on `(updatedAt, id)`, so a chat is neither missed nor repeated across pages unless it is
  * updated meanwhile (it then moves to the top). `query` keeps the chats whose title contains it
- * or one of whose messages holds its words (the search index), ignoring case (on SQLite only ASCII letters fold; PostgreSQL folds all). A cursor that
+ * or one of whose messages holds its words (the search index), ignoring case (on SQLite only ASCII letters fold; PostgreSQL folds all). Temporary chats are never
+ * listed (issue 26): once the person leaves one, it is gone from every list. A cursor that
  * `listChats` did not hand out gives the first page. One statement, bound parameters fixed in
  * number whatever the chat count.
  */
@@ -385,7 +390,7 @@ export async function listChats(
     MAX_CHAT_PAGE_SIZE,
   );
   const after = options.cursor ? decodeChatCursor(options.cursor) : null;
-  const where = [`"workspaceId" = ?`, `"userId" = ?`];
+  const where = [`"workspaceId" = ?`, `"userId" = ?`, `NOT "temporary"`];
   const parameters: SqlValue[] = [actor.workspaceId, actor.userId];
   const query = options.query?.trim().toLowerCase();
   if (query) {
@@ -449,13 +454,22 @@ export async function hasChats(actor: Actor, db?: Db): Promise<boolean> {
 export function getOwnChat(actor: Actor, chatId: string) {
   return getDb().chat.findFirst({
     where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-    select: { id: true, title: true },
+    select: { id: true, title: true, temporary: true, createdAt: true },
   });
 }
 
-export function createChat(actor: Actor, title: string) {
+/**
+ * Creates a chat of the actor's. A temporary one (`temporary: true`) is never listed and is
+ * deleted after 24 hours: the caller enqueues its deletion (`scheduleTemporaryChatDeletion`).
+ */
+export function createChat(actor: Actor, title: string, options: { temporary?: boolean } = {}) {
   return getDb().chat.create({
-    data: { workspaceId: actor.workspaceId, userId: actor.userId, title },
+    data: {
+      workspaceId: actor.workspaceId,
+      userId: actor.userId,
+      title,
+      temporary: options.temporary ?? false,
+    },
     select: { id: true },
   });
 }

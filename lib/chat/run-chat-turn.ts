@@ -64,6 +64,7 @@ import {
   sqlOf,
   type ChatForTurn,
 } from "./queries";
+import { TEMPORARY_CHAT_PROMPT, TEMPORARY_REFINE_REFUSED } from "./temporary-chats";
 import { holdChatClaim, type HeldChatClaim } from "./turn-claim";
 
 export type StartTurnResult =
@@ -140,6 +141,41 @@ async function relevantPassages(actor: Actor, text: string, tokenBudget: number)
     return "";
   }
   return relevantPassagesSection(hits, Math.min(RELEVANT_MAX_TOKENS, tokenBudget * RELEVANT_SHARE));
+}
+
+/**
+ * The harness definition of a temporary chat's turn (issue 26, decision 0055): the model and
+ * the chat's own messages only. No persistent dirs (so no memory, company knowledge, docs,
+ * `memory` or `bash` tool), no harness store (no prompt notes, memories, skills or sub-agents in
+ * the prompt, no harness or `delegate` tools), no recent refinements, no `search` or `refine`
+ * tool, and no relevant passages: the prompt is the temporary chat's own base prompt.
+ */
+function temporaryHarness(
+  chat: ChatForTurn,
+  model: Extract<Awaited<ReturnType<typeof getChatModel>>, { status: "ready" }>,
+  logger: Logger,
+  span: TurnSpan,
+): HarnessDefinition<AppExtraBody, AppSession> {
+  const root = cairn();
+  return {
+    model: () => model.model,
+    instructions: TEMPORARY_CHAT_PROMPT,
+    tokenBudget: chat.settings.tokenBudget,
+    compaction: {
+      contextWindowTokens: model.contextWindow,
+      threshold: root.config.compactionThreshold,
+    },
+    logger,
+    ...(root.config.tracing.endpoint !== null && {
+      telemetry: {
+        isEnabled: true,
+        recordInputs: root.config.tracing.content,
+        recordOutputs: root.config.tracing.content,
+        functionId: "cairn.chat.turn",
+        integrations: [span.modelSteps],
+      },
+    }),
+  };
 }
 
 /** The harness definition the app runs a chat turn with. */
@@ -311,6 +347,10 @@ export async function startChatTurn(options: {
     workspaceId: actor.workspaceId,
   });
   if (!chat) return { status: "not_found" };
+  // A temporary chat is not remembered: there is nothing to refine, in this chat or globally.
+  if (chat.temporary && parseRefineCommand(textOf(options.message))) {
+    return { status: "forbidden", message: TEMPORARY_REFINE_REFUSED };
+  }
   // `/refine --global` is refused up front for members, as the Refine button's action is: it
   // is not stored, and no failed global refinement is recorded with the member's text.
   if (parseRefineCommand(textOf(options.message))?.global && !canWriteGlobal(actor)) {
@@ -443,11 +483,11 @@ async function runClaimedTurn(options: {
   const turnRow = { id: turnId };
   const stopLease = keepLease(turnRow.id, getDurability());
 
-  const relevant = await relevantPassages(
-    actor,
-    textOf(message),
-    options.chat.settings.tokenBudget,
-  );
+  const temporary = options.chat.temporary;
+  // A temporary chat reads nothing of memory or company knowledge, passages included.
+  const relevant = temporary
+    ? ""
+    : await relevantPassages(actor, textOf(message), options.chat.settings.tokenBudget);
   const { metrics, config } = cairn();
   metrics.turnsStarted.inc();
   metrics.activeTurns.inc();
@@ -462,7 +502,9 @@ async function runClaimedTurn(options: {
   // In the turn span's context: the AI SDK's model spans become its children.
   const turn = context.with(span.context, () =>
     streamHarness({
-      harness: appHarness(actor, options.chat, model, refine.tools, relevant, logger, span),
+      harness: temporary
+        ? temporaryHarness(options.chat, model, logger, span)
+        : appHarness(actor, options.chat, model, refine.tools, relevant, logger, span),
       messages: messagesForModel(history, compaction),
       session: { chatId },
       extraBody: { actor },
@@ -510,7 +552,8 @@ async function runClaimedTurn(options: {
       // Refinements run after the response, never during it — and outside the turn: `finished`
       // (which holds the person's turn slot) settles once the turn is recorded, whatever a
       // refinement's request does afterwards (it may wait on a database coming back).
-      if (result.status !== "completed") return;
+      // A temporary chat is never refined, by request or automatically.
+      if (result.status !== "completed" || temporary) return;
       const requested = refine.take();
       if (requested) scheduleRefinement({ actor, chatId, request: requested });
       else

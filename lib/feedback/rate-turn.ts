@@ -117,7 +117,10 @@ export async function rateTurn(options: {
   return { status: "rated", outcome, refinementId };
 }
 
-/** A turn of one of the actor's own chats in this workspace, with what a rating copies. */
+/**
+ * A turn of one of the actor's own chats in this workspace, with what a rating copies. A
+ * temporary chat's turns are not ratable: ratings feed what Cairn remembers (decision 0055).
+ */
 function findRatableTurn(sql: SqlExecutor, actor: Actor, turnId: string) {
   return sql.get<{
     id: string;
@@ -132,7 +135,7 @@ function findRatableTurn(sql: SqlExecutor, actor: Actor, turnId: string) {
     `SELECT t."id", t."chatId", t."status", t."assistantMessageId", t."instructions", t."trace",
        t."model", t."startedAt"
      FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
-     WHERE t."id" = ? AND c."userId" = ? AND c."workspaceId" = ?`,
+     WHERE t."id" = ? AND c."userId" = ? AND c."workspaceId" = ? AND NOT c."temporary"`,
     [turnId, actor.userId, actor.workspaceId],
   );
 }

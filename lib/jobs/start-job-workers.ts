@@ -9,6 +9,11 @@ import {
   type CommitRetryPayload,
 } from "@/lib/persistent-dirs";
 import { cairn } from "@/lib/cairn";
+import {
+  TEMPORARY_CHAT_DELETE_JOB,
+  temporaryChatDeletionJob,
+  type TemporaryChatDeletePayload,
+} from "@/lib/chat/temporary-chats";
 import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
 import { getSql } from "@/lib/storage";
 import { DOCUMENT_CONVERT_JOB, getUploads, type DocumentConvertPayload } from "@/lib/uploads";
@@ -121,6 +126,15 @@ async function registerWorkers(): Promise<void> {
     await queue.work<DataExportJobPayload>(DATA_EXPORT_JOB, dataExportJob({ sql: getSql }));
     working.add(DATA_EXPORT_JOB);
   }
+  // Temporary chats past their 24 hours (issue 26, decision 0055): each chat's own job, enqueued
+  // when it was started, deletes it and any other expired one.
+  if (!working.has(TEMPORARY_CHAT_DELETE_JOB)) {
+    await queue.work<TemporaryChatDeletePayload>(
+      TEMPORARY_CHAT_DELETE_JOB,
+      observed(TEMPORARY_CHAT_DELETE_JOB, temporaryChatDeletionJob({ sql: getSql })),
+    );
+    working.add(TEMPORARY_CHAT_DELETE_JOB);
+  }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>
       cairn().logger.error({ err: error }, "sweeping stuck refinements failed"),
@@ -130,8 +144,8 @@ async function registerWorkers(): Promise<void> {
 }
 
 /**
- * Registers this process's workers (once): refinements, automatic commit retries, data exports
- * and dir history compaction (the first run a minute after start, then every 6 h), plus the
+ * Registers this process's workers (once): refinements, automatic commit retries, data exports,
+ * the deletion of temporary chats and dir history compaction (the first run a minute after start, then every 6 h), plus the
  * sweep that settles refinements whose job ended without an outcome. A failure to start (the
  * database is away) is logged and tried again every 10 s; jobs wait in the queue meanwhile.
  */

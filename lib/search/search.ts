@@ -120,6 +120,12 @@ export function accessToken(scope: { kind: string; audience: string }): string {
  */
 const CANDIDATE_FACTOR = 3;
 
+/**
+ * A temporary chat's messages and local entries are never found (issue 26, decision 0055): it is
+ * in no list once left, ⌘K and the agent's `search` included, until its job deletes it.
+ */
+const NOT_TEMPORARY = `(ch."id" IS NULL OR NOT ch."temporary")`;
+
 function statementFor(
   executor: SqlExecutor,
   query: ParsedQuery,
@@ -142,6 +148,7 @@ function statementFor(
               WHERE "SearchPassageFts" MATCH ? ORDER BY ${rank} LIMIT ?) AS c
         JOIN "SearchPassage" AS p ON p."id" = c."id"
         LEFT JOIN "Chat" AS ch ON ch."id" = p."chatId"
+        WHERE ${NOT_TEMPORARY}
         ORDER BY c."score" DESC, p."updatedAt" DESC`,
       params: [`access : (${access}) AND {path title body} : (${fts5Match(query)})`, candidates],
     };
@@ -162,6 +169,7 @@ function statementFor(
             ORDER BY "score" DESC, s."updatedAt" DESC LIMIT ?) AS c
       JOIN "SearchPassage" AS p ON p."id" = c."id"
       LEFT JOIN "Chat" AS ch ON ch."id" = p."chatId"
+      WHERE ${NOT_TEMPORARY}
       ORDER BY c."score" DESC, p."updatedAt" DESC`,
     params: [
       tsQuery(query),

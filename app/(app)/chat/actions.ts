@@ -11,8 +11,13 @@ import {
   listChats,
   MAX_CHAT_PAGE_SIZE,
   renameOwnChat,
+  sqlOf,
 } from "@/lib/chat/queries";
+import { keepShownPartOfStoppedReply } from "@/lib/chat/stopped-reply";
+import { cairn } from "@/lib/cairn";
+import { scheduleTemporaryChatDeletion } from "@/lib/chat/temporary-chats";
 import { harnessFor } from "@/lib/harness-service";
+import { getJobQueue } from "@/lib/jobs";
 
 const titleSchema = z.string().trim().min(1, "Give the chat a title").max(120);
 const chatIdSchema = z.string().min(1).max(100);
@@ -47,10 +52,30 @@ export const listChatsAction = action(
   },
 );
 
+/**
+ * Starts a chat. A temporary one (issue 26, decision 0055) is not listed, and its deletion 24
+ * hours from now is stored in the job queue before the chat is handed out: if the job cannot be
+ * stored, the chat is deleted again and the person is told, rather than kept for ever.
+ */
 export const createChatAction = action(
-  { input: z.object({ title: titleSchema.optional() }) },
+  { input: z.object({ title: titleSchema.optional(), temporary: z.boolean().optional() }) },
   async ({ input, actor }) => {
-    const chat = await createChat(actor, input.title ?? "New chat");
+    const temporary = input.temporary ?? false;
+    const chat = await createChat(actor, input.title ?? "New chat", { temporary });
+    if (temporary) {
+      try {
+        await scheduleTemporaryChatDeletion({ queue: getJobQueue(), chatId: chat.id });
+      } catch (error) {
+        cairn().logger.error(
+          { err: error, workspaceId: actor.workspaceId },
+          "scheduling a temporary chat's deletion failed",
+        );
+        await deleteOwnChat(actor, chat.id);
+        fail("unavailable:chat", "The temporary chat could not be started; try again shortly.");
+      }
+      // Nothing lists it: no list to refresh.
+      return { chatId: chat.id };
+    }
     revalidatePath("/chat", "layout");
     revalidatePath("/harness");
     return { chatId: chat.id };
@@ -94,5 +119,30 @@ export const deleteChatAction = action(
     revalidatePath("/chat", "layout");
     revalidatePath("/harness");
     return { chatId: chat.id };
+  },
+);
+
+/**
+ * After Stop: the stored answer to `userMessageId` is cut to what the browser had shown of it
+ * (`shownTextLengths`, characters per text part), so a reload shows the same text, labelled
+ * Stopped. Only a stopped turn's answer in the actor's own chat is touched, and only shortened.
+ */
+export const keepStoppedReplyAction = action(
+  {
+    input: z.object({
+      chatId: chatIdSchema,
+      userMessageId: z.string().min(1).max(200),
+      shownTextLengths: z.array(z.number().int().min(0).max(10_000_000)).max(500),
+    }),
+  },
+  async ({ input, actor }) => {
+    const chat = await getOwnChat(actor, input.chatId);
+    if (!chat) notYours();
+    const outcome = await keepShownPartOfStoppedReply(sqlOf(), {
+      chatId: chat.id,
+      userMessageId: input.userMessageId,
+      shownTextLengths: input.shownTextLengths,
+    });
+    return { outcome };
   },
 );

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { canWriteGlobal } from "@/lib/auth/permissions";
 import { getOwnChat } from "@/lib/chat/queries";
+import { TEMPORARY_REFINE_REFUSED } from "@/lib/chat/temporary-chats";
 import { requestRefinement } from "@/lib/refinements";
 import { cairn } from "@/lib/cairn";
 
@@ -17,8 +18,9 @@ const inputSchema = z.object({
 /** The chat's Refine button: an explicit refinement of this chat (or, for editors and admins, global). */
 export const requestRefinementAction = action({ input: inputSchema }, async ({ input, actor }) => {
   if (input.global && !canWriteGlobal(actor)) forbidden();
-  if (!(await getOwnChat(actor, input.chatId)))
-    fail("not_found:chat", "That chat does not exist or is not yours.");
+  const chat = await getOwnChat(actor, input.chatId);
+  if (!chat) fail("not_found:chat", "That chat does not exist or is not yours.");
+  if (chat.temporary) fail("forbidden:temporary_chat", TEMPORARY_REFINE_REFUSED);
   let id: string | null;
   try {
     id = await requestRefinement({

@@ -16,20 +16,47 @@ function isMemoryDir(dir: PersistentDir<never, never>): dir is MemoryDir<never, 
   );
 }
 
-const TOOLS_SECTION = [
-  "## Tools for your knowledge",
-  "- `memory`: view and edit files under /persistent (your memory and shared knowledge). Use it to remember facts about the person across conversations.",
-  "- `bash`: a sandboxed shell over the same files (ls, cat, grep, sed, …).",
-  "- `create_entry` / `update_entry` / `delete_entry`: keep prompt notes, memories, skills and sub-agents in the harness (local to this chat by default).",
-  "- `load_skill`: read a skill's full instructions. `delegate`: hand a task to a sub-agent.",
-  "Tool errors (a read-only directory, a forbidden global write, a stale version) are not fatal: read them and adjust.",
-  UNTRUSTED_DATA_RULE,
-].join("\n");
+/**
+ * How to use the tools the turn has: the dir tools (`memory`, `bash`) with a checkout, the
+ * harness tools with a store, and the untrusted-data rule whenever there is any tool (a host's
+ * own tools included). A turn with no tools at all (Cairn's temporary chats) gets no section:
+ * the prompt speaks of no tool it lacks.
+ */
+function toolsSection(options: {
+  dirTools: boolean;
+  harnessTools: boolean;
+  otherTools: boolean;
+}): string {
+  const knowledge = options.dirTools || options.harnessTools;
+  if (!knowledge && !options.otherTools) return "";
+  return [
+    ...(knowledge ? ["## Tools for your knowledge"] : []),
+    ...(options.dirTools
+      ? [
+          "- `memory`: view and edit files under /persistent (your memory and shared knowledge). Use it to remember facts about the person across conversations.",
+          "- `bash`: a sandboxed shell over the same files (ls, cat, grep, sed, …).",
+        ]
+      : []),
+    ...(options.harnessTools
+      ? [
+          "- `create_entry` / `update_entry` / `delete_entry`: keep prompt notes, memories, skills and sub-agents in the harness (local to this chat by default).",
+          "- `load_skill`: read a skill's full instructions. `delegate`: hand a task to a sub-agent.",
+        ]
+      : []),
+    ...(knowledge
+      ? [
+          "Tool errors (a read-only directory, a forbidden global write, a stale version) are not fatal: read them and adjust.",
+        ]
+      : []),
+    UNTRUSTED_DATA_RULE,
+  ].join("\n");
+}
 
 /**
  * Assembles the system prompt: base prompt, harness view (within its token budget, ranked for
  * the user's message), the persistent dirs with their access this turn, memory listings and the
- * memory skill, and how to use the tools. Returns the text and each section's token count.
+ * memory skill, and how to use the tools the turn has. Returns the text and each section's token
+ * count.
  */
 export async function buildInstructions(options: {
   base: string;
@@ -39,6 +66,8 @@ export async function buildInstructions(options: {
   recentRefinements: readonly RecentRefinement[];
   dirs: readonly PersistentDir<never, never>[];
   checkout: Checkout | null;
+  /** Whether the turn has tools besides the dir and harness tools (the host's). Default true. */
+  otherTools?: boolean;
 }): Promise<{ text: string; sections: InstructionsSection[] }> {
   const parts: { section: InstructionsSection; text: string }[] = [];
   const add = (
@@ -108,7 +137,15 @@ export async function buildInstructions(options: {
     });
   }
 
-  add("tools", "Tools", TOOLS_SECTION);
+  add(
+    "tools",
+    "Tools",
+    toolsSection({
+      dirTools: options.checkout !== null,
+      harnessTools: options.snapshot !== null,
+      otherTools: options.otherTools ?? true,
+    }),
+  );
   return {
     text: parts.map((part) => part.text).join("\n\n"),
     sections: parts.map((part) => part.section),

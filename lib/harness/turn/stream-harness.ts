@@ -300,6 +300,7 @@ export function streamHarness<TExtraBody, TSession>(
           recentRefinements,
           dirs: dirs as never,
           checkout,
+          otherTools: definition.tools !== undefined,
         });
         emit({
           type: "instructions.built",

@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { ImagePolicyProvider } from "@/components/chat/assistant-markdown";
 import { ChatView } from "@/components/chat/chat-view";
 import { ContextPanel } from "@/components/chat/context-panel";
+import { Badge } from "@/components/ui/badge";
 import { ModelMissingNotice } from "@/components/chat/model-missing";
 import { ScrollToMessage } from "@/components/search/scroll-to-message";
 import { getChatModel } from "@/lib/ai";
@@ -84,10 +85,28 @@ export default async function ChatPage(props: {
               {chat.title}
             </h1>
           </div>
-          <Link className="text-sm underline" href={`/harness?chat=${chat.id}`}>
-            This chat’s notes
-          </Link>
+          {chat.temporary ? (
+            <Badge data-testid="temporary-chat-badge">Temporary chat</Badge>
+          ) : (
+            // This chat's own (local) entries, not the whole Harness page (issue 26).
+            <Link
+              className="inline-flex min-h-11 items-center text-sm underline sm:min-h-0"
+              href={`/harness?chat=${chat.id}&scope=local`}
+              data-testid="chat-notes-link"
+            >
+              This chat’s notes
+            </Link>
+          )}
         </div>
+        {chat.temporary ? (
+          <p
+            className="border-border text-muted-foreground rounded-md border border-dashed px-3 py-2 text-sm"
+            data-testid="temporary-chat-notice"
+          >
+            Temporary chat: Cairn does not read or write your memory, company knowledge or notes
+            here. It is not listed once you leave it, and it is deleted 24 hours after it started.
+          </p>
+        ) : null}
         {model.status === "ready" ? null : (
           <ModelMissingNotice isAdmin={actor.role === "admin"} detail={model.message} />
         )}
@@ -104,6 +123,7 @@ export default async function ChatPage(props: {
             isAdmin={actor.role === "admin"}
             unansweredTurn={unanswered}
             ratings={ratings}
+            temporary={chat.temporary}
           />
           <ScrollToMessage messageId={searchedMessage} />
         </ImagePolicyProvider>
