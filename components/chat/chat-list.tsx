@@ -187,9 +187,16 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
           <span className="block truncate text-sm" data-testid="chat-row-title">
             {chat.title}
           </span>
-          <span className="text-muted-foreground block text-xs">
+          {/* Rendered on the server with its clock and time zone and hydrated with the
+              browser's: "just now" may become "1 min ago", a date another format. That is
+              expected here, not a hydration error. */}
+          <time
+            className="text-muted-foreground block text-xs"
+            dateTime={chat.updatedAt}
+            suppressHydrationWarning
+          >
             {whenLabel(chat.updatedAt, now)}
-          </span>
+          </time>
         </Link>
         <span
           className={cn(

@@ -171,7 +171,8 @@ export function SuggestionCard(props: { suggestion: SuggestionCardData; canRevie
           <p className="text-muted-foreground text-xs">
             Suggested by <span data-testid="suggestion-author">{suggestion.authorName}</span>{" "}
             {SOURCE_LABEL[suggestion.source] ?? ""} ·{" "}
-            <time dateTime={suggestion.createdAt}>
+            {/* The server's time zone and the browser's may differ: not a hydration error. */}
+            <time dateTime={suggestion.createdAt} suppressHydrationWarning>
               {new Date(suggestion.createdAt).toLocaleString()}
             </time>
             {suggestion.chatHref ? (
@@ -247,7 +248,11 @@ export function SuggestionCard(props: { suggestion: SuggestionCardData; canRevie
         <p className="text-sm" data-testid="suggestion-decision">
           {suggestion.status === "approved" ? "Approved" : "Rejected"}
           {suggestion.decidedByName ? ` by ${suggestion.decidedByName}` : ""}
-          {suggestion.decidedAt ? ` · ${new Date(suggestion.decidedAt).toLocaleString()}` : ""}
+          {suggestion.decidedAt ? (
+            <time dateTime={suggestion.decidedAt} suppressHydrationWarning>
+              {` · ${new Date(suggestion.decidedAt).toLocaleString()}`}
+            </time>
+          ) : null}
           {suggestion.decisionNote ? (
             <>
               {": "}
