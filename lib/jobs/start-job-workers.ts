@@ -10,6 +10,7 @@ import {
 } from "@/lib/persistent-dirs";
 import { cairn } from "@/lib/cairn";
 import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
+import { RETENTION_JOB, retentionJob, scheduleRetention } from "@/lib/erasure";
 import { getSql } from "@/lib/storage";
 import { DOCUMENT_CONVERT_JOB, getUploads, type DocumentConvertPayload } from "@/lib/uploads";
 import {
@@ -23,6 +24,8 @@ import {
 const REFINEMENT_SWEEP_MS = 60_000;
 /** The first history compaction after a start (later ones every 6 h, decision 0030). */
 const FIRST_COMPACTION_AFTER_SECONDS = 60;
+/** The first retention run after a start (later ones every hour). */
+const FIRST_RETENTION_AFTER_SECONDS = 90;
 /** How long to wait before trying again when the workers could not start (the database is away). */
 const START_RETRY_MS = 10_000;
 
@@ -120,6 +123,16 @@ async function registerWorkers(): Promise<void> {
   if (!working.has(DATA_EXPORT_JOB)) {
     await queue.work<DataExportJobPayload>(DATA_EXPORT_JOB, dataExportJob({ sql: getSql }));
     working.add(DATA_EXPORT_JOB);
+  }
+  // Chat and audit retention per workspace (Admin → Settings): one run at a time across
+  // instances, each scheduling the next an hour later.
+  if (!working.has(RETENTION_JOB)) {
+    await queue.work(
+      RETENTION_JOB,
+      observed(RETENTION_JOB, retentionJob({ sql: getSql, queue: getJobQueue })),
+    );
+    working.add(RETENTION_JOB);
+    await scheduleRetention({ queue, startAfterSeconds: FIRST_RETENTION_AFTER_SECONDS });
   }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>
