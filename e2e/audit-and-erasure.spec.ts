@@ -64,7 +64,7 @@ test("an admin erases a person, and the audit log shows it with filters and a CS
   ).toHaveCount(1);
 
   // Filter by kind: the erasure, by Ada, of a former member, through the web.
-  await page.getByLabel("What").selectOption("member.erased");
+  await page.getByLabel("What", { exact: true }).selectOption("member.erased");
   await page.getByTestId("audit-filter").click();
   await expect(page).toHaveURL(/kind=member\.erased/);
   await expect(rows).toHaveCount(1);
@@ -73,13 +73,13 @@ test("an admin erases a person, and the audit log shows it with filters and a CS
   await expect(rows.first()).toHaveAttribute("data-via", "web");
 
   // Filter by person and a day range that excludes today: nothing.
-  await page.getByLabel("What").selectOption("");
-  await page.getByLabel("Person").selectOption({ label: "Me" });
-  await page.getByLabel("From").fill("2020-01-01");
-  await page.getByLabel("To").fill("2020-01-31");
+  await page.getByLabel("What", { exact: true }).selectOption("");
+  await page.getByLabel("Person", { exact: true }).selectOption({ label: "Me" });
+  await page.getByLabel("From", { exact: true }).fill("2020-01-01");
+  await page.getByLabel("To", { exact: true }).fill("2020-01-31");
   await page.getByTestId("audit-filter").click();
   await expect(page.getByTestId("empty-state")).toContainText("No events match");
-  await page.getByLabel("To").fill("2099-12-31");
+  await page.getByLabel("To", { exact: true }).fill("2099-12-31");
   await page.getByTestId("audit-filter").click();
   await expect(rows.first()).toBeVisible();
   const whos = await rows.getByTestId("audit-who").allTextContents();
