@@ -5,7 +5,7 @@ import { createInvite, createUserInWorkspace, removeMember } from "@/lib/account
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor } from "@/lib/storage/sql";
 
-import { listAuditEvents, recordAuditEvent } from "./index";
+import { listAuditEvents, recordAuditEvent, recordSignIn } from "./index";
 
 process.env.CAIRN_BCRYPT_COST = "4";
 
@@ -195,5 +195,34 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
     });
     // No secret in any event: the token's value never reaches the log.
     expect(JSON.stringify(events)).not.toMatch(/cairn_pat_[A-Za-z0-9_-]{20}/);
+  });
+
+  it("records sign-ins: the person's, a failed one on their account, one with an unknown email", async () => {
+    const { userId, workspaceId } = await admin();
+    await recordSignIn({ db: database.db, outcome: "succeeded", method: "password", userId });
+    await recordSignIn({
+      db: database.db,
+      outcome: "failed",
+      method: "password",
+      userId: null,
+      email: "ada@example.com",
+      reason: "wrong email or password",
+    });
+    await recordSignIn({
+      db: database.db,
+      outcome: "failed",
+      method: "password",
+      userId: null,
+      email: "nobody@example.com",
+    });
+    const events = await database.db.auditEvent.findMany({ where: { workspaceId } });
+    expect(events).toHaveLength(3);
+    expect(events.find((event) => event.kind === "signin.succeeded")).toMatchObject({
+      actorId: userId,
+    });
+    const failed = events.filter((event) => event.kind === "signin.failed");
+    expect(failed.find((event) => event.targetId === userId)).toMatchObject({ actorId: null });
+    const unknown = failed.find((event) => event.targetId === null)!;
+    expect(JSON.parse(unknown.details)).toMatchObject({ email: "nobody@example.com" });
   });
 });
