@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -195,6 +195,74 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
       );
     } finally {
       rmSync(big, { recursive: true, force: true });
+    }
+  });
+
+  it("round-trips through a folder: dir export writes a dir's files byte for byte, dir import reads them back", async () => {
+    const out = mkdtempSync(path.join(tmpdir(), "cairn-dir-export-"));
+    const back = path.join(out, "back");
+    try {
+      const sql = sqlFor(database.target);
+      const dirKey = "company:w-imp";
+      const company = ["--workspace", "Importers", "--dir", "company"];
+      const exported = capture();
+      expect(await main(["dir", "export", back, ...company, "--prefix", "docs"], exported.io)).toBe(
+        0,
+      );
+      expect(exported.out.join("\n")).toMatch(
+        /exported 6 files \(\d+ bytes\) of \/persistent\/company\/docs of "Importers" at version \d+/,
+      );
+      // Every file byte for byte, binary originals included, the prefix left out.
+      for (const file of (await listDirFiles({ sql, dirKey })).files) {
+        if (!file.path.startsWith("docs/")) continue;
+        const stored = await readDirFile({ sql, dirKey, path: file.path });
+        const expected =
+          typeof stored!.content === "string"
+            ? Buffer.from(stored!.content, "utf8")
+            : Buffer.from(stored!.content);
+        expect(readFileSync(path.join(back, file.path.slice("docs/".length)))).toEqual(expected);
+      }
+      // Nothing is overwritten: a folder that is not empty is refused.
+      const again = capture();
+      expect(await main(["dir", "export", back, ...company], again.io)).toBe(1);
+      expect(again.err.join("\n")).toMatch(/is not empty/);
+
+      // Back in under the same prefix: every file is already there with the same content.
+      const handbook = path.join(out, "handbook");
+      expect(
+        await main(["dir", "export", handbook, ...company, "--prefix", "handbook"], capture().io),
+      ).toBe(0);
+      const reimported = capture();
+      expect(
+        await main(["dir", "import", handbook, ...company, "--prefix", "handbook"], reimported.io),
+      ).toBe(0);
+      expect(reimported.out.join("\n")).toMatch(/0 new, 0 changed, 2 already there, 0 skipped/);
+      // And into a member's memory: the same files, the same bytes.
+      const mine = capture();
+      expect(
+        await main(
+          [
+            "dir",
+            "import",
+            handbook,
+            "--workspace",
+            "Importers",
+            "--dir",
+            "user",
+            "--email",
+            "ivy@example.com",
+            "--prefix",
+            "from-company",
+          ],
+          mine.io,
+        ),
+      ).toBe(0);
+      expect(
+        (await readDirFile({ sql, dirKey: "user:u-imp", path: "from-company/policies/travel.md" }))
+          ?.content,
+      ).toBe("Book trains.\n");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
     }
   });
 });

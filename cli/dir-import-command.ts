@@ -7,9 +7,9 @@ import type { CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
-import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
 import { indexDirCommit } from "@/lib/search";
 import { createDirBacking, listDirFiles, sqlFor } from "@/lib/storage";
+import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
 
@@ -67,6 +67,8 @@ export async function dirImportCommand(
   args: string[],
   io: CommandIo,
   config: CairnConfig,
+  /** `searchIndex: false` (benchmarks only): the import without its search indexing, to measure its share. */
+  options: { searchIndex?: boolean } = {},
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -81,11 +83,7 @@ export async function dirImportCommand(
   });
   const [folder] = positionals;
   if (!folder || positionals.length > 1) throw new UsageError(`usage: ${DIR_IMPORT_USAGE}`);
-  if (!values.workspace) throw new UsageError("--workspace is required");
-  if (values.dir !== "company" && values.dir !== "user") {
-    throw new UsageError("--dir must be company or user");
-  }
-  if (values.dir === "user" && !values.email) throw new UsageError("--dir user needs --email");
+  checkDirTargetArgs(values);
   const prefix = values.prefix ? validateRelativePath({ path: values.prefix }) : "";
   const root = path.resolve(folder);
   if (!(await stat(root).catch(() => null))?.isDirectory()) {
@@ -97,25 +95,9 @@ export async function dirImportCommand(
   await migrateDatabase({ target });
   const db = createDb(target);
   try {
-    const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
-    if (!workspace) {
-      io.err(`cairn: no workspace named "${values.workspace}"`);
-      return 1;
-    }
-    let dirKey = companyDirKey({ workspaceId: workspace.id });
-    let harnessDir = "/persistent/company";
-    if (values.dir === "user") {
-      const user = await db.user.findUnique({ where: { email: values.email!.toLowerCase() } });
-      const member =
-        user &&
-        (await db.membership.findFirst({ where: { userId: user.id, workspaceId: workspace.id } }));
-      if (!user || !member) {
-        io.err(`cairn: no member ${values.email} in workspace "${workspace.name}"`);
-        return 1;
-      }
-      dirKey = userDirKey({ userId: user.id });
-      harnessDir = "/persistent/user";
-    }
+    const resolved = await resolveDirTarget(db, values, io);
+    if (!resolved) return 1;
+    const { workspace, dirKey, harnessDir } = resolved;
     const sql = sqlFor(target);
     const limits = config.dirLimits;
     const existing = await listDirFiles({ sql, dirKey });
@@ -152,7 +134,7 @@ export async function dirImportCommand(
       snapshotCache: false,
       indexCache: false,
       // Searchable from the moment it lands, as every other commit (lib/search).
-      onDirCommitted: indexDirCommit,
+      onDirCommitted: options.searchIndex === false ? undefined : indexDirCommit,
     });
     let version = existing.version;
     let parts = 0;

@@ -1,9 +1,10 @@
 import { parseArgs } from "node:util";
-import { AccessTokenError } from "@/lib/access-tokens";
-import { AccountError, createUserInWorkspace } from "@/lib/accounts";
+import { createUserInWorkspace } from "@/lib/accounts";
+import { cliFailure } from "@/lib/app-error";
 import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { isRole } from "@/lib/harness";
+import { dirExportCommand } from "./dir-export-command";
 import { dirImportCommand } from "./dir-import-command";
 import { dirsCompactCommand } from "./dirs-commands";
 import { exportCommand, importCommand } from "./harness-commands";
@@ -34,6 +35,9 @@ Commands:
       one commit per 2,000 files or 32 MiB; files already there with the same content are skipped
       (run it again to resume);
       binary files and files over the limit are listed as skipped with the reason.
+  dir export FOLDER --workspace W --dir company|user [--email E] [--prefix PATH]
+      Write W's company knowledge (or E's memory), or its folder PATH, into FOLDER (new or
+      empty) byte for byte, as it is at one version: what dir import reads back.
   token create --email E --workspace W [--name N] [--expires-in-days D]
       Print a new personal access token for the MCP endpoint (shown once; only its hash is kept).
   mcp --url URL [--token T]
@@ -68,6 +72,7 @@ export async function main(
     if (group === "search" && command === "reindex")
       return await searchReindexCommand(rest, io, config);
     if (group === "dir" && command === "import") return await dirImportCommand(rest, io, config);
+    if (group === "dir" && command === "export") return await dirExportCommand(rest, io, config);
     if (group === "mcp") return await mcpCommand(argv.slice(1), config);
     throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
   } catch (error) {
@@ -82,19 +87,9 @@ export async function main(
       io.err(`cairn: ${error.message}`);
       return 2;
     }
-    if (AccountError.isInstance(error) || AccessTokenError.isInstance(error)) {
-      io.err(`cairn: ${error.message}`);
-      return 1;
-    }
-    if (error && typeof error === "object" && "issues" in error) {
-      const issues = (error as { issues: { path: PropertyKey[]; message: string }[] }).issues;
-      io.err(
-        `cairn: ${issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
-      );
-      return 2;
-    }
-    io.err(`cairn: ${(error as Error).message ?? String(error)}`);
-    return 1;
+    const failure = cliFailure(error);
+    io.err(`cairn: ${failure.message}`);
+    return failure.exitCode;
   }
 }
 

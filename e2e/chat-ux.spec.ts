@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat } from "./support/pages";
+import { createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Everyday Co";
@@ -48,24 +48,6 @@ test.beforeAll(() => {
   createUser(admin);
 });
 
-async function signedIn(
-  browser: Browser,
-  person: { email: string; password: string },
-  viewport = DESKTOP,
-): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  const page = await context.newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
-}
-
 /** Pixels between the end of the conversation and the top of the input bar (≤ 0: in view). */
 function distanceToLatest(page: Page): Promise<number> {
   return page.evaluate(() => {
@@ -88,7 +70,7 @@ test("a chat starts by typing, is titled from the first message, and the sidebar
   browser,
 }) => {
   await scriptedModel().reset();
-  const page = await signedIn(browser, member);
+  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
   await expect(page.getByText("The conversation view arrives")).toHaveCount(0);
 
   for (const text of ["Plan the spring offsite", "Budget for the garden"]) {
@@ -140,7 +122,7 @@ test("the chat follows a long streamed reply, offers 'jump to latest' when scrol
   await model.setScript([
     { whenLastUserIncludes: "long story", reply: { text: story, delayMs: 12 } },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Stories");
   await send(page, "Tell me a long story");
 
@@ -175,7 +157,7 @@ test("Refine uses the typed text as instructions, and refinement cards sit in th
   await model.setScript([
     { whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(teaPlan) } },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Drinks");
   await send(page, "What should I drink this afternoon?");
   await expect(page.getByTestId("assistant-text").last()).toContainText("You said: What should");
@@ -255,7 +237,7 @@ test("message actions: copy, edit and resend, regenerate, and retry after a prov
     },
     { whenLastUserIncludes: "flaky question", reply: { text: "Recovered answer." } },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Actions");
   await send(page, "Please pick a colour");
   const answers = page.getByTestId("assistant-text");
@@ -308,7 +290,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     },
   ]);
   // Data for every page: a chat with a turn, a global refinement and its entry.
-  const setup = await signedIn(browser, admin);
+  const setup = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
   const chatId = await createChat(setup, "Team drinks with a rather long title for a phone");
   await send(setup, "What does the team like to drink at the Friday meeting?");
   await expect(setup.getByTestId("assistant-text").last()).toContainText("You said:");
@@ -351,7 +333,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     path.replace(/[?=]/g, "-").replace(/\//g, "_").replace(/^_/, "") || "root";
 
   for (const scheme of ["light", "dark"] as const) {
-    const phone = await signedIn(browser, admin, PHONE);
+    const phone = await signedIn(browser, admin, { viewport: PHONE, clipboard: true });
     await phone.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {
       await phone.goto(path);
@@ -386,7 +368,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     }
     await phone.context().close();
 
-    const desktop = await signedIn(browser, admin, DESKTOP);
+    const desktop = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
     await desktop.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {
       await desktop.goto(path);

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat } from "./support/pages";
+import { createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Chat Co";
@@ -21,23 +21,8 @@ const editor = {
 
 test.describe.configure({ mode: "serial" });
 
-async function signedIn(
-  browser: Browser,
-  person: { email: string; password: string },
-): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
 async function newChat(page: Page, title: string) {
   await createChat(page, title);
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
 }
 
 const companyWrite = {

@@ -1,9 +1,9 @@
 import path from "node:path";
 
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { scriptedModel } from "./support/model";
-import { AuthPages, callServerAction, createChat, type Person } from "./support/pages";
+import { callServerAction, createChat, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
@@ -26,13 +26,6 @@ test.beforeAll(() => {
   createUser(person);
   createUser(neighbour);
 });
-
-async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
 
 function newChat(page: Page, title: string): Promise<string> {
   return createChat(page, title);
@@ -61,7 +54,7 @@ test("a commit that failed says it is kept and retrying, then that it was saved"
     },
     { whenLastIsToolResult: true, reply: { text: "I will remember the boat." } },
   ]);
-  const page = await signedIn(browser);
+  const page = await signedIn(browser, person);
   await newChat(page, "Boat");
   await page.getByTestId("chat-input").fill("remember the boat");
   await page.getByTestId("send").click();
@@ -84,7 +77,7 @@ test("a commit that failed says it is kept and retrying, then that it was saved"
 test("an interrupted turn is shown in the chat and its changes can be applied or discarded", async ({
   browser,
 }) => {
-  const page = await signedIn(browser);
+  const page = await signedIn(browser, person);
   const chatId = await newChat(page, "Interrupted");
 
   // What a process killed mid-turn leaves behind: the user's message, a running turn whose lease
@@ -217,7 +210,7 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
     })),
     { whenLastIsToolResult: true, reply: { text: "The plan is updated now.", delayMs: slow } },
   ]);
-  const page = await signedIn(browser);
+  const page = await signedIn(browser, person);
   await newChat(page, "Plans");
   const send = async (text: string) => {
     await page.getByTestId("chat-input").fill(text);

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { AuthPages, type Person } from "./support/pages";
+import { expect, test, type Page } from "@playwright/test";
+import { AuthPages, signedIn, type Person } from "./support/pages";
 import { createUser, E2E_DATABASE_URL } from "./support/users";
 
 // Issue 23: /files over a company knowledge base of 10,000 files. The dir is seeded with the
@@ -58,13 +58,6 @@ class FilesPage {
 let page: Page;
 let files: FilesPage;
 let seedRoot: string;
-
-async function signedIn(browser: Browser, person: Person): Promise<Page> {
-  const signedInPage = await (await browser.newContext()).newPage();
-  await new AuthPages(signedInPage).signIn(person);
-  await expect(signedInPage).toHaveURL(/\/chat$/);
-  return signedInPage;
-}
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);

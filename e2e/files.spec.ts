@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { AuthPages, callServerAction, type Person } from "./support/pages";
+import { expect, test, type Page } from "@playwright/test";
+import { callServerAction, signedIn, type Person } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Own people in their own workspace, so nothing here depends on the auth spec's users.
@@ -22,13 +22,6 @@ test.describe.configure({ mode: "serial" });
 
 let editorPage: Page;
 let memberPage: Page;
-
-async function signedIn(browser: Browser, person: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
 
 /** Fills the new-file form once the company dir is shown and the editor is interactive. */
 async function createCompanyFile(page: Page, path: string, content: string) {

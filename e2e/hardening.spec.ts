@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { AuthPages, type Person, createChat } from "./support/pages";
+import { expect, test, type Page } from "@playwright/test";
+import { AuthPages, createChat, signedIn, type Person } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 14: the findings that were found through the browser or over HTTP, each checked the
@@ -22,18 +22,12 @@ let editorPage: Page;
 let memberPage: Page;
 /** Console messages about blocked resources, from every page this spec opens. */
 const cspViolations: string[] = [];
-
-async function signedIn(browser: Browser, person: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+const watchCsp = (page: Page) =>
   page.on("console", (message) => {
     if (/Content Security Policy|Refused to/i.test(message.text())) {
       cspViolations.push(`${page.url()}: ${message.text()}`);
     }
   });
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
 
 function newChat(page: Page, title: string): Promise<string> {
   return createChat(page, title);
@@ -42,8 +36,8 @@ function newChat(page: Page, title: string): Promise<string> {
 test.beforeAll(async ({ browser }) => {
   createUser({ ...editor, role: "editor", workspace });
   createUser({ ...member, role: "member", workspace });
-  editorPage = await signedIn(browser, editor);
-  memberPage = await signedIn(browser, member);
+  editorPage = await signedIn(browser, editor, { onPage: watchCsp });
+  memberPage = await signedIn(browser, member, { onPage: watchCsp });
 });
 
 test.afterAll(async () => {
@@ -198,7 +192,7 @@ test("/refine --global typed by a member is refused up front and records nothing
 
 // Finding 16.
 test("a session token stops working after sign-out", async ({ browser }) => {
-  const page = await signedIn(browser, member);
+  const page = await signedIn(browser, member, { onPage: watchCsp });
   const cookies = await page.context().cookies();
   await new AuthPages(page).signOut();
   await page.context().close();
@@ -211,6 +205,6 @@ test("a session token stops working after sign-out", async ({ browser }) => {
   await replay.close();
 
   // The member signs in again normally.
-  const again = await signedIn(browser, member);
+  const again = await signedIn(browser, member, { onPage: watchCsp });
   await again.context().close();
 });

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, callServerAction, createChat } from "./support/pages";
+import { callServerAction, createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Memory Co";
@@ -30,18 +30,6 @@ test.beforeAll(() => {
   createUser(member);
   createUser(editor);
 });
-
-async function signedIn(browser: Browser, person: { email: string; password: string }) {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
-}
 
 function item(page: Page, title: string) {
   return page.getByTestId("memory-item").filter({

@@ -1,8 +1,8 @@
 import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
+import { AuthPages, createChat, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // The e2e server runs with observability on (scripts/e2e-server.mjs): metrics behind
@@ -31,13 +31,6 @@ test.beforeAll(() => {
     if (!String(error).includes("already a member")) throw error;
   }
 });
-
-async function signedIn(browser: Browser, who: Person = person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
 
 /** `name{labels} value` lines of a scrape, as a lookup. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -93,7 +86,7 @@ test("metrics: refused without the token, and the counters move with a turn", as
     },
     { whenLastIsToolResult: true, reply: { text: "Noted." } },
   ]);
-  const page = await signedIn(browser);
+  const page = await signedIn(browser, person);
   await createChat(page, "Lighthouse");
   await page.getByTestId("chat-input").fill(SECRET_MESSAGE);
   await page.getByTestId("send").click();

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { AuthPages, callServerAction, createChat } from "./support/pages";
+import { expect, test, type Page } from "@playwright/test";
+import { callServerAction, createChat, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 15, items 12, 14 and 15: invites, company knowledge editing, admin and form polish.
@@ -33,24 +33,11 @@ test.describe.configure({ mode: "serial" });
 let adminPage: Page;
 let memberPage: Page;
 
-async function signedIn(
-  browser: Browser,
-  person: { email: string; password: string },
-  viewport = DESKTOP,
-): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  const page = await context.newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
 test.beforeAll(async ({ browser }) => {
   createUser(admin);
   createUser(member);
-  adminPage = await signedIn(browser, admin);
-  memberPage = await signedIn(browser, member);
+  adminPage = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
+  memberPage = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
 });
 
 test.afterAll(async () => {
@@ -182,7 +169,10 @@ test("a conflict shows the two versions as a highlighted diff", async () => {
   await page.goto("/files?dir=company&path=guide.md");
   await expect(page.getByTestId("file-content-input")).toHaveValue(guideV1);
   // Someone else saves first, in another session.
-  const other = await signedIn(page.context().browser()!, admin);
+  const other = await signedIn(page.context().browser()!, admin, {
+    viewport: DESKTOP,
+    clipboard: true,
+  });
   await other.goto("/files?dir=company&path=guide.md");
   await other.getByTestId("file-content-input").fill("# Guide\n\nWe write things up.\n");
   await other.getByTestId("save-file").click();
@@ -271,7 +261,7 @@ test("screenshots of the changed pages at 1280 and 390 px, light and dark; nothi
       ["phone", PHONE],
     ] as const) {
       for (const person of [admin, member]) {
-        const page = await signedIn(browser, person, viewport);
+        const page = await signedIn(browser, person, { viewport, clipboard: true });
         await page.emulateMedia({ colorScheme: scheme });
         for (const [name, who, path] of views) {
           if (who !== person) continue;

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
+import { createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 31, finding 6: a planted note in company knowledge makes an admin's agent copy the
@@ -22,18 +22,6 @@ test.beforeAll(() => {
   createUser(admin);
   createUser(editor);
 });
-
-async function signedIn(browser: Browser, who: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
-}
 
 function memoryCall(command: Record<string, string>) {
   return { toolCalls: [{ name: "memory", arguments: command }] };

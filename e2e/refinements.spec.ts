@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, callServerAction, createChat } from "./support/pages";
+import { callServerAction, createChat, expectHarnessRows, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 const workspace = "Refine Co";
@@ -42,21 +42,6 @@ test.describe.configure({ mode: "serial" });
 let editorPage: Page;
 let refinementUrl: string;
 let chatUrl: string;
-
-async function signedIn(browser: Browser, person: { email: string; password: string }) {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-/** The global harness rows matching `q` (reloaded until `count` holds: refinements run in the background). */
-async function expectHarnessRows(page: Page, q: string, count: number) {
-  await expect(async () => {
-    await page.goto(`/harness?q=${encodeURIComponent(q)}`);
-    await expect(page.getByTestId("entry-row")).toHaveCount(count, { timeout: 1_000 });
-  }).toPass({ timeout: 30_000 });
-}
 
 test.beforeAll(async ({ browser }) => {
   createUser(editor);

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
+import { createChat, send, signedIn } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 24: the header's search (⌘K / Ctrl+K) over chats, company knowledge and memory.
@@ -22,18 +22,6 @@ test.beforeAll(() => {
   createUser(mia);
   createUser(max);
 });
-
-async function signedIn(browser: Browser, who: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
-async function send(page: Page, text: string) {
-  await page.getByTestId("chat-input").fill(text);
-  await page.getByTestId("send").click();
-}
 
 const create = (path: string, fileText: string) => ({
   toolCalls: [{ name: "memory", arguments: { command: "create", path, file_text: fileText } }],
@@ -121,4 +109,20 @@ test("⌘K finds an older chat's message and a company document; a member never 
   await page.goto("/chat");
   await page.getByTestId("chat-search").fill("kestrel");
   await expect(page.getByTestId("chat-row-title")).toHaveText(["Planning"]);
+});
+
+test("an admin reads on Admin → Settings how search ranks, and what would turn embeddings on", async ({
+  browser,
+}) => {
+  const ada = { ...eve, email: "ada.search@example.com", role: "admin" as const, name: "Ada" };
+  createUser(ada);
+  const page = await signedIn(browser, ada);
+  await page.goto("/admin/settings");
+  const card = page.getByTestId("search-mode");
+  await expect(card.getByRole("heading", { name: "Search" })).toBeVisible();
+  // The e2e server has a chat model but no AI_EMBEDDING_MODEL: lexical, with the reason.
+  await expect(card.getByTestId("search-mode-value")).toHaveText(
+    "Lexical only: AI_EMBEDDING_MODEL is not set.",
+  );
+  await expect(card).toContainText("Set AI_EMBEDDING_MODEL");
 });

@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { makeDocx, makeExecutable, makeReportPdf } from "../lib/documents/testing";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
+import { createChat, signedIn, type Person } from "./support/pages";
 import { createUser } from "./support/users";
 
 // Issue 25: an editor drops three documents (one bad) on company knowledge; two are converted and
@@ -24,13 +24,6 @@ test.describe.configure({ mode: "serial" });
 let editorPage: Page;
 let memberPage: Page;
 let pdf: Buffer;
-
-async function signedIn(browser: Browser, person: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
 
 test.beforeAll(async ({ browser }) => {
   createUser({ ...editor, role: "editor", workspace });

@@ -3,6 +3,7 @@ import { AccessTokenError } from "@/lib/access-tokens/access-tokens";
 import { AccountError } from "@/lib/accounts/accounts";
 import { InjectedFaultError } from "@/lib/persistent-dirs/fault-injection";
 import { UsageError } from "@/cli/usage-error";
+import { ModelUnavailableError, RequestError } from "@/lib/request-error";
 import {
   coreErrorFamily,
   coreErrorStatuses,
@@ -18,8 +19,10 @@ runErrorFamilyConformance("the error family, across the modules that join it", {
     { Class: AccessTokenError, make: () => new AccessTokenError("revoked", "x") },
     { Class: InjectedFaultError, make: () => new InjectedFaultError("x") },
     { Class: UsageError, make: () => new UsageError("x") },
+    { Class: RequestError, make: () => new RequestError("too_large", "x") },
+    { Class: ModelUnavailableError, make: () => new ModelUnavailableError("x") },
   ],
-  statuses: [...coreErrorStatuses, 409, 401, 500, 400],
+  statuses: [...coreErrorStatuses, 409, 401, 500, 400, 413, 503],
   failed: new InjectedFaultError("injected"),
 });
 

@@ -12,3 +12,13 @@ export function queryOf(params: Record<string, string | null | undefined>): URLS
     Object.entries(params).filter((pair): pair is [string, string] => Boolean(pair[1])),
   );
 }
+
+/** Whether `value` parses as an absolute `http:` or `https:` URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}

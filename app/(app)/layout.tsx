@@ -11,12 +11,14 @@ import { Button } from "@/components/ui/button";
 import { WorkspaceSwitcher } from "@/components/shell/workspace-switcher";
 import { getUserProfile } from "@/lib/accounts/queries";
 import { listOwnWorkspaces, requireActor } from "@/lib/auth";
+import { openSuggestionCount } from "@/lib/review/server";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [user, workspaces] = await Promise.all([
+  const [user, workspaces, toReview] = await Promise.all([
     getUserProfile(actor.userId),
     listOwnWorkspaces(actor),
+    openSuggestionCount(actor),
   ]);
   const workspace = workspaces.find((item) => item.current);
   const links = [
@@ -25,6 +27,8 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
     { href: "/harness", label: "Harness" },
     { href: "/refinements", label: "Refinements" },
     { href: "/files", label: "Files" },
+    // Editors see how many suggestions wait; members find their own suggestions there too.
+    { href: "/review", label: "Review", ...(toReview > 0 ? { count: toReview } : {}) },
     ...(actor.role === "admin" ? [{ href: "/admin/members", label: "Admin" }] : []),
   ];
   return (
@@ -41,7 +45,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           Cairn
         </Link>
         <SearchBox />
-        <HeaderMenu>
+        <HeaderMenu waiting={toReview}>
           <NavLinks links={links} />
           <div className="flex flex-wrap items-center gap-3 text-sm md:flex-nowrap">
             <span className="text-muted-foreground min-w-0 truncate" data-testid="current-user">

@@ -51,6 +51,8 @@ interface TurnData {
     notKeptCommits?: number;
     /** Why, in plain words. */
     notKept?: string;
+    /** Files kept as suggestions for review (company knowledge a member may not change). */
+    suggestedFiles?: number;
   };
 }
 
@@ -151,7 +153,22 @@ function TurnStatusLine({ data, chatId }: { data: TurnData; chatId: string }) {
   else if (persistence.savedFiles > 0)
     text = `Memory saved: ${persistence.savedFiles} file${persistence.savedFiles === 1 ? "" : "s"}`;
   else if ((persistence.awaitingConfirmation ?? 0) > 0) text = "Nothing saved yet: waiting for you";
-  else if (!persistence.notKeptCommits) text = "No memory changes";
+  else if (!persistence.notKeptCommits && !persistence.suggestedFiles) text = "No memory changes";
+  // Changes to company knowledge this person may not make: kept for review, said beside the rest.
+  const suggested = persistence.suggestedFiles ?? 0;
+  if (suggested > 0 && data.status === "completed")
+    text = (
+      <>
+        <span data-testid="turn-suggested">
+          Suggested for review: {suggested} file{suggested === 1 ? "" : "s"} —{" "}
+          <Link className="underline" href="/review">
+            see Review
+          </Link>
+        </span>
+        {text ? " · " : null}
+        {text}
+      </>
+    );
   // Refused and not kept: said before whatever else the line says, since nothing else shows it.
   if ((persistence.notKeptCommits ?? 0) > 0 && data.status === "completed")
     text = (

@@ -10,7 +10,14 @@ import { cn } from "@/lib/utils";
  * on a phone, where they open as a panel under the header. The controls are rendered once, so
  * they keep the same labels and test ids at every width.
  */
-export function HeaderMenu({ children }: { children: ReactNode }) {
+export function HeaderMenu({
+  children,
+  waiting = 0,
+}: {
+  children: ReactNode;
+  /** Items waiting for the person (suggestions to review): a dot on the phone's menu button. */
+  waiting?: number;
+}) {
   const pathname = usePathname();
   // The page the panel was opened on: navigating elsewhere closes it.
   const [openOn, setOpenOn] = useState<string | null>(null);
@@ -33,14 +40,23 @@ export function HeaderMenu({ children }: { children: ReactNode }) {
       <button
         ref={buttonRef}
         type="button"
-        className="hover:bg-muted focus-visible:ring-ring ml-auto inline-flex size-11 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none md:hidden"
-        aria-label={open ? "Close menu" : "Open menu"}
+        className="hover:bg-muted focus-visible:ring-ring relative ml-auto inline-flex size-11 items-center justify-center rounded-md focus-visible:ring-2 focus-visible:outline-none md:hidden"
+        aria-label={
+          open ? "Close menu" : waiting > 0 ? `Open menu (${waiting} to review)` : "Open menu"
+        }
         aria-expanded={open}
         aria-controls="app-menu"
         data-testid="menu-button"
         onClick={() => setOpen(!open)}
       >
         {open ? <X className="size-5" /> : <Menu className="size-5" />}
+        {waiting > 0 && !open ? (
+          <span
+            aria-hidden="true"
+            className="bg-primary absolute top-2 right-2 size-2.5 rounded-full"
+            data-testid="menu-waiting"
+          />
+        ) : null}
       </button>
       <div
         id="app-menu"

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { cn } from "@/lib/utils";
 
-export function NavLinks({ links }: { links: { href: string; label: string }[] }) {
+export function NavLinks({ links }: { links: { href: string; label: string; count?: number }[] }) {
   const pathname = usePathname();
   return (
     <nav className="flex flex-col gap-1 md:flex-row md:items-center" aria-label="Main">
@@ -19,6 +19,15 @@ export function NavLinks({ links }: { links: { href: string; label: string }[] }
           )}
         >
           {link.label}
+          {link.count ? (
+            <span
+              className="bg-primary text-primary-foreground ml-1.5 inline-flex min-w-5 items-center justify-center rounded-full px-1.5 text-xs font-medium"
+              data-testid={`nav-${link.label.toLowerCase()}-count`}
+              aria-label={`${link.count} waiting`}
+            >
+              {link.count}
+            </span>
+          ) : null}
         </Link>
       ))}
     </nav>

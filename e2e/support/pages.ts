@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import {
+  expect,
+  type APIRequestContext,
+  type Browser,
+  type BrowserContextOptions,
+  type Page,
+} from "@playwright/test";
 
 export interface Person {
   name: string;
@@ -96,4 +102,41 @@ export async function createChat(page: Page, title: string): Promise<string> {
   await page.goto(`/chat/${chatId}`);
   await expect(page.getByTestId("chat-title")).toHaveText(title);
   return chatId;
+}
+
+/**
+ * A new browser context (with `options`: viewport, colour scheme, …) signed in as `person`, on
+ * `/chat`. `clipboard` grants clipboard access; `onPage` runs before the first navigation (to
+ * listen to the console, say). Every spec signs in through this one helper.
+ */
+export async function signedIn(
+  browser: Browser,
+  person: Pick<Person, "email" | "password">,
+  options: BrowserContextOptions & { clipboard?: boolean; onPage?: (page: Page) => void } = {},
+): Promise<Page> {
+  const { clipboard, onPage, ...contextOptions } = options;
+  const context = await browser.newContext(contextOptions);
+  if (clipboard) await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const page = await context.newPage();
+  onPage?.(page);
+  await new AuthPages(page).signIn(person);
+  await expect(page).toHaveURL(/\/chat$/);
+  return page;
+}
+
+/** Types `text` into the open chat's message box and sends it. */
+export async function send(page: Page, text: string): Promise<void> {
+  await page.getByTestId("chat-input").fill(text);
+  await page.getByTestId("send").click();
+}
+
+/**
+ * Waits until the global harness lists `count` rows matching `q`, reloading the page: a
+ * refinement may still be running in the background.
+ */
+export async function expectHarnessRows(page: Page, q: string, count: number): Promise<void> {
+  await expect(async () => {
+    await page.goto(`/harness?q=${encodeURIComponent(q)}`);
+    await expect(page.getByTestId("entry-row")).toHaveCount(count, { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
 }

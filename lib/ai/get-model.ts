@@ -135,11 +135,7 @@ export async function getEmbeddingModel(
   const config = await resolveModelSelection(options);
   if (config.status !== "ready") return { status: "off", reason: "no model is configured" };
   const { settings } = config;
-  const common = {
-    ...(settings.apiKey !== undefined && { apiKey: settings.apiKey }),
-    ...(settings.baseURL !== undefined && { baseURL: settings.baseURL }),
-    ...(options.fetch && { fetch: options.fetch }),
-  };
+  const common = providerSettings(settings, options.fetch);
   switch (settings.provider) {
     case "openai":
       return {
@@ -249,6 +245,15 @@ async function resolveModelSelection(
   };
 }
 
+/** The settings every AI SDK provider factory takes: key, base URL and fetch, when given. */
+function providerSettings(settings: ModelConfig, fetch: typeof globalThis.fetch | undefined) {
+  return {
+    ...(settings.apiKey !== undefined && { apiKey: settings.apiKey }),
+    ...(settings.baseURL !== undefined && { baseURL: settings.baseURL }),
+    ...(fetch && { fetch }),
+  };
+}
+
 /** An AI SDK model for `modelId` on the endpoint `settings` names (Test connection uses it too). */
 export function createModel(options: {
   settings: ModelConfig;
@@ -256,11 +261,7 @@ export function createModel(options: {
   fetch?: typeof fetch;
 }): LanguageModel {
   const { settings, modelId } = options;
-  const common = {
-    ...(settings.apiKey !== undefined && { apiKey: settings.apiKey }),
-    ...(settings.baseURL !== undefined && { baseURL: settings.baseURL }),
-    ...(options.fetch && { fetch: options.fetch }),
-  };
+  const common = providerSettings(settings, options.fetch);
   switch (settings.provider) {
     case "openai":
       return createOpenAI(common)(modelId);

@@ -20,6 +20,7 @@ export const AUDIT_KINDS = {
   "refinement.rolled_back": "Refinement rolled back",
   "refinement.approved": "Refinement approved",
   "refinement.rejected": "Refinement rejected",
+  "suggestion.created": "Suggestion made",
   "suggestion.decided": "Suggestion decided",
   "export.requested": "Data export requested",
   "export.downloaded": "Data export downloaded",

@@ -1,59 +1,30 @@
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
+import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
 });
 vi.mock("server-only", () => ({}));
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function reply(parts: object[], finish: "stop" | "tool-calls"): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    ...parts,
-    { type: "finish", usage, finishReason: { unified: finish, raw: finish } },
-  ] as LanguageModelV4StreamPart[];
-}
-
 // Each turn: the model calls `refine` with global: true, then answers once it has the result.
 let calls = 0;
 const chatModel = new MockLanguageModelV4({
-  doStream: async () => {
-    const chunks =
+  doStream: async () =>
+    streamOf(
       calls++ % 2 === 0
-        ? reply(
-            [
-              {
-                type: "tool-call",
-                toolCallId: `call-${calls}`,
-                toolName: "refine",
-                input: JSON.stringify({ global: true, instructions: "remember the deploy window" }),
-              },
-            ],
-            "tool-calls",
+        ? toolCallReply(
+            "refine",
+            { global: true, instructions: "remember the deploy window" },
+            `call-${calls}`,
           )
-        : reply(
-            [
-              { type: "text-start", id: "t" },
-              { type: "text-delta", id: "t", delta: "Done." },
-              { type: "text-end", id: "t" },
-            ],
-            "stop",
-          );
-    return {
-      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-    };
-  },
+        : textReply("Done."),
+    ),
 });
 // The refinement itself never runs here (no worker): the request is only stored and queued.
 const refineModel = new MockLanguageModelV4({

@@ -21,6 +21,8 @@ import {
   type TurnResult,
 } from "@/lib/harness";
 import { harnessForTurn } from "@/lib/harness-service";
+import { suggestGlobalEntryChange } from "@/lib/review";
+import { harnessStorageFor } from "@/lib/storage";
 import { startTurnSpan, type TurnSpan } from "@/lib/observability/tracing";
 import {
   getDurability,
@@ -165,6 +167,17 @@ function appHarness(
     // The chat was checked to be the actor's own when the turn started.
     store: () => harnessForTurn(actor, chatId, { chatChecked: true }),
     tokenBudget: chat.settings.tokenBudget,
+    // A global write the person's role does not allow becomes a suggestion for review.
+    suggestGlobalEntry: ({ proposal, turnId }) =>
+      suggestGlobalEntryChange({
+        sql: sqlOf(),
+        harnessStorage: harnessStorageFor(),
+        actor,
+        proposal,
+        source: "turn",
+        chatId,
+        turnId: turnId ?? null,
+      }),
     compaction: {
       contextWindowTokens: model.contextWindow,
       threshold: root.config.compactionThreshold,

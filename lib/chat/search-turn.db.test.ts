@@ -2,7 +2,7 @@
 // opens exactly those lines with `memory view` and `view_range`; the prompt already lists the
 // most relevant passages of company knowledge.
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
@@ -10,28 +10,12 @@ import type * as AiModule from "@/lib/ai";
 import { installTestCairn } from "@/lib/cairn/testing";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { openTurnCheckout, runMemoryCommand, type Actor } from "@/lib/harness";
+import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
 });
 vi.mock("server-only", () => ({}));
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-function reply(parts: object[], finish: "stop" | "tool-calls"): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    ...parts,
-    { type: "finish", usage, finishReason: { unified: finish, raw: finish } },
-  ] as LanguageModelV4StreamPart[];
-}
-const toolCall = (toolName: string, input: unknown) =>
-  reply(
-    [{ type: "tool-call", toolCallId: `call-${toolName}`, toolName, input: JSON.stringify(input) }],
-    "tool-calls",
-  );
 
 /** The text of the prompt's last tool result. */
 function lastToolResult(prompt: LanguageModelV4Prompt): string {
@@ -47,25 +31,16 @@ const model = new MockLanguageModelV4({
     const result = lastToolResult(prompt);
     let chunks: LanguageModelV4StreamPart[];
     if (!result) {
-      chunks = toolCall("search", { query: "retention window", scope: ["company"], limit: 3 });
+      chunks = toolCallReply("search", { query: "retention window", scope: ["company"], limit: 3 });
     } else if (result.includes("passage")) {
       const match = /(\/persistent\/company\/\S+) lines (\d+)-(\d+)/.exec(result)!;
       const range: [number, number] = [Number(match[2]), Number(match[3])];
       opened.push({ path: match[1]!, range });
-      chunks = toolCall("memory", { command: "view", path: match[1], view_range: range });
+      chunks = toolCallReply("memory", { command: "view", path: match[1], view_range: range });
     } else {
-      chunks = reply(
-        [
-          { type: "text-start", id: "t" },
-          { type: "text-delta", id: "t", delta: "Ninety days." },
-          { type: "text-end", id: "t" },
-        ],
-        "stop",
-      );
+      chunks = textReply("Ninety days.");
     }
-    return {
-      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-    };
+    return streamOf(chunks);
   },
 });
 

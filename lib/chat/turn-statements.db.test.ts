@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
+import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 import type * as AuthModule from "@/lib/auth/auth";
 import { pgPool } from "@/lib/db/connections";
 import { testDatabaseProvider } from "@/lib/db/testing";
@@ -40,53 +39,23 @@ vi.mock("@/lib/auth/auth", async (importOriginal) => ({
     },
 }));
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function reply(parts: object[], finish: "stop" | "tool-calls"): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    ...parts,
-    { type: "finish", usage, finishReason: { unified: finish, raw: finish } },
-  ] as LanguageModelV4StreamPart[];
-}
-
 // The bench's medium turn (bench/chat-route.ts): the model creates one memory file, then answers.
 let turnNumber = 0;
 const model = new MockLanguageModelV4({
-  doStream: async ({ prompt }) => {
-    const last = prompt.at(-1);
-    const chunks =
-      last?.role === "tool"
-        ? reply(
-            [
-              { type: "text-start", id: "t" },
-              { type: "text-delta", id: "t", delta: `Noted ${turnNumber}.` },
-              { type: "text-end", id: "t" },
-            ],
-            "stop",
-          )
-        : reply(
-            [
-              {
-                type: "tool-call",
-                toolCallId: `call-${turnNumber}`,
-                toolName: "memory",
-                input: JSON.stringify({
-                  command: "create",
-                  path: `/persistent/user/note-${turnNumber}.md`,
-                  file_text: `Note ${turnNumber}\n`,
-                }),
-              },
-            ],
-            "tool-calls",
-          );
-    return {
-      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-    };
-  },
+  doStream: async ({ prompt }) =>
+    streamOf(
+      prompt.at(-1)?.role === "tool"
+        ? textReply(`Noted ${turnNumber}.`)
+        : toolCallReply(
+            "memory",
+            {
+              command: "create",
+              path: `/persistent/user/note-${turnNumber}.md`,
+              file_text: `Note ${turnNumber}\n`,
+            },
+            `call-${turnNumber}`,
+          ),
+    ),
 });
 
 vi.mock("@/lib/ai", async (importOriginal) => {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { isHttpUrl } from "@/lib/utils";
 import { parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { resolveDatabaseTargetFrom, type DatabaseTarget } from "@/lib/db/database-url";
 import {
@@ -99,15 +100,7 @@ function wholeNumberOrOff(fallback: number | null) {
 
 /** An http(s) URL; not echoed in the message (it may carry credentials). */
 const httpUrl = text.refine(
-  (value) => {
-    if (value === undefined) return true;
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  },
+  (value) => value === undefined || isHttpUrl(value),
   { message: "must be an http(s) URL" },
 );
 

@@ -1,5 +1,4 @@
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
@@ -7,6 +6,7 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, TurnTraceEvent } from "@/lib/harness";
+import { streamOf, textReply } from "@/lib/harness/testing";
 import { DEFAULT_WORKSPACE_SETTINGS } from "@/lib/workspace-settings";
 
 vi.hoisted(() => {
@@ -14,25 +14,8 @@ vi.hoisted(() => {
 });
 vi.mock("server-only", () => ({}));
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
 const chatModel = new MockLanguageModelV4({
-  doStream: async () => ({
-    stream: simulateReadableStream({
-      chunks: [
-        { type: "stream-start", warnings: [] },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "The deploy day is Tuesday." },
-        { type: "text-end", id: "t" },
-        { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
-      ] as LanguageModelV4StreamPart[],
-      initialDelayInMs: null,
-      chunkDelayInMs: null,
-    }),
-  }),
+  doStream: async () => streamOf(textReply("The deploy day is Tuesday.")),
 });
 // Refinements are only requested here (no worker runs them).
 const refineModel = new MockLanguageModelV4({

@@ -28,6 +28,7 @@ export {
   drain,
   promptText,
   scriptedModel,
+  streamOf,
   textReply,
   toolCallReply,
   toolResults,

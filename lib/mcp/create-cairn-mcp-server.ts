@@ -5,10 +5,10 @@ import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.j
 import { z } from "zod";
 
 import { accessTokenVia, type AccessTokenIdentity } from "@/lib/access-tokens";
+import { toolErrorText } from "@/lib/app-error";
 import type { Db } from "@/lib/db";
 import {
   ENTRY_KINDS,
-  HarnessError,
   canWriteGlobal,
   createEntryOfKind,
   createHarness,
@@ -19,6 +19,7 @@ import {
   updateEntryOfKind,
   type Entry,
   type EntryKind,
+  type GlobalEntryProposal,
   type Harness,
   type HarnessStoragePort,
   type PersistenceResult,
@@ -32,6 +33,7 @@ import {
   searchPassages,
   searchToolInput,
 } from "@/lib/search";
+import { suggestGlobalEntryChange } from "@/lib/review";
 import { sqlForDb } from "@/lib/storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { FEEDBACK_TAGS, rateTurn, type FeedbackRefinementRequester } from "@/lib/feedback";
@@ -116,15 +118,14 @@ function toolError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-/** Core errors become tool errors the client can act on; anything else is a server fault. */
+/**
+ * Family and input errors become tool errors the client can act on, through the app's one
+ * mapping (`toolErrorText`); anything else is a server fault.
+ */
 function harnessErrorResult(error: unknown): CallToolResult {
-  if (HarnessError.isInstance(error)) return toolError(`${error.code}: ${error.message}`);
-  if (error instanceof z.ZodError) {
-    return toolError(
-      `invalid input: ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
-    );
-  }
-  throw error;
+  const text = toolErrorText(error);
+  if (text === null) throw error;
+  return toolError(text);
 }
 
 /** A tool handler whose core and input errors come back as tool errors (`harnessErrorResult`). */
@@ -163,6 +164,10 @@ function describePersistence(persistence: PersistenceResult): { ok: boolean; mes
     if (commit.status === "succeeded") {
       notes.push(
         `Saved ${commit.harnessDir} (version ${String(commit.cursor)})${commit.merged ? ", merged with a concurrent change" : ""}.`,
+      );
+    } else if (commit.status === "suggested") {
+      notes.push(
+        `Suggested for review: your role may not change ${commit.harnessDir}, so the change was kept as suggestion ${commit.suggestionId ?? ""} for an editor or admin to approve; nothing was applied yet.`,
       );
     } else if (commit.notKept) {
       ok = false;
@@ -212,7 +217,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       instructions:
         "Cairn keeps durable, versioned memory. Use `memory` for files under /persistent (your own " +
         "memory in /persistent/user; company knowledge in /persistent/company, writable by editors " +
-        "and admins; /persistent/docs read-only), `harness_view` for the workspace's ranked knowledge, and `search` to find passages by words " +
+        "and admins (a member's change there is kept as a suggestion for review); /persistent/docs read-only), `harness_view` for the workspace's ranked knowledge, and `search` to find passages by words " +
         "(then `memory` view with view_range on the lines it names).",
     },
   );
@@ -397,6 +402,35 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
             `forbidden:entry: your role in this workspace is ${actor.role}; only editors and admins may change global harness entries.`,
           );
 
+  /**
+   * A tool handler for editors and admins. Anyone else's change is not refused and not applied:
+   * it is kept as a suggestion for review (docs/review.md), and the tool says so.
+   */
+  const editorOrSuggest =
+    <I>(
+      proposalOf: (input: I) => GlobalEntryProposal,
+      handler: (input: I) => Promise<CallToolResult>,
+    ) =>
+    async (input: I): Promise<CallToolResult> =>
+      canWriteGlobal(actor)
+        ? oneTurnAtATime(caught(handler))(input)
+        : oneTurnAtATime(
+            caught(async (value: I) => {
+              const proposal = proposalOf(value);
+              const { id } = await suggestGlobalEntryChange({
+                sql: sqlForDb(db),
+                harnessStorage: options.harnessStorage,
+                actor,
+                proposal,
+                source: "mcp",
+                via,
+              });
+              return text(
+                `Suggested for review (suggestion ${id}): your role in this workspace is ${actor.role}, so the ${proposal.action} of global ${proposal.kind}${proposal.id ? ` ${proposal.id}` : ""} was sent to an editor or admin for approval; it is not applied until then.`,
+              );
+            }),
+          )(input);
+
   server.registerTool(
     "harness_create",
     {
@@ -406,18 +440,21 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         "name and description required) or sub-agent (content = instructions, name, description, tools).",
       inputSchema: { kind: kindSchema, id: z.string().optional(), ...entryFields },
     },
-    editorOnly(async (input) => {
-      const store = harness();
-      const common = {
-        global: true as const,
-        id: input.id,
-        path: input.path,
-        pinned: input.pinned,
-        reason: input.reason,
-      };
-      const entry = await createEntryOfKind(store, common, input);
-      return text(JSON.stringify(entryJson(entry)));
-    }),
+    editorOrSuggest(
+      ({ pinned: _pinned, ...input }) => ({ action: "create", ...input }),
+      async (input) => {
+        const store = harness();
+        const common = {
+          global: true as const,
+          id: input.id,
+          path: input.path,
+          pinned: input.pinned,
+          reason: input.reason,
+        };
+        const entry = await createEntryOfKind(store, common, input);
+        return text(JSON.stringify(entryJson(entry)));
+      },
+    ),
   );
 
   server.registerTool(
@@ -434,20 +471,27 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         ...entryFields,
       },
     },
-    editorOnly(async (input) => {
-      const store = harness();
-      const common = {
-        global: true as const,
-        id: input.id,
-        expectedVersion: input.expected_version,
-        path: input.path,
-        pinned: input.pinned,
-        reason: input.reason,
-        title: input.title,
-      };
-      const entry = await updateEntryOfKind(store, common, input);
-      return text(JSON.stringify(entryJson(entry)));
-    }),
+    editorOrSuggest(
+      ({ expected_version, pinned: _pinned, ...input }) => ({
+        action: "update",
+        expectedVersion: expected_version,
+        ...input,
+      }),
+      async (input) => {
+        const store = harness();
+        const common = {
+          global: true as const,
+          id: input.id,
+          expectedVersion: input.expected_version,
+          path: input.path,
+          pinned: input.pinned,
+          reason: input.reason,
+          title: input.title,
+        };
+        const entry = await updateEntryOfKind(store, common, input);
+        return text(JSON.stringify(entryJson(entry)));
+      },
+    ),
   );
 
   server.registerTool(
@@ -465,18 +509,25 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       },
       annotations: { destructiveHint: true },
     },
-    editorOnly(async (input) => {
-      const revision = await harness().deleteEntry({
-        kind: input.kind as EntryKind,
-        id: input.id,
-        expectedVersion: input.expected_version,
-        reason: input.reason,
-        global: true,
-      });
-      return text(
-        `Deleted global ${input.kind} ${input.id} (harness version ${revision.harnessVersion}).`,
-      );
-    }),
+    editorOrSuggest(
+      ({ expected_version, ...input }) => ({
+        action: "delete",
+        expectedVersion: expected_version,
+        ...input,
+      }),
+      async (input) => {
+        const revision = await harness().deleteEntry({
+          kind: input.kind as EntryKind,
+          id: input.id,
+          expectedVersion: input.expected_version,
+          reason: input.reason,
+          global: true,
+        });
+        return text(
+          `Deleted global ${input.kind} ${input.id} (harness version ${revision.harnessVersion}).`,
+        );
+      },
+    ),
   );
 
   const requestRefinement = options.requestRefinement;

@@ -315,20 +315,28 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     await client.close();
   });
 
-  it("refuses a member's company write with a clear tool error and allows an editor's", async () => {
+  it("keeps a member's company and global writes as suggestions for review and allows an editor's", async () => {
     const member = await connect((await identityFor("member")).identity);
-    const refused = await member.callTool({
+    const suggested = await member.callTool({
       name: "memory",
       arguments: { command: "create", path: "/persistent/company/a.md", file_text: "x" },
     });
-    expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/read-only/);
-    const harnessRefused = await member.callTool({
+    expect(suggested.isError).toBeFalsy();
+    expect(textOf(suggested)).toMatch(/suggested for review/i);
+    const harnessSuggested = await member.callTool({
       name: "harness_create",
       arguments: { kind: "memory", title: "Deploys", content: "Friday freeze" },
     });
-    expect(harnessRefused.isError).toBe(true);
-    expect(textOf(harnessRefused)).toMatch(/only editors and admins/);
+    expect(harnessSuggested.isError).toBeFalsy();
+    expect(textOf(harnessSuggested)).toMatch(/Suggested for review/);
+    const rows = await database.db.suggestion.findMany({ where: { workspaceId } });
+    expect(rows.map((row) => [row.target, row.source, row.status])).toEqual(
+      expect.arrayContaining([
+        ["dir", "mcp", "open"],
+        ["entry", "mcp", "open"],
+      ]),
+    );
+    expect(rows.every((row) => row.via?.startsWith("mcp:"))).toBe(true);
     await member.close();
 
     const editor = await connect((await identityFor("editor", "ci")).identity);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isHttpUrl } from "@/lib/utils";
 import type { ModelConfig, ModelProvider } from "@/lib/ai/resolve-model-config";
 import type { Db } from "@/lib/db";
 import { recordAuditEvent } from "@/lib/audit";
@@ -26,14 +27,7 @@ const httpUrl = z
   .string()
   .trim()
   .max(500)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "Enter an address starting with http:// or https://, such as http://127.0.0.1:11434/v1");
+  .refine(isHttpUrl, "Enter an address starting with http:// or https://, such as http://127.0.0.1:11434/v1");
 
 /** What the form sends. `apiKey` blank keeps the saved key; `clearApiKey` removes it. */
 export const modelSettingsInputSchema = z

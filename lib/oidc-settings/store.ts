@@ -5,6 +5,7 @@ import type { OidcConfig } from "@/lib/config";
 import { domainList, groupRoles } from "@/lib/config/oidc-lists";
 import type { Db } from "@/lib/db";
 import { ROLES, type Role } from "@/lib/harness";
+import { isHttpUrl } from "@/lib/utils";
 import {
   openSecret,
   sealSecret,
@@ -43,14 +44,7 @@ const issuerUrl = z
   .trim()
   .min(1, "Enter the issuer URL")
   .max(500)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "Enter the issuer's address, starting with https://, such as https://id.example.com/realms/acme");
+  .refine(isHttpUrl, "Enter the issuer's address, starting with https://, such as https://id.example.com/realms/acme");
 
 /**
  * What the form sends. `clientSecret` blank keeps the saved one. Domains and group pairs are

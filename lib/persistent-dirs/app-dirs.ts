@@ -21,6 +21,7 @@ import {
   type DirHistorySettings,
 } from "@/lib/storage";
 import { indexDirCommit } from "@/lib/search/index-store";
+import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
 import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
 
@@ -255,6 +256,41 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       },
       owner: ({ extraBody }) => workspaceOwner(actorOrThrow(extraBody)),
       audience: "shared",
+      // A member's change is not lost and not applied: it becomes a suggestion an editor or
+      // admin reviews (docs/review.md). A throw keeps the change set in the commit log.
+      suggest: async ({
+        extraBody,
+        session,
+        harnessDir,
+        changes,
+        base,
+        baseCursor,
+        turnId,
+        note,
+      }) => {
+        const actor = actorOrThrow(extraBody);
+        if (!(await currentActor(db, actor))) {
+          throw new HarnessForbiddenError({
+            surface: "dir",
+            message: "Not suggested: you are no longer a member of this workspace.",
+          });
+        }
+        return createSuggestion(sql, {
+          actor,
+          source: extraBody.source === "mcp" ? "mcp" : "turn",
+          note,
+          chatId: session?.chatId ?? null,
+          turnId: turnId ?? null,
+          via: extraBody.via ?? null,
+          // One suggestion per turn and dir, however often the commit runs.
+          ...(turnId ? { id: `turn:${turnId}:${harnessDir}` } : {}),
+          proposal: {
+            target: "dir",
+            harnessDir,
+            dir: dirProposalOf({ changes, base, baseCursor }),
+          },
+        });
+      },
     },
     dirKey: companyDirKey,
     owner: workspaceOwner,

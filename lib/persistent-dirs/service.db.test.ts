@@ -387,19 +387,23 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
     expect(failures.failures.map((item) => item.harnessDir)).toContain(COMPANY);
   });
 
-  it("serves a turn: company read-only for a member, memory writable; no Actor means read-only", async () => {
+  it("serves a turn: a member's company change is suggested, not applied; memory writable; no Actor means read-only", async () => {
     const turn = await openTurnCheckout({
       dirs: service.dirs,
       extraBody: { actor: member },
       session: { chatId: "c1" },
       commitLog: service.commitLog,
     });
-    expect(() => turn.checkout.writeFile({ path: `${COMPANY}/x.md`, content: "no" })).toThrow(
-      /read-only/,
-    );
+    expect(turn.checkout.assertWritable({ path: `${COMPANY}/x.md` }).suggestOnly).toBe(true);
+    turn.checkout.writeFile({ path: `${COMPANY}/x.md`, content: "suggested" });
     turn.checkout.writeFile({ path: `${USER}/turn.md`, content: "from a turn" });
     const persistence = await turn.finishTurn({ status: "completed" });
     expect(persistence.status).toBe("succeeded");
+    const company = persistence.status === "succeeded" ? persistence.commits : [];
+    expect(company.find((commit) => commit.harnessDir === COMPANY)).toMatchObject({
+      status: "suggested",
+    });
+    expect(await service.readFile({ actor: member, harnessDir: COMPANY, path: "x.md" })).toBeNull();
     expect(
       (await service.readFile({ actor: member, harnessDir: USER, path: "turn.md" }))?.text,
     ).toBe("from a turn");

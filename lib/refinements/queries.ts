@@ -11,7 +11,7 @@ import {
 } from "@/lib/harness";
 import { getOwnChat } from "@/lib/chat/queries";
 import { getDb } from "@/lib/db";
-import { refinementStore } from "./index";
+import { refinementStore } from "./refinement-jobs";
 
 /** The timeline's filters, already parsed. */
 export interface TimelineFilters {

@@ -25,6 +25,7 @@ import {
   type DirHistorySettings,
 } from "./dir-history";
 import { DirHistoryQuotaError, type DirHistoryQuota } from "./dir-history-quota-error";
+import { parsePaths } from "./dir-history";
 import { writeFileBodies } from "./file-bodies";
 import { DirIndexCache } from "./internal/dir-index-cache";
 import { DirSnapshotCache, copySnapshotOut } from "./internal/dir-snapshot-cache";
@@ -48,7 +49,7 @@ import {
 
 /** What produced a successful commit, as recorded in the dir's history. */
 export type DirCommitSource =
-  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import";
+  "turn" | "editor" | "retry" | "resolve" | "mcp" | "restore" | "import" | "review";
 
 /** Options for `createDirBacking`. */
 export interface DirBackingOptions<TExtraBody> {
@@ -621,7 +622,8 @@ export async function getDirVersion(options: { sql: Sql; dirKey: string }): Prom
   return readVersion(options.sql, options.dirKey);
 }
 
-interface FileInfoRow {
+/** A `PersistentFile` row as listings read it (no content). */
+export interface FileInfoRow {
   path: string;
   size: number;
   isText: unknown;
@@ -630,7 +632,7 @@ interface FileInfoRow {
   updatedBy: string | null;
 }
 
-function fileInfoOf(row: FileInfoRow): DirFileInfo {
+export function fileInfoOf(row: FileInfoRow): DirFileInfo {
   return {
     path: row.path,
     size: Number(row.size),
@@ -699,16 +701,6 @@ export async function readDirFile(options: {
   });
 }
 
-function parsePaths(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value)
-      ? value.filter((item): item is string => typeof item === "string")
-      : [];
-  } catch {
-    return [];
-  }
-}
 
 /** A `DirCommit` row as the drivers return it: the path lists as JSON, the time as the driver's. */
 interface DirCommitRow extends Omit<

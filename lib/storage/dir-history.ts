@@ -136,7 +136,8 @@ interface CandidateRow {
   deleted: string;
 }
 
-function parsePaths(json: string): string[] {
+/** A commit row's JSON list of paths (`created`, `updated`, `deleted`); `[]` when unreadable. */
+export function parsePaths(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
     return Array.isArray(value)

@@ -1,6 +1,6 @@
 import { HarnessConflictError, validateRelativePath } from "@/lib/harness";
-import { getDirVersion, type DirFileInfo } from "./dir-backing";
-import { toBool, toDate, type Sql, type SqlValue } from "./sql";
+import { fileInfoOf, getDirVersion, type DirFileInfo, type FileInfoRow } from "./dir-backing";
+import type { Sql, SqlValue } from "./sql";
 
 /**
  * A page of a dir's files for a browser (the Files page): one folder's subfolders with their
@@ -161,14 +161,6 @@ function characters(text: string): number {
 /** A listing re-reads when a commit landed while it was read. */
 const MAX_LISTING_ATTEMPTS = 10;
 
-interface FileInfoRow {
-  path: string;
-  size: number;
-  isText: unknown;
-  sha256: string;
-  updatedAt: unknown;
-  updatedBy: string | null;
-}
 
 /**
  * One page of a database-backed dir's files (see `DirListingOptions`), read at one dir version:
@@ -252,14 +244,7 @@ export async function listDirPage(
             [...underParams, ...sequenceParams, ...(after === null ? [] : [after])],
           );
     if ((await getDirVersion({ sql, dirKey })) !== before) continue;
-    const page = rows.slice(0, limit).map((row): DirFileInfo => ({
-      path: row.path,
-      size: Number(row.size),
-      isText: toBool(row.isText),
-      sha256: row.sha256,
-      updatedAt: toDate(row.updatedAt),
-      updatedBy: row.updatedBy,
-    }));
+    const page = rows.slice(0, limit).map(fileInfoOf);
     return {
       version: before,
       folder,

@@ -2,6 +2,8 @@ import {
   commitChangeSet,
   DEFAULT_DIR_LIMITS,
   describeError,
+  HarnessConflictError,
+  HarnessError,
   type Actor,
   type ChangeSet,
   type FileContent,
@@ -355,10 +357,18 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
         });
         if (outcome.status === "stored" || outcome.status === "already-applied")
           return { path: IMPORTED_NOTES_PATH };
-        if (outcome.status === "failed")
-          throw new Error(`The note was not saved: ${outcome.error.message}`);
+        if (outcome.status === "failed") {
+          throw new HarnessError({
+            code: "failed:store",
+            message: `The note was not saved: ${outcome.error.message}`,
+            cause: outcome.error,
+          });
+        }
       }
-      throw new Error("The note was not saved: your memory kept changing meanwhile. Try again.");
+      throw new HarnessConflictError({
+        surface: "dir",
+        message: "The note was not saved: your memory kept changing meanwhile. Try again.",
+      });
     },
 
     async readStoredFile({ actor, harnessDir, path }) {

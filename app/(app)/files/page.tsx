@@ -4,12 +4,13 @@ import { FileEditor } from "@/components/files/file-editor";
 import { FileFilter } from "@/components/files/file-filter";
 import { FileTree, type FileTreePage } from "@/components/files/file-tree";
 import { FileViewer } from "@/components/files/file-viewer";
+import { PromoteForm, SuggestFileChange } from "@/components/review/suggest-forms";
 import { UploadPanel } from "@/components/files/upload-panel";
 import { cairn } from "@/lib/cairn";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
-import { DEFAULT_DIR_LIMITS } from "@/lib/harness";
+import { canWriteGlobal, DEFAULT_DIR_LIMITS } from "@/lib/harness";
 import { getPersistentDirs, type DirBrowsePage, type OpenedFile } from "@/lib/persistent-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
@@ -132,7 +133,11 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
       <section className="space-y-3" data-testid="dir-view" data-dir={selected.harnessDir}>
         <p className="text-muted-foreground text-sm">
           {selected.description}{" "}
-          {selected.writable ? null : "You can read it; your role cannot change it."}
+          {selected.writable
+            ? null
+            : selected.kind === "company"
+              ? "You can read it; changes you (or your agent) make are suggested for review."
+              : "You can read it; your role cannot change it."}
         </p>
         {selected.writable && selected.hasHistory ? (
           <UploadPanel
@@ -199,6 +204,15 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
             ) : opened ? (
               <>
                 <FileViewer path={opened.path} text={opened.text} size={opened.size} />
+                {selected.kind === "company" && opened.text !== null ? (
+                  <SuggestFileChange
+                    key={`${opened.path}:${String(opened.cursor)}`}
+                    harnessDir={selected.harnessDir}
+                    path={opened.path}
+                    text={opened.text}
+                    cursor={opened.cursor}
+                  />
+                ) : null}
                 {opened.text === null && selected.hasHistory ? (
                   <a
                     className="text-sm underline"
@@ -216,6 +230,15 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                   : "Choose a file to view it, or filter by path to find one."}
               </p>
             )}
+            {selected.kind === "user" && opened?.text ? (
+              <PromoteForm
+                key={`promote:${opened.path}`}
+                text={opened.text}
+                title={opened.path.split("/").pop()?.replace(/\.md$/, "") ?? opened.path}
+                path={opened.path}
+                canApply={canWriteGlobal(actor)}
+              />
+            ) : null}
           </div>
         </div>
       </section>

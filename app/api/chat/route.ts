@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
 import {
   CHAT_BUSY_MESSAGE,
@@ -8,7 +9,9 @@ import {
   userTurnRate,
   withTurnSlot,
 } from "@/lib/chat";
+import { HarnessConflictError, HarnessForbiddenError, HarnessNotFoundError } from "@/lib/harness";
 import { requestIdOf } from "@/lib/observability/request-id";
+import { ModelUnavailableError, refusalError, RequestError } from "@/lib/request-error";
 import { discardRestOfBody, readJsonWithLimit, refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
@@ -27,34 +30,33 @@ const bodySchema = z.object({
  * origin → actor → body (at most MAX_CHAT_REQUEST_BYTES) → parse → limits → ownership (in
  * startChatTurn) → run. Requests from other origins and non-JSON bodies are refused first
  * (403/415), then requests without a session (401): neither reads a byte of the body. The Actor
- * comes from the session cookie only. See decision 0029.
+ * comes from the session cookie only. See decision 0029. Every refusal is an error of the family
+ * answered by the one mapping (`errorResponse`): `{ error, code, ...fields }` with its status.
  */
 export async function POST(request: Request) {
   const refused = refuseForeignRequest(request);
   if (refused) {
     discardRestOfBody(request);
-    return Response.json({ error: refused.error }, { status: refused.status });
+    return errorResponse(refusalError(refused));
   }
   const actor = await getActor();
   if (!actor) {
     discardRestOfBody(request);
-    return Response.json({ error: "Sign in first." }, { status: 401 });
+    return errorResponse(new RequestError("unauthenticated", "Sign in first."));
   }
   const body = await readJsonWithLimit(request, { maxBytes: MAX_CHAT_REQUEST_BYTES });
   if (body.status === "too_large") {
     discardRestOfBody(request);
-    return Response.json({ error: body.error }, { status: 413 });
+    return errorResponse(new RequestError("too_large", body.error));
   }
-  if (body.status === "invalid") return Response.json({ error: body.error }, { status: 400 });
+  if (body.status === "invalid") return errorResponse(new RequestError("invalid", body.error));
   const parsed = bodySchema.safeParse(body.value);
   if (!parsed.success) {
     const custom = parsed.error.issues.find((issue) => issue.code === "custom");
-    return Response.json(
-      {
-        error: custom?.message ?? "Invalid message.",
+    return errorResponse(
+      new RequestError("invalid", custom?.message ?? "Invalid message.", {
         issues: z.flattenError(parsed.error).fieldErrors,
-      },
-      { status: 400 },
+      }),
     );
   }
   const started = await withTurnSlot({
@@ -70,32 +72,34 @@ export async function POST(request: Request) {
         requestId: requestIdOf(request),
       }),
   });
-  if (started.status === "too_many_turns")
-    return Response.json(
-      { error: started.message },
-      { status: 429, headers: { "Retry-After": String(started.retryAfterSeconds ?? 5) } },
-    );
-  if (started.status === "not_found")
-    return Response.json({ error: "No such chat." }, { status: 404 });
-  if (started.status === "forbidden") {
-    return Response.json({ error: started.message }, { status: 403 });
-  }
-  if (started.status === "busy") {
-    return Response.json({ error: CHAT_BUSY_MESSAGE, code: "conflict:chat" }, { status: 409 });
-  }
-  if (started.status === "model_unavailable") {
-    // Members are told whom to ask, never how to configure the server (issue 26).
-    return Response.json(
-      {
-        error:
+  switch (started.status) {
+    case "too_many_turns":
+      return errorResponse(
+        new RequestError("rate_limited", started.message, {
+          retryAfterSeconds: started.retryAfterSeconds ?? 5,
+        }),
+      );
+    case "not_found":
+      return errorResponse(new HarnessNotFoundError({ surface: "chat", message: "No such chat." }));
+    case "forbidden":
+      return errorResponse(
+        new HarnessForbiddenError({ surface: "chat", message: started.message }),
+      );
+    case "busy":
+      return errorResponse(
+        new HarnessConflictError({ surface: "chat", message: CHAT_BUSY_MESSAGE }),
+      );
+    case "model_unavailable":
+      // Members are told whom to ask, never how to configure the server (issue 26).
+      return errorResponse(
+        new ModelUnavailableError(
           actor.role === "admin"
             ? `Not sent — no model is connected. ${started.model.message}`
             : "Not sent — no model is connected. Ask an admin to connect a model.",
-        code: "model:unavailable",
-        stored: started.stored,
-      },
-      { status: 503 },
-    );
+          { stored: started.stored },
+        ),
+      );
+    default:
+      return started.response;
   }
-  return started.response;
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getActor } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
-import { HarnessForbiddenError } from "@/lib/harness";
+import { errorResponse } from "@/lib/app-error";
+import { RequestError } from "@/lib/request-error";
 import { entryHref } from "@/components/harness/entry-href";
 import { MAX_SEARCH_LIMIT, SEARCH_KINDS, type SearchHit, type SearchKind } from "@/lib/search";
 
@@ -21,7 +22,7 @@ const querySchema = z.object({
  */
 export async function GET(request: Request) {
   const actor = await getActor();
-  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  if (!actor) return errorResponse(new RequestError("unauthenticated", "Sign in first."));
   const params = new URL(request.url).searchParams;
   const kinds = params.getAll("kind");
   const parsed = querySchema.safeParse({
@@ -30,9 +31,10 @@ export async function GET(request: Request) {
     limit: params.get("limit") ?? undefined,
   });
   if (!parsed.success) {
-    return Response.json(
-      { error: "Invalid search.", issues: z.flattenError(parsed.error).fieldErrors },
-      { status: 400 },
+    return errorResponse(
+      new RequestError("invalid", "Invalid search.", {
+        issues: z.flattenError(parsed.error).fieldErrors,
+      }),
     );
   }
   try {
@@ -62,10 +64,7 @@ export async function GET(request: Request) {
       { headers: { "cache-control": "no-store" } },
     );
   } catch (error) {
-    if (HarnessForbiddenError.isInstance(error)) {
-      return Response.json({ error: error.message }, { status: 403 });
-    }
-    throw error;
+    return errorResponse(error);
   }
 }
 

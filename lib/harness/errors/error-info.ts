@@ -15,7 +15,7 @@ export interface ErrorInfo {
 }
 
 /** The HTTP statuses the edges answer with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500 | 503;
 
 /** What an endpoint or action may show a person: a status, a stable code and a safe message. */
 export interface PublicError {

@@ -57,6 +57,8 @@ export type HarnessErrorSurface =
   | "frontmatter"
   | "turn"
   | "chat"
+  /** A proposed change awaiting review (the app's review queue). */
+  | "suggestion"
   /** A database row (a unique-key clash, a row gone meanwhile). */
   | "record";
 

@@ -19,6 +19,8 @@ export interface CheckoutDirInfo {
   mode: CommitMode;
   readOnly: boolean;
   readOnlyReason?: "commit-mode" | "can-write" | "can-write-error";
+  /** Writes are kept as a suggestion for review, never committed (the dir's `suggest`). */
+  suggestOnly?: boolean;
   fileCount: number;
   bytes: number;
   /** The cursor the dir was loaded at (the base of this turn's change set). */
@@ -38,6 +40,7 @@ export type DirectoryEntry =
       bytes: number;
       mode: CommitMode;
       readOnly: boolean;
+      suggestOnly?: boolean;
     };
 
 /** What `getDirectoryListing` returns. Paths are absolute; folders have no trailing slash. */
@@ -172,6 +175,7 @@ export function buildDirectoryListing(options: {
         bytes: info.bytes,
         mode: info.mode,
         readOnly: info.readOnly,
+        ...(info.suggestOnly ? { suggestOnly: true } : {}),
       });
       if (depth > 1) addTree(state, "", 1);
       totals.fileCount += info.fileCount;

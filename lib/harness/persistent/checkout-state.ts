@@ -20,6 +20,11 @@ export interface CheckoutDirState {
   dir: ResolvedPersistentDir<unknown, unknown>;
   readOnly: boolean;
   readOnlyReason?: "commit-mode" | "can-write" | "can-write-error";
+  /**
+   * `canWrite` said no but the dir takes suggestions: writes land in the overlay, and the turn's
+   * change set goes to the dir's `suggest`, never to its store.
+   */
+  suggestOnly?: boolean;
   cursor: DirCursor;
   /** The dir at `cursor`; never mutated. */
   base: BaseView;
@@ -54,6 +59,7 @@ export function newDirState(options: {
   dir: ResolvedPersistentDir<unknown, unknown>;
   readOnly: boolean;
   readOnlyReason?: CheckoutDirState["readOnlyReason"];
+  suggestOnly?: boolean;
   cursor: DirCursor;
   base: BaseView;
 }): CheckoutDirState {
@@ -159,6 +165,7 @@ export function dirInfo(state: CheckoutDirState): CheckoutDirInfo {
     mode: state.dir.mode,
     readOnly: state.readOnly,
     ...(state.readOnlyReason ? { readOnlyReason: state.readOnlyReason } : {}),
+    ...(state.suggestOnly ? { suggestOnly: true } : {}),
     fileCount: state.fileCount,
     bytes: state.bytes,
     cursor: state.cursor,

@@ -95,6 +95,8 @@ export class Checkout {
     relativePath: string;
     mode: CommitMode;
     limits: DirLimits;
+    /** A write here becomes a suggestion for review after the turn, never a commit. */
+    suggestOnly: boolean;
   } {
     const { state, relativePath, path } = this.#locate(options.path);
     this.#assertWritable(state, path);
@@ -104,7 +106,20 @@ export class Checkout {
       relativePath,
       mode: state.dir.mode,
       limits: { ...state.dir.limits },
+      suggestOnly: state.suggestOnly === true,
     };
+  }
+
+  /**
+   * Whether a write at `path` becomes a suggestion for review rather than a commit (the dir is
+   * not this turn's to write, but takes suggestions). `false` for paths outside every dir.
+   */
+  suggestsAt(options: { path: string }): boolean {
+    try {
+      return this.#locate(options.path).state.suggestOnly === true;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -143,4 +143,5 @@ export {
   type SkipReason,
   type StoreOptions,
   type StoreResult,
+  type SuggestOptions,
 } from "./types";

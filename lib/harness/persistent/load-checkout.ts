@@ -252,12 +252,18 @@ export async function loadCheckout<TExtraBody, TSession>(
 async function decideAccess<TExtraBody, TSession>(
   dir: ResolvedPersistentDir<TExtraBody, TSession>,
   extraBody: TExtraBody,
-): Promise<{ readOnly: boolean; readOnlyReason?: CheckoutDirState["readOnlyReason"] }> {
+): Promise<{
+  readOnly: boolean;
+  readOnlyReason?: CheckoutDirState["readOnlyReason"];
+  suggestOnly?: boolean;
+}> {
   if (dir.mode === "read-only") return { readOnly: true, readOnlyReason: "commit-mode" };
   if (!dir.definition.canWrite) return { readOnly: false };
   try {
-    return (await dir.definition.canWrite({ extraBody })) === true
-      ? { readOnly: false }
+    if ((await dir.definition.canWrite({ extraBody })) === true) return { readOnly: false };
+    // Not this turn's to write, but the dir takes suggestions: writes become a proposal.
+    return dir.definition.suggest
+      ? { readOnly: false, readOnlyReason: "can-write", suggestOnly: true }
       : { readOnly: true, readOnlyReason: "can-write" };
   } catch {
     // Fail closed: a permission check that cannot answer must not grant writes.

@@ -96,6 +96,8 @@ export interface TurnCheckout {
   finishTurn(options: {
     status: TurnStatus;
     abortSignal?: AbortSignal;
+    /** Why the turn changed what it did (the agent's words): handed to a dir's `suggest`. */
+    note?: string;
   }): Promise<PersistenceResult>;
   /**
    * Journals the change set of every writable `after-turn` dir that changed since the last
@@ -199,7 +201,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
     checkout,
     files,
     trace,
-    async finishTurn({ status, abortSignal }) {
+    async finishTurn({ status, abortSignal, note }) {
       if (boundary.finished !== null) {
         throw new HarnessConflictError({
           surface: "commit",
@@ -226,7 +228,7 @@ export async function openTurnCheckout<TExtraBody, TSession>(
         }
         await journal.settled();
         const commits = await Promise.all(
-          relevant.map((state) => commitTurnDir(state, commitContext, abortSignal)),
+          relevant.map((state) => commitTurnDir(state, { ...commitContext, note }, abortSignal)),
         );
         // Keep the journal while a change set has no durable home: recovery lists it then.
         if (!commits.some((commit) => commit.unrecorded)) await journal.discard();

@@ -193,6 +193,31 @@ export interface PersistentDir<TExtraBody = unknown, TSession = unknown> {
    * (`PRIVATE_TO_SHARED`; docs/decisions/0031). Absent: neither, no check.
    */
   audience?: "private" | "shared";
+  /**
+   * Optional: where a turn's change goes when `canWrite` says no. A dir with `suggest` is not
+   * read-only for such a turn: its writes land in the checkout as usual (the agent sees its own
+   * change), and after a completed turn the change set is handed to `suggest` instead of
+   * `store` — a proposal someone who may write reviews (the app's review queue). Nothing is
+   * applied. When `suggest` throws, the change set is kept in the commit log like a failed
+   * commit (never lost). Absent: such a turn's writes fail at once (`forbidden:dir`).
+   */
+  suggest?(options: SuggestOptions<TExtraBody, TSession>): Promise<{ id: string }>;
+}
+
+/** What a dir's `suggest` receives: the change set and the base it was made against. */
+export interface SuggestOptions<TExtraBody = unknown, TSession = unknown> {
+  extraBody: TExtraBody;
+  session: TSession;
+  harnessDir: string;
+  changes: ChangeSet;
+  /** The content each changed path had at `baseCursor` (`null`: it did not exist). */
+  base: Record<string, FileContent | null>;
+  baseCursor: DirCursor;
+  /** The host's turn id, when the turn has one. */
+  turnId?: string;
+  /** Why (the agent's words this turn), when the host gave one. */
+  note?: string;
+  abortSignal?: AbortSignal;
 }
 
 /** Paths and counts of a change set; what the host result and trace carry (no content). */
@@ -210,8 +235,10 @@ export type SkipReason = "no-changes" | "read-only" | "turn-not-completed";
 export interface DirCommitResult {
   harnessDir: string;
   mode: CommitMode;
-  status: "skipped" | "succeeded" | "conflict" | "failed";
+  status: "skipped" | "succeeded" | "suggested" | "conflict" | "failed";
   changes: ChangeSummary;
+  /** `suggested` only: the id `suggest` returned — the change awaits review, nothing applied. */
+  suggestionId?: string;
   /** Set when `status` is `skipped`. */
   skipReason?: SkipReason;
   /** The backing's new cursor when `succeeded`. */

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, tool, type LanguageModel, type Tool, type ToolSet } from "ai";
 import { z } from "zod";
-import { HarnessError } from "../errors";
-import { ENTRY_KINDS, type Entry, type Harness } from "../store";
+import { describeError, HarnessError, HarnessForbiddenError } from "../errors";
+import { ENTRY_KINDS, type Entry, type EntryKind, type Harness } from "../store";
 import { createEntryOfKind, updateEntryOfKind } from "./entry-writes";
 import { markUntrusted } from "./untrusted-data";
 
@@ -53,6 +53,37 @@ const delegateInput = z.object({
 function errorText(error: unknown): string {
   if (HarnessError.isInstance(error)) return `Error: ${error.message}`;
   throw error;
+}
+
+/**
+ * A change to a global entry that the actor's role does not allow, proposed instead of made:
+ * what `suggestGlobalEntry` receives. `expectedVersion` is the version the change was based on.
+ */
+export interface GlobalEntryProposal {
+  action: "create" | "update" | "delete";
+  kind: EntryKind;
+  id?: string;
+  expectedVersion?: number;
+  title?: string;
+  content?: string;
+  path?: string;
+  name?: string;
+  description?: string;
+  tools?: string[];
+  model?: string;
+  reason?: string;
+}
+
+/**
+ * Keeps a refused global write as a suggestion for review (the host's queue) and returns its
+ * id. Called only when the store refused the write for the actor's role.
+ */
+export type SuggestGlobalEntry = (proposal: GlobalEntryProposal) => Promise<{ id: string }>;
+
+/** Whether `error` is the store's refusal of a global write for the actor's role. */
+function isRoleRefusal(error: unknown): boolean {
+  if (!HarnessForbiddenError.isInstance(error) || error.code !== "forbidden:entry") return false;
+  return typeof error.details.role === "string";
 }
 
 /** Tool calls are the model's writes: recorded as `source: agent`, revision cause `agent`. */
@@ -114,8 +145,23 @@ function entryText(fields: {
 export function createHarnessTools(options: {
   harness: Harness;
   checkGlobalWrite?: GlobalWriteCheck;
+  /**
+   * With it, a global write the actor's role does not allow becomes a suggestion for review
+   * (the tool says "suggested for review") instead of an error. Absent: the refusal as before.
+   */
+  suggestGlobalEntry?: SuggestGlobalEntry;
 }): ToolSet {
-  const { harness, checkGlobalWrite } = options;
+  const { harness, checkGlobalWrite, suggestGlobalEntry } = options;
+  const suggestOrError = async (error: unknown, proposal: GlobalEntryProposal): Promise<string> => {
+    if (!suggestGlobalEntry || !isRoleRefusal(error)) return errorText(error);
+    try {
+      const { id } = await suggestGlobalEntry(proposal);
+      const what = `${proposal.action} of global ${proposal.kind}${proposal.id ? ` ${proposal.id}` : ""}`;
+      return `Suggested for review (suggestion ${id}): your role may not change global entries, so the ${what} was sent to an editor or admin for approval; it is not applied until then. Tell the person it was suggested for review.`;
+    } catch (suggestError) {
+      return `Error: the change could not be suggested for review (${describeError(suggestError).message}); nothing was changed.`;
+    }
+  };
   const refusedGlobal = async (
     input: { kind: Entry["kind"]; global?: boolean } & Parameters<typeof entryText>[0],
     id?: string,
@@ -154,7 +200,11 @@ export function createHarnessTools(options: {
           const entry = await createEntryOfKind(harness, common, input);
           return `Created ${describe(entry)}.`;
         } catch (error) {
-          return errorText(error);
+          const { global: _global, ...fields } = input;
+          void _global;
+          return input.global
+            ? suggestOrError(error, { action: "create", ...fields })
+            : errorText(error);
         }
       },
     }),
@@ -177,7 +227,11 @@ export function createHarnessTools(options: {
           const entry = await updateEntryOfKind(harness, common, input);
           return `Updated ${describe(entry)}.`;
         } catch (error) {
-          return errorText(error);
+          const { global: _global, ...fields } = input;
+          void _global;
+          return input.global
+            ? suggestOrError(error, { action: "update", ...fields })
+            : errorText(error);
         }
       },
     }),
@@ -197,7 +251,11 @@ export function createHarnessTools(options: {
           });
           return `Deleted ${input.kind} ${input.id}.`;
         } catch (error) {
-          return errorText(error);
+          const { global: _global, ...fields } = input;
+          void _global;
+          return input.global
+            ? suggestOrError(error, { action: "delete", ...fields })
+            : errorText(error);
         }
       },
     }),

@@ -27,7 +27,12 @@ export {
   type MemoryToolInput,
 } from "./memory-tool";
 export { createShellTool, runShellCommand } from "./shell-tool";
-export { createDelegateTool, createHarnessTools } from "./harness-tools";
+export {
+  createDelegateTool,
+  createHarnessTools,
+  type GlobalEntryProposal,
+  type SuggestGlobalEntry,
+} from "./harness-tools";
 export {
   createEntryOfKind,
   updateEntryOfKind,

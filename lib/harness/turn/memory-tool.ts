@@ -37,9 +37,22 @@ export const MEMORY_TOOL_DESCRIPTION =
   "View and edit files in your persistent directories under /persistent (memory that survives this conversation). " +
   "Commands: view (a directory listing two levels deep with sizes — e.g. view /persistent or /persistent/user — or a file with line numbers, optional view_range [start, end]), create (write a whole file), " +
   "str_replace (replace one exact, unique occurrence), insert (insert text after line insert_line; 0 = top), delete (a file or folder), rename. " +
-  "Changes are saved after your turn completes. Some directories are read-only: writing there fails.";
+  "Changes are saved after your turn completes. Some directories are read-only: writing there fails. " +
+  "In a directory whose changes are suggested for review, your change is kept as a suggestion for an editor to approve, not applied.";
 
 const MAX_VIEW_CHARS = 40_000;
+
+/** How a dir whose writes become suggestions is described to the model. */
+const SUGGEST_ONLY_TEXT = "changes are suggested for review";
+
+/**
+ * What a write the turn may not commit says: it was kept as a suggestion that someone who may
+ * change the dir reviews after the turn — neither applied nor refused.
+ */
+function suggestedText(checkout: Checkout, path: string, done: string): string {
+  if (!checkout.suggestsAt({ path })) return done;
+  return `${done.replace(/\.$/, "")} — suggested for review: you may not change this directory, so after this turn the change is sent to an editor or admin for approval; it is not applied until then. Tell the person it was suggested for review.`;
+}
 
 async function textOf(checkout: Checkout, path: string): Promise<string> {
   const content = await checkout.readFileOrThrow({ path });
@@ -56,6 +69,7 @@ function modeText(listing: DirectoryListing): string {
   const dir = listing.dir;
   if (!dir) return "";
   if (dir.readOnly) return "read-only";
+  if (dir.suggestOnly) return SUGGEST_ONLY_TEXT;
   return dir.mode === "manual" ? "writable; saved when the host commits" : "writable";
 }
 
@@ -83,7 +97,7 @@ export function formatDirectoryListing(listing: DirectoryListing): string {
       case "folder":
         return `${indent}${formatBytes(entry.bytes)}\t${entry.path}/ (${entry.fileCount} file${entry.fileCount === 1 ? "" : "s"})`;
       case "dir":
-        return `${indent}${formatBytes(entry.bytes)}\t${entry.path}/ (${entry.readOnly ? "read-only" : "writable"}, ${entry.fileCount} file${entry.fileCount === 1 ? "" : "s"})`;
+        return `${indent}${formatBytes(entry.bytes)}\t${entry.path}/ (${entry.readOnly ? "read-only" : entry.suggestOnly ? SUGGEST_ONLY_TEXT : "writable"}, ${entry.fileCount} file${entry.fileCount === 1 ? "" : "s"})`;
     }
   });
   if (lines.length === 0) lines.push("(empty)");
@@ -145,7 +159,11 @@ export async function runMemoryCommand(
       case "create": {
         const existed = checkout.exists({ path: input.path });
         checkout.writeFile({ path: input.path, content: input.file_text });
-        return `${existed ? "Overwrote" : "Created"} ${input.path}.`;
+        return suggestedText(
+          checkout,
+          input.path,
+          `${existed ? "Overwrote" : "Created"} ${input.path}.`,
+        );
       }
       case "str_replace": {
         const text = await textOf(checkout, input.path);
@@ -159,7 +177,7 @@ export async function runMemoryCommand(
           path: input.path,
           content: text.slice(0, first) + input.new_str + text.slice(first + input.old_str.length),
         });
-        return `Edited ${input.path}.`;
+        return suggestedText(checkout, input.path, `Edited ${input.path}.`);
       }
       case "insert": {
         const lines = (await textOf(checkout, input.path)).split("\n");
@@ -168,22 +186,30 @@ export async function runMemoryCommand(
         }
         lines.splice(input.insert_line, 0, ...input.insert_text.replace(/\n$/, "").split("\n"));
         checkout.writeFile({ path: input.path, content: lines.join("\n") });
-        return `Inserted text into ${input.path} after line ${input.insert_line}.`;
+        return suggestedText(
+          checkout,
+          input.path,
+          `Inserted text into ${input.path} after line ${input.insert_line}.`,
+        );
       }
       case "delete": {
         const path = input.path.replace(/\/+$/, "");
         if (checkout.exists({ path })) {
           checkout.deleteFile({ path });
-          return `Deleted ${path}.`;
+          return suggestedText(checkout, path, `Deleted ${path}.`);
         }
         const inside = checkout.listFiles({ path });
         if (inside.length === 0) return `Error: ${path} does not exist.`;
         for (const file of inside) checkout.deleteFile({ path: file.path });
-        return `Deleted ${inside.length} file(s) under ${path}.`;
+        return suggestedText(checkout, path, `Deleted ${inside.length} file(s) under ${path}.`);
       }
       case "rename":
         await checkout.renameFile({ from: input.old_path, to: input.new_path });
-        return `Renamed ${input.old_path} to ${input.new_path}.`;
+        return suggestedText(
+          checkout,
+          input.new_path,
+          `Renamed ${input.old_path} to ${input.new_path}.`,
+        );
     }
   } catch (error) {
     if (HarnessError.isInstance(error)) return `Error: ${error.message}`;

@@ -71,6 +71,13 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   turnId?: string;
 }
 
+/** A suggestion's note: the agent's words this turn (else the person's request), bounded. */
+function noteOf(assistantText: readonly string[], userText: string): string {
+  const said = assistantText.join("\n\n").trim();
+  const note = said || (userText ? `Asked: ${userText}` : "");
+  return note.length > 2000 ? `${note.slice(0, 2000)}…` : note;
+}
+
 function lastUserText(messages: readonly UIMessage[]): string {
   const last = [...messages].reverse().find((message) => message.role === "user");
   return last ? messageText(last) : "";
@@ -98,6 +105,9 @@ function summarizeForUi(
       pendingCommits: pending,
       awaitingConfirmation: held,
       notKeptCommits: notKept.length,
+      suggestedFiles: commits
+        .filter((commit) => commit.status === "suggested")
+        .reduce((sum, commit) => sum + commit.changes.counts.total, 0),
       ...(notKept[0]?.error ? { notKept: notKept[0].error.message } : {}),
     },
   };
@@ -217,6 +227,7 @@ export function streamHarness<TExtraBody, TSession>(
       let status: TurnResultStatus = "completed";
       let errorMessage: string | undefined;
       let persistence: PersistenceResult = NOT_CONFIGURED;
+      const assistantText: string[] = [];
       try {
         emit({ type: "turn.started", at: at(), messageCount: options.messages.length });
         const model = await definition.model(context);
@@ -309,6 +320,16 @@ export function streamHarness<TExtraBody, TSession>(
             createHarnessTools({
               harness: store,
               checkGlobalWrite: heldTurn ? privateTextCheck(heldTurn) : undefined,
+              ...(definition.suggestGlobalEntry
+                ? {
+                    suggestGlobalEntry: (proposal) =>
+                      definition.suggestGlobalEntry!({
+                        ...context,
+                        proposal,
+                        ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
+                      }),
+                  }
+                : {}),
             }),
           );
           tools.delegate = createDelegateTool({
@@ -345,6 +366,7 @@ export function streamHarness<TExtraBody, TSession>(
             streamError = error;
           },
           onStepFinish: (stepResult) => {
+            if (stepResult.text) assistantText.push(stepResult.text);
             emit({
               type: "model.step",
               at: at(),
@@ -375,7 +397,12 @@ export function streamHarness<TExtraBody, TSession>(
         emit({ type: "model.error", at: at(), message: errorMessage });
         writer.write({ type: "error", errorText: errorMessage });
       }
-      if (turnCheckout) persistence = await turnCheckout.finishTurn({ status });
+      if (turnCheckout)
+        persistence = await turnCheckout.finishTurn({
+          status,
+          // What the agent said this turn: the "why" of a change kept as a suggestion.
+          note: noteOf(assistantText, lastUserText(options.messages)),
+        });
       emit({ type: "turn.finished", at: at(), status, durationMs: Date.now() - started });
       outcome = { status, error: errorMessage, persistence };
       writer.write({

@@ -1,58 +1,23 @@
 // Tool results inside a turn: bounded before they reach the model, the trace and the stored
 // message (issue 14, finding 11); a tool's exception reported as that tool's failure (finding 17).
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, tool, type ToolSet, type UIMessageChunk } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { tool, type ToolSet, type UIMessageChunk } from "ai";
+import { type MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Actor } from "../actor";
 import { createInMemoryCommitLog, createInMemoryDirBacking, memory } from "../persistent";
+import { scriptedModel, textReply, toolCallReply } from "./internal/testing";
 import { DEFAULT_MAX_TOOL_OUTPUT_CHARS, streamHarness } from "./stream-harness";
 import type { HarnessDefinition, TurnResult } from "./types";
 
 type Extra = { actor: Actor };
 type Session = { chatId: string };
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
 const member: Actor = { userId: "u1", workspaceId: "w1", role: "member" };
-
-function reply(parts: object[], finish: "stop" | "tool-calls"): LanguageModelV4StreamPart[] {
-  return [
-    { type: "stream-start", warnings: [] },
-    ...parts,
-    { type: "finish", usage, finishReason: { unified: finish, raw: finish } },
-  ] as LanguageModelV4StreamPart[];
-}
 
 /** Calls `toolName` once, then answers "Done." — recording every call. */
 function modelCalling(toolName: string, input: unknown) {
-  const replies = [
-    reply(
-      [{ type: "tool-call", toolCallId: "call-1", toolName, input: JSON.stringify(input) }],
-      "tool-calls",
-    ),
-    reply(
-      [
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Done." },
-        { type: "text-end", id: "t" },
-      ],
-      "stop",
-    ),
-  ];
-  let index = 0;
-  return new MockLanguageModelV4({
-    doStream: async () => ({
-      stream: simulateReadableStream({
-        chunks: replies[Math.min(index++, replies.length - 1)]!,
-        initialDelayInMs: null,
-        chunkDelayInMs: null,
-      }),
-    }),
-  });
+  return scriptedModel([toolCallReply(toolName, input), textReply("Done.")]);
 }
 
 function definition(model: MockLanguageModelV4, tools: ToolSet = {}) {

@@ -1,5 +1,4 @@
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,31 +8,16 @@ import {
   createInMemoryTurnJournal,
   type TurnJournalEntry,
 } from "../persistent";
+import { streamOf, textReply, toolCallReply } from "./internal/testing";
 import { streamHarness } from "./stream-harness";
 import type { HarnessDefinition } from "./types";
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-const writeCall = [
-  { type: "stream-start", warnings: [] },
-  {
-    type: "tool-call",
-    toolCallId: "call-1",
-    toolName: "memory",
-    input: JSON.stringify({ command: "create", path: "/persistent/user/x.md", file_text: "X" }),
-  },
-  { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
-] as LanguageModelV4StreamPart[];
-const answer = [
-  { type: "stream-start", warnings: [] },
-  { type: "text-start", id: "t" },
-  { type: "text-delta", id: "t", delta: "Noted." },
-  { type: "text-end", id: "t" },
-  { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } },
-] as LanguageModelV4StreamPart[];
+const writeCall = toolCallReply("memory", {
+  command: "create",
+  path: "/persistent/user/x.md",
+  file_text: "X",
+});
+const answer = textReply("Noted.");
 
 const user: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "remember X" }] };
 
@@ -46,13 +30,7 @@ describe("streamHarness with a turn journal", () => {
       doStream: async () => {
         call += 1;
         if (call === 2) seenAtAnswer.push(journal.all());
-        return {
-          stream: simulateReadableStream({
-            chunks: call === 1 ? writeCall : answer,
-            initialDelayInMs: null,
-            chunkDelayInMs: null,
-          }),
-        };
+        return streamOf(call === 1 ? writeCall : answer);
       },
     });
     const backing = createInMemoryDirBacking();
@@ -95,13 +73,7 @@ describe("streamHarness with a turn journal", () => {
         call += 1;
         for (const message of options.prompt)
           if (message.role === "tool") outputs.push(...message.content);
-        return {
-          stream: simulateReadableStream({
-            chunks: call === 1 ? writeCall : answer,
-            initialDelayInMs: null,
-            chunkDelayInMs: null,
-          }),
-        };
+        return streamOf(call === 1 ? writeCall : answer);
       },
     });
     const turn = streamHarness({

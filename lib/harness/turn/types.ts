@@ -12,6 +12,7 @@ import type {
   SessionFiles,
 } from "../persistent";
 import type { Harness, RecentRefinement } from "../store";
+import type { GlobalEntryProposal } from "./harness-tools";
 import type { MemoryToolInput } from "./memory-tool";
 import type { ShellLimits } from "./shell-sandbox";
 import type { SseResponseOptions } from "./turn-stream";
@@ -88,6 +89,17 @@ export interface HarnessDefinition<TExtraBody = unknown, TSession = unknown> {
   memoryTool?: (execute: (input: MemoryToolInput) => Promise<string>) => Tool;
   /** More tools (e.g. `refine`). They see the same context. */
   tools?(context: TurnContext<TExtraBody, TSession> & { harness: Harness | null }): ToolSet;
+  /**
+   * A global harness write the turn's actor may not make becomes a suggestion for review through
+   * this (the tool result says "suggested for review"); it returns the suggestion's id. Recorded
+   * when the tool runs. Absent: the write is refused as before.
+   */
+  suggestGlobalEntry?(
+    context: TurnContext<TExtraBody, TSession> & {
+      proposal: GlobalEntryProposal;
+      turnId?: string;
+    },
+  ): Promise<{ id: string }>;
   compaction?: CompactionOptions;
   /** Time, memory and output limits of each `bash` call. Defaults: `DEFAULT_SHELL_LIMITS`. */
   shell?: ShellLimits;
@@ -225,6 +237,11 @@ export interface TurnStatusData {
      * Not counted in `failedCommits`: nothing of them waits anywhere.
      */
     notKeptCommits: number;
+    /**
+     * Files of dirs this turn could not write that were kept as suggestions for review (the
+     * dir's `suggest`): nothing applied, nothing refused.
+     */
+    suggestedFiles: number;
     /** Why, in plain words (the first such commit's error), when `notKeptCommits` > 0. */
     notKept?: string;
   };

@@ -1,6 +1,9 @@
+import { errorResponse } from "@/lib/app-error";
 import { recordAuditEvent } from "@/lib/audit";
 import { getActor } from "@/lib/auth";
 import { readDataExport } from "@/lib/data-export";
+import { HarnessNotFoundError } from "@/lib/harness";
+import { RequestError } from "@/lib/request-error";
 import { getSql } from "@/lib/storage";
 
 export const dynamic = "force-dynamic";
@@ -12,10 +15,14 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(_request: Request, context: { params: Promise<{ id: string }> }) {
   const actor = await getActor();
-  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  if (!actor) return errorResponse(new RequestError("unauthenticated", "Sign in first."));
   const { id } = await context.params;
   const found = id.length <= 100 ? await readDataExport({ sql: getSql(), actor, id }) : null;
-  if (!found) return Response.json({ error: "No such export." }, { status: 404 });
+  if (!found) {
+    return errorResponse(
+      new HarnessNotFoundError({ surface: "export", message: "No such export." }),
+    );
+  }
   // Who took their data out, and when: its own statement (a download changes nothing else).
   await recordAuditEvent(getSql(), {
     workspaceId: actor.workspaceId,

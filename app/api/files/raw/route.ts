@@ -1,7 +1,11 @@
-import { toAppError } from "@/lib/app-error";
+import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
 import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { HarnessNotFoundError } from "@/lib/harness";
+import { RequestError } from "@/lib/request-error";
 import { getUploads } from "@/lib/uploads";
+
+const noSuchFile = () => new HarnessNotFoundError({ surface: "path", message: "No such file." });
 
 export const dynamic = "force-dynamic";
 
@@ -12,16 +16,16 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(request: Request) {
   const actor = await getActor();
-  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
+  if (!actor) return errorResponse(new RequestError("unauthenticated", "Sign in first."));
   const params = new URL(request.url).searchParams;
   const dir = getPersistentDirs()
     .listVisibleDirs({ actor })
     .find((candidate) => candidate.kind === params.get("dir"));
   const path = params.get("path");
-  if (!dir || !path) return Response.json({ error: "No such file." }, { status: 404 });
+  if (!dir || !path) return errorResponse(noSuchFile());
   try {
     const file = await getUploads().readStoredFile({ actor, harnessDir: dir.harnessDir, path });
-    if (!file) return Response.json({ error: "No such file." }, { status: 404 });
+    if (!file) return errorResponse(noSuchFile());
     const bytes =
       typeof file.content === "string" ? new TextEncoder().encode(file.content) : file.content;
     const name = path.split("/").pop()!;
@@ -35,7 +39,6 @@ export async function GET(request: Request) {
       },
     });
   } catch (error) {
-    const appError = toAppError(error);
-    return Response.json({ error: appError.message }, { status: appError.status });
+    return errorResponse(error);
   }
 }

@@ -1,7 +1,9 @@
-import { toAppError } from "@/lib/app-error";
+import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
+import { HarnessNotFoundError } from "@/lib/harness";
 import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { refusalError, RequestError } from "@/lib/request-error";
 import {
   describeByteLimit,
   discardRestOfBody,
@@ -24,32 +26,33 @@ const UPLOAD_HEADER = "x-cairn-upload";
  * allowed to write the dir.
  */
 export async function POST(request: Request) {
-  const refuse = (status: number, error: string) => {
+  const refuse = (error: unknown) => {
     discardRestOfBody(request);
-    return Response.json({ error }, { status });
+    return errorResponse(error);
   };
   const refused = refuseForeignRequest(request, { mediaType: "multipart/form-data" });
-  if (refused) return refuse(refused.status, refused.error);
+  if (refused) return refuse(refusalError(refused));
   if (request.headers.get(UPLOAD_HEADER) !== "1")
-    return refuse(403, `Uploads must send the ${UPLOAD_HEADER} header.`);
+    return refuse(new RequestError("foreign", `Uploads must send the ${UPLOAD_HEADER} header.`));
   const actor = await getActor();
-  if (!actor) return refuse(401, "Sign in first.");
+  if (!actor) return refuse(new RequestError("unauthenticated", "Sign in first."));
   const kind = new URL(request.url).searchParams.get("dir");
   const dirs = getPersistentDirs();
   const dir = dirs.listVisibleDirs({ actor }).find((candidate) => candidate.kind === kind);
-  if (!dir) return refuse(404, "No such dir.");
+  if (!dir) return refuse(new HarnessNotFoundError({ surface: "dir", message: "No such dir." }));
   try {
     dirs.assertCanWrite({ actor, harnessDir: dir.harnessDir });
   } catch (error) {
-    const appError = toAppError(error);
-    return refuse(appError.status, appError.message);
+    return refuse(error);
   }
   const maxBytes = cairn().config.upload.maxBatchBytes;
   const body = await readBodyWithLimit(request, { maxBytes });
   if (body.status === "too_large") {
     return refuse(
-      413,
-      `The upload is larger than ${describeByteLimit(maxBytes)}; send fewer files at once.`,
+      new RequestError(
+        "too_large",
+        `The upload is larger than ${describeByteLimit(maxBytes)}; send fewer files at once.`,
+      ),
     );
   }
   let form: FormData;
@@ -58,7 +61,7 @@ export async function POST(request: Request) {
       headers: { "content-type": request.headers.get("content-type") ?? "" },
     }).formData();
   } catch {
-    return Response.json({ error: "The upload could not be read." }, { status: 400 });
+    return errorResponse(new RequestError("invalid", "The upload could not be read."));
   }
   const parts = form.getAll("file");
   const names = form.getAll("name");
@@ -72,12 +75,11 @@ export async function POST(request: Request) {
     });
   }
   if (files.length === 0)
-    return Response.json({ error: "No files in the upload." }, { status: 400 });
+    return errorResponse(new RequestError("invalid", "No files in the upload."));
   try {
     const result = await getUploads().uploadBatch({ actor, harnessDir: dir.harnessDir, files });
     return Response.json(result, { status: result.accepted.length > 0 ? 200 : 422 });
   } catch (error) {
-    const appError = toAppError(error);
-    return Response.json({ error: appError.message }, { status: appError.status });
+    return errorResponse(error);
   }
 }

@@ -9,7 +9,8 @@ import {
 } from "../commit-engine";
 import { turnCommitId, type CommitSpool, type RetryPolicy } from "../durability";
 import { isEmptyChangeSet } from "../internal/merge";
-import type { DirCommitResult, DirCursor } from "../types";
+import { describeError } from "../../errors";
+import type { DirCommitResult, DirCursor, FileContent } from "../types";
 import { baseOf } from "./base-of";
 import { ownerOf } from "./owner-of";
 import type { PrivateGuard } from "./private-guard";
@@ -27,6 +28,8 @@ export interface TurnCommitContext {
   trace: CommitTraceSink;
   guard: PrivateGuard;
   onPersistenceError?: (event: PersistenceErrorEvent) => void | Promise<void>;
+  /** Why the turn made its changes (the agent's words), for a dir's `suggest`. */
+  note?: string;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function commitTurnDir(
   if (isEmptyChangeSet(changes))
     return { harnessDir, mode, status: "skipped", skipReason: "no-changes", changes: summary };
   const base = await baseOf(state, changes);
+  if (state.suggestOnly) return suggestTurnDir(state, context, { changes, summary, base });
   // Private text bound for a shared dir is not stored: it waits for the person's confirmation.
   const held = await context.guard.heldForConfirmation(state, changes);
   const { outcome, settled } = await commitChange({
@@ -118,6 +122,78 @@ export async function commitTurnDir(
     }
   }
   return settled.result;
+}
+
+/**
+ * A dir this turn could not write but which takes suggestions: the change set goes to the
+ * dir's `suggest` (the host's review queue), never to its store. A `suggest` that throws does
+ * not lose the change: it is kept in the commit log (or the spool) like a failed commit, held
+ * for a person — never retried automatically, since a retry would store it — and reported to
+ * `onPersistenceError`.
+ */
+async function suggestTurnDir(
+  state: CheckoutDirState,
+  context: TurnCommitContext,
+  proposal: {
+    changes: ReturnType<typeof diffDirState>;
+    summary: DirCommitResult["changes"];
+    base: Record<string, FileContent | null>;
+  },
+): Promise<DirCommitResult> {
+  const { harnessDir, mode } = state.dir;
+  const suggest = state.dir.definition.suggest!;
+  try {
+    const { id } = await suggest({
+      extraBody: context.extraBody,
+      session: context.session,
+      harnessDir,
+      changes: proposal.changes,
+      base: proposal.base,
+      baseCursor: state.cursor,
+      ...(context.turnId === undefined ? {} : { turnId: context.turnId }),
+      ...(context.note ? { note: context.note } : {}),
+    });
+    return {
+      harnessDir,
+      mode,
+      status: "suggested",
+      suggestionId: id,
+      changes: proposal.summary,
+    };
+  } catch (cause) {
+    const error = {
+      code: "failed:suggestion",
+      message: `The suggestion could not be recorded (${describeError(cause).message}); the change is kept here instead.`,
+    };
+    const kept = await keepUnsettledTurnCommit({
+      outcome: { status: "failed", error, cause },
+      harnessDir,
+      mode,
+      changes: proposal.changes,
+      summary: proposal.summary,
+      base: proposal.base,
+      baseCursor: state.cursor,
+      owner: ownerOf(state.dir.definition, context.extraBody),
+      held: true,
+      extraBody: context.extraBody,
+      session: context.session,
+      turnId: context.turnId,
+      commitLog: context.commitLog,
+      spool: context.spool,
+      retryPolicy: context.retryPolicy,
+      clock: context.trace.clock,
+    });
+    // Held so it is never retried into the store, but it waits on Commit failures, not on the
+    // private-text confirmation (which would store it).
+    const { awaitsConfirmation: _held, ...result } = kept.result;
+    void _held;
+    try {
+      await context.onPersistenceError?.({ commit: result, record: kept.record, error: cause });
+    } catch {
+      // The hook is for the host's own alerting; its failure changes nothing here.
+    }
+    return result;
+  }
 }
 
 /**

@@ -76,7 +76,11 @@ export function summarizeDirForPrompt(options: {
 }): string {
   const { checkout, dir } = options;
   const limits = { ...DIR_SUMMARY_LIMITS, ...options.limits };
-  const access = dir.readOnly ? "read-only this turn" : "writable";
+  const access = dir.readOnly
+    ? "read-only this turn"
+    : dir.suggestOnly
+      ? "changes are suggested for review (not applied until an editor approves)"
+      : "writable";
   const overview = checkout.overview({ harnessDir: dir.harnessDir });
   if (overview.fileCount === 0) return `- ${dir.harnessDir}: ${access} — empty`;
   const { topFolders, topFiles } = overview;

@@ -36,6 +36,13 @@ export function toolCallReply(
   ] as LanguageModelV4StreamPart[];
 }
 
+/** What a mock model's `doStream` returns for `chunks`: streamed at once, without delays. */
+export function streamOf(chunks: LanguageModelV4StreamPart[]) {
+  return {
+    stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+  };
+}
+
 /**
  * A mock model that answers each call with the next scripted reply (the last one repeats) and
  * records every call in `doStreamCalls`. `beforeReply` runs before each reply is streamed.
@@ -49,10 +56,7 @@ export function scriptedModel(
     doStream: async () => {
       const call = index++;
       await beforeReply?.(call);
-      const chunks = replies[Math.min(call, replies.length - 1)]!;
-      return {
-        stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-      };
+      return streamOf(replies[Math.min(call, replies.length - 1)]!);
     },
   });
 }

@@ -5,6 +5,7 @@ import { DiffView } from "@/components/harness/diff-view";
 import { EntryControls, RestoreButton } from "@/components/harness/entry-controls";
 import { EntryForm, type EntryFormValues } from "@/components/harness/entry-form";
 import { RevisionReason } from "@/components/harness/revision-reason";
+import { PromoteForm, SuggestEntryChange } from "@/components/review/suggest-forms";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
@@ -167,18 +168,38 @@ export default async function EntryPage(props: {
             />
           </section>
         ) : (
-          <pre
-            className="border-border bg-muted max-w-3xl rounded-md border p-4 text-sm whitespace-pre-wrap"
-            data-testid="entry-content"
-          >
-            {entry.content}
-          </pre>
+          <section className="max-w-3xl space-y-3">
+            <pre
+              className="border-border bg-muted rounded-md border p-4 text-sm whitespace-pre-wrap"
+              data-testid="entry-content"
+            >
+              {entry.content}
+            </pre>
+            {/* Read-only for the role: a change is suggested for an editor's review instead. */}
+            <SuggestEntryChange
+              kind={entry.kind}
+              id={entry.id}
+              version={entry.version}
+              content={entry.content}
+            />
+          </section>
         )
       ) : (
         <p className="text-muted-foreground text-sm">
           This entry is deleted. Restore a revision from its history to bring it back.
         </p>
       )}
+
+      {entry && entry.scope === "local" && (entry.kind === "memory" || entry.kind === "prompt") ? (
+        <section className="max-w-3xl" aria-label="Suggest for the team">
+          <PromoteForm
+            text={entry.content}
+            title={entry.title}
+            kind={entry.kind}
+            canApply={canWriteGlobal(actor)}
+          />
+        </section>
+      ) : null}
 
       <section className="space-y-3">
         <h2 className="text-lg font-medium">History</h2>

@@ -1,0 +1,54 @@
+import type { Db } from "@/lib/db";
+import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
+import type { CommandIo } from "./harness-commands";
+import { UsageError } from "./usage-error";
+
+/** The dir a `cairn dir …` command works on: its row key and its path in a turn. */
+export interface DirTarget {
+  workspace: { id: string; name: string };
+  dirKey: string;
+  harnessDir: "/persistent/company" | "/persistent/user";
+}
+
+/** Checks `--workspace`, `--dir company|user` and `--email` (usage errors, exit 2). */
+export function checkDirTargetArgs<T extends { workspace?: string; dir?: string; email?: string }>(
+  values: T,
+): asserts values is T & { workspace: string; dir: "company" | "user" } {
+  if (!values.workspace) throw new UsageError("--workspace is required");
+  if (values.dir !== "company" && values.dir !== "user") {
+    throw new UsageError("--dir must be company or user");
+  }
+  if (values.dir === "user" && !values.email) throw new UsageError("--dir user needs --email");
+}
+
+/**
+ * Workspace W's company knowledge, or person E's memory (E a member of W); `null` after
+ * printing why when the workspace or the member does not exist.
+ */
+export async function resolveDirTarget(
+  db: Db,
+  values: { workspace: string; dir: "company" | "user"; email?: string },
+  io: CommandIo,
+): Promise<DirTarget | null> {
+  const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
+  if (!workspace) {
+    io.err(`cairn: no workspace named "${values.workspace}"`);
+    return null;
+  }
+  if (values.dir === "company") {
+    return {
+      workspace,
+      dirKey: companyDirKey({ workspaceId: workspace.id }),
+      harnessDir: "/persistent/company",
+    };
+  }
+  const user = await db.user.findUnique({ where: { email: values.email!.toLowerCase() } });
+  const member =
+    user &&
+    (await db.membership.findFirst({ where: { userId: user.id, workspaceId: workspace.id } }));
+  if (!user || !member) {
+    io.err(`cairn: no member ${values.email} in workspace "${workspace.name}"`);
+    return null;
+  }
+  return { workspace, dirKey: userDirKey({ userId: user.id }), harnessDir: "/persistent/user" };
+}
