@@ -181,8 +181,28 @@ describe(`erasure (${testDatabaseProvider()})`, () => {
     };
     const sql = sqlFor(world.database.target);
 
+    // An open suggestion of hers (her words, not yet the team's) and an approved one.
+    const now = new Date();
+    for (const status of ["open", "approved"]) {
+      await db.suggestion.create({
+        data: {
+          id: `s-${status}`,
+          workspaceId: eve.workspaceId,
+          authorId: eve.userId,
+          target: "company",
+          source: "editor",
+          status,
+          title: "policy.md",
+          payload: "{}",
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    }
+
     const result = await erasePerson({ sql, admin: adminActor, userId: eve.userId });
-    expect(result).toMatchObject({ chats: 1, accountDeleted: true });
+    expect(result).toMatchObject({ chats: 1, suggestions: 1, accountDeleted: true });
+    expect((await db.suggestion.findMany()).map((row) => row.id)).toEqual(["s-approved"]);
 
     expect(await db.user.count({ where: { id: eve.userId } })).toBe(0);
     expect(await db.chat.count({ where: { userId: eve.userId } })).toBe(0);

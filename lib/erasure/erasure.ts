@@ -81,6 +81,8 @@ export async function deleteOwnMemory(options: {
 /** What an admin's "erase this person" removed. */
 export interface ErasedPersonResult {
   chats: number;
+  /** Their open or rejected suggestions (approved ones are the team's). */
+  suggestions: number;
   entries: number;
   exports: number;
   /** Whether their account and memory went too (this was their only workspace). */
@@ -148,6 +150,14 @@ export async function erasePerson(options: {
       at: now,
     });
     let exports = await deleteExportsInTransaction(tx, { userId, workspaceId });
+    // Their suggestions that never became the team's (open or rejected) are theirs and go; an
+    // approved one is part of company knowledge's history and stays, like their commits.
+    const suggestions = (
+      await tx.run(
+        `DELETE FROM "Suggestion" WHERE "workspaceId" = ? AND "authorId" = ? AND "status" <> 'approved'`,
+        [workspaceId, userId],
+      )
+    ).changes;
     await tx.run(`DELETE FROM "PersonalAccessToken" WHERE "userId" = ? AND "workspaceId" = ?`, [
       userId,
       workspaceId,
@@ -180,7 +190,14 @@ export async function erasePerson(options: {
       ]);
       await tx.run(`DELETE FROM "User" WHERE "id" = ?`, [userId]);
     }
-    const result = { chats, entries, exports, accountDeleted: !elsewhere, memoryFiles };
+    const result = {
+      chats,
+      entries,
+      exports,
+      suggestions,
+      accountDeleted: !elsewhere,
+      memoryFiles,
+    };
     await recordAuditEvent(tx, {
       workspaceId,
       actorId: admin.userId,
