@@ -93,4 +93,14 @@ test("a person downloads their data: chats, memory files and nothing of anyone e
   const refused = await otherPage.request.get(href!);
   expect(refused.status()).toBe(404);
   await otherPage.context().close();
+
+  // "Delete my memory": the file and its history go, and so does the export that held it.
+  page.once("dialog", (dialog) => void dialog.accept());
+  await page.getByTestId("delete-memory").click();
+  await expect(page.getByTestId("memory-deleted")).toContainText("Deleted 1 memory file");
+  await expect(page.getByTestId("no-exports")).toBeVisible();
+  const gone = await page.request.get(href!);
+  expect(gone.status()).toBe(404);
+  await page.goto("/files?dir=user");
+  await expect(page.getByText("sizes.md")).toHaveCount(0);
 });

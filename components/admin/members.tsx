@@ -5,6 +5,7 @@ import {
   changeRoleAction,
   createInviteAction,
   removeMemberAction,
+  erasePersonAction,
   revokeInviteAction,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
@@ -167,6 +168,19 @@ export function MemberRow(props: {
         >
           Remove
         </ConfirmButton>
+        {props.isSelf ? null : (
+          <ConfirmButton
+            variant="ghost"
+            size="sm"
+            className="text-red-700 dark:text-red-400"
+            disabled={pending}
+            data-testid="erase-member"
+            confirm={`Erase ${props.email}? Their chats, chat notes and exports in this workspace are deleted, and — if this is their only workspace — their memory with its history and their account. What they added to company knowledge stays, shown as by “a former member”. This cannot be undone.`}
+            onConfirm={() => run(() => erasePersonAction({ membershipId: props.membershipId }))}
+          >
+            Erase
+          </ConfirmButton>
+        )}
       </td>
     </tr>
   );

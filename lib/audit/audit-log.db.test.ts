@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 
-import { createUserInWorkspace } from "@/lib/accounts";
+import { createAccessToken, revokeAccessToken } from "@/lib/access-tokens";
+import { createInvite, createUserInWorkspace, removeMember } from "@/lib/accounts";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor } from "@/lib/storage/sql";
 
-import { listAuditEvents, recordAuditEvent } from "./index";
+import { listAuditEvents, recordAuditEvent, recordSignIn } from "./index";
 
 process.env.CAIRN_BCRYPT_COST = "4";
 
@@ -151,5 +152,77 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
     const after = await listAuditEvents({ sql: sql(), workspaceId, filters: { actorId: userId } });
     expect(after.events.every((event) => event.actorName === "a former member")).toBe(true);
     expect(after.events[0]?.actorId).toBe(userId);
+  });
+
+  it("records the actions themselves: invites, tokens and removals, each with its event", async () => {
+    const { userId, workspaceId } = await admin();
+    const { user: member } = await createUserInWorkspace(database.db, {
+      email: "mo@example.com",
+      password: "long-password",
+      role: "member",
+      workspaceName: "Acme",
+    });
+    await createInvite(database.db, { workspaceId, createdById: userId, role: "editor" });
+    const { record } = await createAccessToken(database.db, {
+      userId: member.id,
+      workspaceId,
+      name: "laptop",
+      via: "cli",
+    });
+    expect(
+      await revokeAccessToken(database.db, { userId: member.id, workspaceId, id: record.id }),
+    ).toBe(true);
+    const membership = await database.db.membership.findUniqueOrThrow({
+      where: { userId_workspaceId: { userId: member.id, workspaceId } },
+    });
+    await removeMember(database.db, { membershipId: membership.id, actorId: userId });
+
+    const events = await database.db.auditEvent.findMany();
+    const byKind = (kind: string) => events.find((event) => event.kind === kind);
+    expect(events).toHaveLength(4);
+    expect(events.map((event) => [event.kind, event.via])).toEqual(
+      expect.arrayContaining([
+        ["invite.created", "web"],
+        ["token.created", "cli"],
+        ["token.revoked", "web"],
+        ["member.removed", "web"],
+      ]),
+    );
+    expect(byKind("member.removed")).toMatchObject({
+      actorId: userId,
+      targetType: "user",
+      targetId: member.id,
+    });
+    // No secret in any event: the token's value never reaches the log.
+    expect(JSON.stringify(events)).not.toMatch(/cairn_pat_[A-Za-z0-9_-]{20}/);
+  });
+
+  it("records sign-ins: the person's, a failed one on their account, one with an unknown email", async () => {
+    const { userId, workspaceId } = await admin();
+    await recordSignIn({ db: database.db, outcome: "succeeded", method: "password", userId });
+    await recordSignIn({
+      db: database.db,
+      outcome: "failed",
+      method: "password",
+      userId: null,
+      email: "ada@example.com",
+      reason: "wrong email or password",
+    });
+    await recordSignIn({
+      db: database.db,
+      outcome: "failed",
+      method: "password",
+      userId: null,
+      email: "nobody@example.com",
+    });
+    const events = await database.db.auditEvent.findMany({ where: { workspaceId } });
+    expect(events).toHaveLength(3);
+    expect(events.find((event) => event.kind === "signin.succeeded")).toMatchObject({
+      actorId: userId,
+    });
+    const failed = events.filter((event) => event.kind === "signin.failed");
+    expect(failed.find((event) => event.targetId === userId)).toMatchObject({ actorId: null });
+    const unknown = failed.find((event) => event.targetId === null)!;
+    expect(JSON.parse(unknown.details)).toMatchObject({ email: "nobody@example.com" });
   });
 });

@@ -1,6 +1,6 @@
-import type { Db } from "@/lib/db";
+import { randomUUID } from "node:crypto";
 
-import { recordAuditEvent } from "./record-audit-event";
+import type { Db } from "@/lib/db";
 
 /**
  * Records a sign-in or a failed one. A sign-in has no transaction of its own to share (it
@@ -55,19 +55,22 @@ export async function recordSignIn(input: {
     ...(options.reason ? { reason: options.reason } : {}),
     ...(options.address ? { address: options.address } : {}),
   };
-  await db.$transaction(async (tx) => {
-    for (const workspaceId of workspaceIds) {
-      await recordAuditEvent(tx, {
-        workspaceId,
-        // A failed attempt on an account was not made by its owner as far as anyone knows: the
-        // account is the target, nobody the actor.
-        actorId: options.outcome === "succeeded" ? options.userId : null,
-        target: options.userId ? { type: "user", id: options.userId } : null,
-        kind: options.outcome === "succeeded" ? "signin.succeeded" : "signin.failed",
-        details,
-        via: "web",
-        at: options.at,
-      });
-    }
+  // One statement for every workspace: atomic without an interactive transaction on the
+  // sign-in path (on SQLite Prisma's own connection would hold the write lock across awaits).
+  const at = options.at ?? new Date();
+  await db.auditEvent.createMany({
+    data: workspaceIds.map((workspaceId) => ({
+      id: randomUUID(),
+      workspaceId,
+      // A failed attempt on an account was not made by its owner as far as anyone knows: the
+      // account is the target, nobody the actor.
+      actorId: options.outcome === "succeeded" ? options.userId : null,
+      kind: options.outcome === "succeeded" ? "signin.succeeded" : "signin.failed",
+      targetType: options.userId ? "user" : null,
+      targetId: options.userId,
+      details: JSON.stringify(details),
+      via: "web",
+      createdAt: at,
+    })),
   });
 }

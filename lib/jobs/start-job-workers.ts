@@ -15,6 +15,7 @@ import {
   type TemporaryChatDeletePayload,
 } from "@/lib/chat/temporary-chats";
 import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
+import { RETENTION_JOB, retentionJob, scheduleRetention } from "@/lib/erasure";
 import { getSql } from "@/lib/storage";
 import { DOCUMENT_CONVERT_JOB, getUploads, type DocumentConvertPayload } from "@/lib/uploads";
 import {
@@ -28,6 +29,8 @@ import {
 const REFINEMENT_SWEEP_MS = 60_000;
 /** The first history compaction after a start (later ones every 6 h, decision 0030). */
 const FIRST_COMPACTION_AFTER_SECONDS = 60;
+/** The first retention run after a start (later ones every hour). */
+const FIRST_RETENTION_AFTER_SECONDS = 90;
 /** How long to wait before trying again when the workers could not start (the database is away). */
 const START_RETRY_MS = 10_000;
 
@@ -134,6 +137,16 @@ async function registerWorkers(): Promise<void> {
       observed(TEMPORARY_CHAT_DELETE_JOB, temporaryChatDeletionJob({ sql: getSql })),
     );
     working.add(TEMPORARY_CHAT_DELETE_JOB);
+  }
+  // Chat and audit retention per workspace (Admin → Settings): one run at a time across
+  // instances, each scheduling the next an hour later.
+  if (!working.has(RETENTION_JOB)) {
+    await queue.work(
+      RETENTION_JOB,
+      observed(RETENTION_JOB, retentionJob({ sql: getSql, queue: getJobQueue })),
+    );
+    working.add(RETENTION_JOB);
+    await scheduleRetention({ queue, startAfterSeconds: FIRST_RETENTION_AFTER_SECONDS });
   }
   sweeper ??= setInterval(() => {
     void sweepStuckRefinements().catch((error: unknown) =>

@@ -1,6 +1,7 @@
 // Over 500 lines, knowingly: the Files page's service (list, read, save, history, failures, retry,
 // resolve, and a chat turn's save status and inline retry) is mostly views over the core's
 // results; saving uses the core's commitChangeSet, retries the core's retryCommit.
+import { FORMER_MEMBER } from "@/lib/audit";
 import {
   describeError,
   FailedCommitsQuotaError,
@@ -802,14 +803,21 @@ export function createPersistentDirsService(
       const actorIds = [
         ...new Set(page.commits.map((commit) => commit.actorId).filter((id) => id !== null)),
       ];
-      const users =
+      const [users, erased] =
         actorIds.length === 0
-          ? []
-          : await db.user.findMany({
-              where: { id: { in: actorIds } },
-              select: { id: true, name: true },
-            });
+          ? [[], []]
+          : await Promise.all([
+              db.user.findMany({
+                where: { id: { in: actorIds } },
+                select: { id: true, name: true },
+              }),
+              db.erasedPerson.findMany({
+                where: { workspaceId: actor.workspaceId, userId: { in: actorIds } },
+                select: { userId: true },
+              }),
+            ]);
       const names = new Map(users.map((user) => [user.id, user.name]));
+      for (const { userId } of erased) names.delete(userId);
       return {
         nextCursor: page.nextCursor,
         commits: page.commits.map((commit) => ({
@@ -817,7 +825,9 @@ export function createPersistentDirsService(
           version: commit.version,
           source: commit.source,
           via: commit.via,
-          actorName: commit.actorId === null ? null : (names.get(commit.actorId) ?? null),
+          // Someone erased (or whose account is gone) keeps their commits, as "a former member".
+          actorName:
+            commit.actorId === null ? null : (names.get(commit.actorId) ?? FORMER_MEMBER),
           created: commit.created,
           updated: commit.updated,
           deleted: commit.deleted,

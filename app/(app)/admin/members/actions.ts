@@ -11,6 +11,8 @@ import {
   setMembershipRole,
 } from "@/lib/accounts/queries";
 import { action, fail } from "@/lib/actions";
+import { erasePerson } from "@/lib/erasure";
+import { getSql } from "@/lib/storage/sql";
 import { ROLES } from "@/lib/harness";
 
 const roleSchema = z.enum(ROLES, { error: "Choose a role for the invite." });
@@ -78,5 +80,27 @@ export const revokeInviteAction = action(
   async ({ input, actor }) => {
     await revokeOpenInvite(actor, input.inviteId);
     revalidatePath("/admin/members");
+  },
+);
+
+/**
+ * "Erase this person": their chats, chat notes, exports, tokens and membership here, and — when
+ * this was their only workspace — their memory with its history and their account (lib/erasure).
+ * Never oneself, never the last admin.
+ */
+export const erasePersonAction = action(
+  { input: z.object({ membershipId: membershipIdSchema }), role: "admin" },
+  async ({ input, actor }) => {
+    const membership = await ownMembership(actor.workspaceId, input.membershipId);
+    if (membership.userId === actor.userId)
+      fail(
+        "conflict:erase_self",
+        "You cannot erase yourself. Use “Delete my memory” on Settings, or ask another admin.",
+      );
+    if (await isLastAdmin(actor.workspaceId, membership.id)) failLastAdmin();
+    const result = await erasePerson({ sql: getSql(), admin: actor, userId: membership.userId });
+    revalidatePath("/admin/members");
+    revalidatePath("/admin/audit");
+    return result;
   },
 );

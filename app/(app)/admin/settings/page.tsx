@@ -4,12 +4,15 @@ import { ModelSettingsForm } from "@/components/admin/model-settings-form";
 import { OidcSettingsForm } from "@/components/admin/oidc-settings-form";
 import { OperationsOverviewCard } from "@/components/admin/operations-overview";
 import { SearchModeCard } from "@/components/admin/search-mode";
+import { RetentionForm } from "@/components/admin/retention-form";
 import { SettingsForm } from "@/components/admin/settings-form";
 import { getModelOverview } from "@/lib/ai";
 import { currentOidcConfig, requireRole } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
 import { getDb } from "@/lib/db";
+import { getRetentionSettings } from "@/lib/erasure";
+import { getSql } from "@/lib/storage/sql";
 import { readModelSettingsView } from "@/lib/model-settings";
 import { mayManageOidcSettings, readOidcSettingsView } from "@/lib/oidc-settings";
 import { operationsOverviewOf } from "@/lib/observability/operations-overview";
@@ -21,14 +24,17 @@ export const metadata = { title: "Workspace settings" };
 
 export default async function SettingsPage() {
   const actor = await requireRole("admin");
-  const [settings, model, savedModel, managesOidc, oidc, searchMode] = await Promise.all([
-    loadWorkspaceSettings(actor.workspaceId),
-    getModelOverview({ workspaceId: actor.workspaceId }),
-    readModelSettingsView(getDb(), actor.workspaceId),
-    mayManageOidcSettings(getDb(), actor),
-    currentOidcConfig(),
-    cairn().search.mode(actor.workspaceId),
-  ]);
+  const [settings, model, savedModel, managesOidc, oidc, searchMode, retention] = await Promise.all(
+    [
+      loadWorkspaceSettings(actor.workspaceId),
+      getModelOverview({ workspaceId: actor.workspaceId }),
+      readModelSettingsView(getDb(), actor.workspaceId),
+      mayManageOidcSettings(getDb(), actor),
+      currentOidcConfig(),
+      cairn().search.mode(actor.workspaceId),
+      getRetentionSettings({ sql: getSql(), workspaceId: actor.workspaceId }),
+    ],
+  );
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   const config = cairnConfig();
   const [savedOidc, workspace] = managesOidc
@@ -53,6 +59,7 @@ export default async function SettingsPage() {
       <ModelOverviewCard overview={model} />
       <SearchModeCard mode={searchMode} />
       <SettingsForm initial={settings} />
+      <RetentionForm initial={retention} />
       {managesOidc && workspace ? (
         <OidcSettingsForm
           saved={savedOidc}

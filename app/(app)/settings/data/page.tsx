@@ -1,4 +1,5 @@
 import { DataExportPanel } from "@/components/settings/data-export";
+import { DeleteMemoryPanel } from "@/components/settings/delete-memory";
 import { requireActor } from "@/lib/auth";
 import { DATA_EXPORT_KEEP_DAYS, listDataExports } from "@/lib/data-export";
 import { getSql } from "@/lib/storage";
@@ -32,6 +33,17 @@ export default async function YourDataPage() {
           expiresAt: item.expiresAt?.toISOString() ?? null,
         }))}
       />
+      <section className="space-y-2">
+        <h2 className="font-medium">Delete my memory</h2>
+        <p className="text-muted-foreground max-w-3xl text-sm">
+          Deletes what Cairn remembers about you: your memory files <strong>with every earlier
+          version</strong> (they no longer appear in Files history, on the Memory page, in search
+          or in exports, and cannot be restored), the notes that belong to your chats with their
+          history, and your exports. Your chats stay; delete them from the chat list. Company
+          knowledge you added belongs to the team and stays.
+        </p>
+        <DeleteMemoryPanel />
+      </section>
     </div>
   );
 }

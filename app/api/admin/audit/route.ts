@@ -1,6 +1,9 @@
 import { auditCsvHeader, auditCsvLine, auditFiltersOf, auditQuerySchema } from "@/lib/audit";
 import { auditEventsForCsv } from "@/lib/audit/queries";
+import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
+import { HarnessForbiddenError } from "@/lib/harness";
+import { RequestError } from "@/lib/request-error";
 import { firstSearchValues } from "@/lib/search-params";
 
 export const dynamic = "force-dynamic";
@@ -12,9 +15,12 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(request: Request) {
   const actor = await getActor();
-  if (!actor) return Response.json({ error: "Sign in first." }, { status: 401 });
-  if (actor.role !== "admin")
-    return Response.json({ error: "Only admins can export the audit log." }, { status: 403 });
+  if (!actor) return errorResponse(new RequestError("unauthenticated", "Sign in first."));
+  if (actor.role !== "admin") {
+    return errorResponse(
+      new HarnessForbiddenError({ message: "Only admins can export the audit log." }),
+    );
+  }
   const url = new URL(request.url);
   const query = auditQuerySchema.parse(firstSearchValues(Object.fromEntries(url.searchParams)));
   const events = auditEventsForCsv({
