@@ -40,7 +40,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
       >
         Skip to main content
       </a>
-      <header className="border-border relative flex items-center gap-6 border-b px-4 py-3 md:px-6">
+      <header className="border-border relative flex items-center gap-4 border-b px-4 py-3 md:px-6 2xl:gap-6">
         <Link href="/chat" className="font-semibold tracking-tight">
           Cairn
         </Link>
@@ -48,7 +48,11 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <HeaderMenu waiting={toReview}>
           <NavLinks links={links} />
           <div className="flex flex-wrap items-center gap-3 text-sm md:flex-nowrap">
-            <span className="text-muted-foreground min-w-0 truncate" data-testid="current-user">
+            <span
+              className="text-muted-foreground min-w-0 truncate md:max-w-36 2xl:max-w-xs"
+              title={`${user?.name ?? ""} · ${workspace?.name ?? ""}`}
+              data-testid="current-user"
+            >
               {user?.name} · {workspace?.name}
             </span>
             <WorkspaceSwitcher workspaces={workspaces} />

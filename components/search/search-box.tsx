@@ -150,7 +150,7 @@ export function SearchBox() {
       <button
         type="button"
         onClick={() => setOpenOn(pathname)}
-        className="border-border text-muted-foreground hover:bg-muted focus-visible:ring-ring inline-flex h-9 items-center gap-2 rounded-md border px-2 text-sm focus-visible:ring-2 focus-visible:outline-none md:w-56 md:px-3"
+        className="border-border text-muted-foreground hover:bg-muted focus-visible:ring-ring inline-flex h-9 items-center gap-2 rounded-md border px-2 text-sm focus-visible:ring-2 focus-visible:outline-none md:w-48 md:px-3 2xl:w-56"
         // The name holds all the visible text (WCAG 2.5.3, axe's label-content-name-mismatch).
         aria-label="Search… ⌘K"
         aria-keyshortcuts="Meta+K Control+K"
