@@ -42,7 +42,7 @@ export async function register(): Promise<void> {
   const { logger } = cairn();
   const { installSocketAddressStamp } = await import("./lib/auth/client-address");
   installSocketAddressStamp();
-  const { getDurability } = await import("@/lib/persistent-dirs");
+  const { getDurability } = await import("@/lib/workspace-dirs");
   try {
     getDurability();
   } catch (error) {

@@ -15,7 +15,7 @@ export default defineConfig({
       "**/*.multi.test.ts",
     ],
     environment: "node",
-    // The app's durability signs its spool with a key from AUTH_SECRET (lib/persistent-dirs):
+    // The app's durability signs its spool with a key from AUTH_SECRET (lib/workspace-dirs):
     // code that runs chat turns needs one, as the server does.
     env: { AUTH_SECRET: "vitest-secret-not-for-production-0123456789" },
     // next-auth imports `next/server` without its extension, which Node's ESM resolver refuses;

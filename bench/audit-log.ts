@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 
 import { AUDIT_KINDS, encodeAuditCursor, listAuditEvents, type AuditFilters } from "@/lib/audit";
 import type { DatabaseTarget } from "@/lib/db";
-import { sqlFor, type Sql, type SqlValue } from "@/lib/storage/sql";
+import { sqlFor, type Sql, type SqlValue } from "@/lib/sql-storage/sql";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

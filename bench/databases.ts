@@ -8,7 +8,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 
 import { migrateDatabase, type DatabaseTarget } from "@/lib/db";
-import { closeSql } from "@/lib/storage/sql";
+import { closeSql } from "@/lib/sql-storage/sql";
 
 /** The PostgreSQL server the benches create their databases on (`BENCH_PG_URL`). */
 export const BENCH_PG_URL =

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import type { DatabaseTarget } from "@/lib/db";
-import { compactDirHistory, createDirBacking, sqlFor, type Sql } from "@/lib/storage";
+import { compactDirHistory, createDirBacking, sqlFor, type Sql } from "@/lib/sql-storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

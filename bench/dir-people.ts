@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 
 import { memory, openTurnCheckout } from "@/lib/harness";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
-import { createDirBacking, sqlFor } from "@/lib/storage";
+import { createDirBacking, sqlFor } from "@/lib/sql-storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

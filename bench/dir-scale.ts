@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 import type { DatabaseTarget } from "@/lib/db";
 import { openTurnCheckout } from "@/lib/harness";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
-import { createDirBacking, sqlFor } from "@/lib/storage";
+import { createDirBacking, sqlFor } from "@/lib/sql-storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

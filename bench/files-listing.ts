@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import type { DatabaseTarget } from "@/lib/db";
-import { createDirBacking, listDirFiles, listDirPage, sqlFor, type Sql } from "@/lib/storage";
+import { createDirBacking, listDirFiles, listDirPage, sqlFor, type Sql } from "@/lib/sql-storage";
 import { freshDatabase } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { createDb, type DatabaseTarget } from "@/lib/db";
 import { createHarness } from "@/lib/harness";
 import { entryKeyOf } from "@/lib/harness/spi";
-import { harnessStorageFor } from "@/lib/storage";
+import { harnessStorageFor } from "@/lib/sql-storage";
 import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, table } from "./stats";
 

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { DatabaseTarget } from "@/lib/db";
 import { openTurnCheckout, type PersistentDir } from "@/lib/harness";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
-import { createDirBacking, sqlFor } from "@/lib/storage";
+import { createDirBacking, sqlFor } from "@/lib/sql-storage";
 import { freshDatabase, rawDriver } from "./databases";
 import { loadLine, ms, summarize, table } from "./stats";
 

@@ -13,7 +13,7 @@ import {
   type Actor,
   type Harness,
 } from "@/lib/harness";
-import { SqlRefinementStore, harnessStorageFor, sqlFor } from "@/lib/storage";
+import { SqlRefinementStore, harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import {
   refinementReply as reply,
   scriptedRefinementModel as scriptedModel,

@@ -19,7 +19,7 @@ import {
 } from "@/lib/search";
 import { parseQuery } from "@/lib/search/query";
 import { memory, openTurnCheckout, runMemoryCommand } from "@/lib/harness";
-import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
+import { createDirBacking, sqlFor, type Sql } from "@/lib/sql-storage";
 import { freshDatabase } from "./databases";
 import { createInMemoryCommitLog } from "@/lib/harness/testing";
 import { loadLine, ms, summarize, table, timeIt, type Summary } from "./stats";

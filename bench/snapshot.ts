@@ -12,7 +12,7 @@ import {
   formatHarnessStateForPrompt,
   SnapshotCache,
 } from "@/lib/harness";
-import { closeSql, harnessStorageFor } from "@/lib/storage";
+import { closeSql, harnessStorageFor } from "@/lib/sql-storage";
 import { loadLine, ms, table, timeIt } from "./stats";
 
 const COUNT = Number(process.env.BENCH_SNAPSHOT_COUNT ?? 10_000);

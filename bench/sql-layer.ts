@@ -1,5 +1,5 @@
 // The SQL layer's own cost (decision 0017): the same two operations through the raw driver,
-// Cairn's client (lib/storage/sql) and Kysely 0.28 (SqliteDialect / PostgresDialect), on SQLite
+// Cairn's client (lib/sql-storage/sql) and Kysely 0.28 (SqliteDialect / PostgresDialect), on SQLite
 // and on PostgreSQL, in one run:
 // - read: a point select by primary key (`PersistentDirState` by `dirKey`), what every dir load does;
 // - write: a transaction of a counter upsert … RETURNING and one insert (a harness write's shape).
@@ -14,7 +14,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql as ksql } from "kysely";
 import pg from "pg";
 
 import { migrateDatabase, type DatabaseTarget } from "@/lib/db";
-import { closeSql, sqlFor } from "@/lib/storage/sql";
+import { closeSql, sqlFor } from "@/lib/sql-storage/sql";
 import { loadLine, table, timeIt } from "./stats";
 
 const ms = (value: number) => `${value.toFixed(3)} ms`;
@@ -115,7 +115,7 @@ async function pgContenders(
 function shared(cairn: ReturnType<typeof sqlFor>, kysely: Kysely<AnyDb>): Contender[] {
   return [
     {
-      name: "Cairn client (lib/storage/sql)",
+      name: "Cairn client (lib/sql-storage/sql)",
       read: (key) =>
         cairn.get(`SELECT "version" FROM "PersistentDirState" WHERE "dirKey" = ?`, [key]),
       write: (key, id) =>

@@ -28,8 +28,8 @@ import {
   userDirKey,
   type AppExtraBody,
   type AppSession,
-} from "@/lib/persistent-dirs";
-import { createDirBacking, harnessStorageFor, sqlForDb } from "@/lib/storage";
+} from "@/lib/workspace-dirs";
+import { createDirBacking, harnessStorageFor, sqlForDb } from "@/lib/sql-storage";
 import { loadLine, ms, summarize, table } from "./stats";
 
 interface Workload {
@@ -137,7 +137,7 @@ export async function seedEntries(options: {
   count: number;
 }) {
   const harness = createHarness({
-    // The storage the app uses on this database (lib/storage/harness-storage.ts).
+    // The storage the app uses on this database (lib/sql-storage/harness-storage.ts).
     storage: harnessStorageFor({ db: options.db, target: options.target }),
     actor: options.actor,
     chatId: options.chatId,
@@ -200,7 +200,7 @@ async function runWorkload(workload: Workload) {
     });
     const seedFilesMs = performance.now() - started;
 
-    // As the app does once per process (lib/persistent-dirs/server.ts).
+    // As the app does once per process (lib/workspace-dirs/process-dirs.ts).
     const dirsService = createPersistentDirsService({ db, target });
     const definitionFor = (
       model: MockLanguageModelV4,

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import type { CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
 import { validateRelativePath } from "@/lib/harness";
-import { createDirBacking, sqlFor } from "@/lib/storage";
+import { createDirBacking, sqlFor } from "@/lib/sql-storage";
 import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";

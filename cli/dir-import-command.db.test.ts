@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { makeDocx, makeExecutable, makeReportPdf } from "@/lib/documents/testing";
-import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/storage";
+import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/sql-storage";
 import { IMPORT_PART_FILES } from "./dir-import-command";
 import { main } from "./main";
 import { capture } from "./testing";

@@ -8,7 +8,7 @@ import { createDb, migrateDatabase } from "@/lib/db";
 import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { indexDirCommit } from "@/lib/search";
-import { createDirBacking, listDirFiles, sqlFor } from "@/lib/storage";
+import { createDirBacking, listDirFiles, sqlFor } from "@/lib/sql-storage";
 import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";

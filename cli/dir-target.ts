@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db";
-import { companyDirKey, userDirKey } from "@/lib/persistent-dirs";
+import { companyDirKey, userDirKey } from "@/lib/workspace-dirs";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
-import { createPersistentDirsService } from "@/lib/persistent-dirs";
-import { getDirHistoryUsage, sqlFor } from "@/lib/storage";
+import { createPersistentDirsService } from "@/lib/workspace-dirs";
+import { getDirHistoryUsage, sqlFor } from "@/lib/sql-storage";
 import { main } from "./main";
 import { capture } from "./testing";
 

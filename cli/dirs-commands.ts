@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import type { CairnConfig } from "@/lib/config";
 import { createDb, migrateDatabase } from "@/lib/db";
-import { compactHistory, workspaceDirKeys } from "@/lib/persistent-dirs";
-import { formatHistoryBytes, sqlFor } from "@/lib/storage";
+import { compactHistory, workspaceDirKeys } from "@/lib/workspace-dirs";
+import { formatHistoryBytes, sqlFor } from "@/lib/sql-storage";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Entry } from "@/lib/harness";
-import { harnessStorageFor } from "@/lib/storage";
+import { harnessStorageFor } from "@/lib/sql-storage";
 import { exportCommand, importCommand } from "./harness-commands";
 import { capture } from "./testing";
 

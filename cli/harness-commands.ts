@@ -9,7 +9,7 @@ import {
   importHarness,
   type Harness,
 } from "@/lib/harness";
-import { SqlRefinementHistory } from "@/lib/storage";
+import { SqlRefinementHistory } from "@/lib/sql-storage";
 
 /** Where a command writes: `out` for results, `err` for problems. */
 export interface CommandIo {

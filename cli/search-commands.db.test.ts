@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
-import { createPersistentDirsService } from "@/lib/persistent-dirs";
+import { createPersistentDirsService } from "@/lib/workspace-dirs";
 import { searchPassages } from "@/lib/search";
-import { sqlFor } from "@/lib/storage";
+import { sqlFor } from "@/lib/sql-storage";
 import { main } from "./main";
 import { capture } from "./testing";
 

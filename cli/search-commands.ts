@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { CairnConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db";
 import { reindexAll } from "@/lib/search";
-import { sqlFor } from "@/lib/storage";
+import { sqlFor } from "@/lib/sql-storage";
 import type { CommandIo } from "./harness-commands";
 
 export const SEARCH_REINDEX_USAGE = "cairn search reindex";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import { createUserInWorkspace } from "@/lib/accounts";
-import { createCommitLog, listDirCommits, readDirFile, sqlForDb } from "@/lib/storage";
+import { createCommitLog, listDirCommits, readDirFile, sqlForDb } from "@/lib/sql-storage";
 import { startAppServer, type AppServer } from "./support/app-server";
 
 const port = Number(process.env.CAIRN_INTEGRATION_PORT ?? 3150);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AccessTokenError } from "@/lib/access-tokens/access-tokens";
 import { AccountError } from "@/lib/accounts/accounts";
-import { InjectedFaultError } from "@/lib/persistent-dirs/fault-injection";
+import { InjectedFaultError } from "@/lib/workspace-dirs/fault-injection";
 import { UsageError } from "@/cli/usage-error";
 import { ModelUnavailableError, RequestError } from "@/lib/request-error";
 import {

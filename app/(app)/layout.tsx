@@ -11,7 +11,7 @@ import { Button } from "@/components/ui/button";
 import { WorkspaceSwitcher } from "@/components/shell/workspace-switcher";
 import { getUserProfile } from "@/lib/accounts/queries";
 import { listOwnWorkspaces, requireActor } from "@/lib/auth";
-import { openSuggestionCount } from "@/lib/review/server";
+import { openSuggestionCount } from "@/lib/review/process-review";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();

@@ -213,7 +213,7 @@ async function floorPg(): Promise<System> {
 async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const { createDb, migrateDatabase } = await import("@/lib/db");
   const { createHarness, formatHarnessStateWithTokens } = await import("@/lib/harness");
-  const { harnessStorageFor } = await import("@/lib/storage");
+  const { harnessStorageFor } = await import("@/lib/sql-storage");
   const { appendMessage, loadChatMessages } = await import("@/lib/chat/messages");
   let target: DatabaseTarget;
   let cleanup: () => Promise<void>;

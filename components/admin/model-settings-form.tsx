@@ -15,7 +15,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { useAction } from "@/lib/actions/use-action";
 import type { ModelProvider } from "@/lib/ai/resolve-model-config";
-import type { ModelSettingsView } from "@/lib/model-settings/store";
+import type { ModelSettingsView } from "@/lib/model-settings/model-settings-store";
 
 const PROVIDERS: { value: ModelProvider; label: string; baseUrlHint: string }[] = [
   { value: "openai", label: "OpenAI", baseUrlHint: "Leave empty for https://api.openai.com/v1" },

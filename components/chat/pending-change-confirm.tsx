@@ -11,7 +11,7 @@ import { DiffView } from "@/components/harness/diff-view";
 import { Button } from "@/components/ui/button";
 import { useAction } from "@/lib/actions/use-action";
 import type { ActionResult } from "@/lib/actions/result";
-import type { PendingChange, PendingChangeResult } from "@/lib/persistent-dirs";
+import type { PendingChange, PendingChangeResult } from "@/lib/workspace-dirs";
 
 type Outcome = { kind: "saved" | "discarded" } | { kind: "conflict" | "failed"; message: string };
 

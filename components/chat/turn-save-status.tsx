@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { retryTurnSaveAction, turnSaveStatusAction } from "@/app/(app)/chat/turn-status-actions";
 import { Button } from "@/components/ui/button";
 import { useAction } from "@/lib/actions/use-action";
-import type { TurnSaveStatus } from "@/lib/persistent-dirs";
+import type { TurnSaveStatus } from "@/lib/workspace-dirs";
 
 /** How often a save retried automatically is re-checked. */
 const POLL_MS = 3_000;

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { DiffView } from "@/components/harness/diff-view";
-import type { CommitDetail } from "@/lib/persistent-dirs";
-import type { RecordedContent } from "@/lib/storage";
+import type { CommitDetail } from "@/lib/workspace-dirs";
+import type { RecordedContent } from "@/lib/sql-storage";
 import { cn } from "@/lib/utils";
 import { RestoreCommitButton } from "./restore-commit-button";
 

@@ -13,7 +13,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FormMessage } from "@/components/ui/form-message";
 import type { ActionResult } from "@/lib/actions/result";
-import type { FailureView } from "@/lib/persistent-dirs";
+import type { FailureView } from "@/lib/workspace-dirs";
 
 /** A retry, resolution or discard: what it came to, in words. */
 type CommitActionResult = ActionResult<string>;

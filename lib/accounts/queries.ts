@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db";
 import type { Actor, Role } from "@/lib/harness";
 import { recordAuditEvent } from "@/lib/audit";
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 import {
   createInvite,
   findUsableInvite,

@@ -46,6 +46,6 @@ export {
   type ModelSource,
   type ModelUnconfigured,
 } from "./resolve-model-config";
-export { providerMemoryTool } from "./memory-tool";
+export { providerMemoryTool } from "./provider-memory-tool";
 export { getModelOverview, type ModelOverview, type ModelOverviewEntry } from "./model-overview";
 export { unclonedFetch } from "./uncloned-fetch";

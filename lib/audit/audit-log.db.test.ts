@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createAccessToken, revokeAccessToken } from "@/lib/access-tokens";
 import { createInvite, createUserInWorkspace, removeMember } from "@/lib/accounts";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { sqlFor } from "@/lib/storage/sql";
+import { sqlFor } from "@/lib/sql-storage/sql";
 
 import { listAuditEvents, recordAuditEvent, recordSignIn } from "./index";
 

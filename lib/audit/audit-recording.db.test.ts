@@ -16,8 +16,8 @@ describe(`what the dirs and the harness record (${testDatabaseProvider()})`, () 
   const world = registerAppTestWorld({ role: "editor" });
 
   it("records a company commit and a global entry, and nothing for memory or a local entry", async () => {
-    const { getPersistentDirs, USER_DIR, COMPANY_DIR } = await import("@/lib/persistent-dirs");
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { getPersistentDirs, USER_DIR, COMPANY_DIR } = await import("@/lib/workspace-dirs");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const dirs = getPersistentDirs();
     const actor = world.actor;
     const db = world.database.db;

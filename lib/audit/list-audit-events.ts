@@ -1,5 +1,5 @@
-import type { Sql, SqlValue } from "@/lib/storage/sql";
-import { toDate } from "@/lib/storage/sql";
+import type { Sql, SqlValue } from "@/lib/sql-storage/sql";
+import { toDate } from "@/lib/sql-storage/sql";
 
 import { AUDIT_KINDS, FORMER_MEMBER, isAuditKind, type AuditKind } from "./kinds";
 

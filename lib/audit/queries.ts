@@ -1,4 +1,4 @@
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 
 import { allAuditEvents, listAuditEvents, type AuditFilters } from "./list-audit-events";
 

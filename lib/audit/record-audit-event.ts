@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 
 import type { Db } from "@/lib/db";
-import type { SqlExecutor } from "@/lib/storage/sql";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 
 import type { AuditKind, AuditTargetType, AuditVia } from "./kinds";
 

@@ -21,18 +21,18 @@ import {
 import { createSavedOidc, oidcKeyFromSecret, type SavedOidc } from "@/lib/oidc-settings";
 import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
 import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
-import { createDurability, type Durability } from "@/lib/persistent-dirs/durability";
+import { createDurability, type Durability } from "@/lib/workspace-dirs/durability-setup";
 import {
   createPersistentDirsService,
   type PersistentDirsService,
-} from "@/lib/persistent-dirs/service";
-import { createSearchService, type SearchService } from "@/lib/search/service";
-import { createLogger } from "@/lib/observability/logger";
+} from "@/lib/workspace-dirs/dirs-service";
+import { createSearchService, type SearchService } from "@/lib/search/search-service";
+import { createLogger } from "@/lib/observability/pino-logger";
 import { createMetrics, type Metrics } from "@/lib/observability/metrics";
 import { queueDepth } from "@/lib/observability/queue-depth";
-import { createDatabaseLock } from "@/lib/storage/database-lock";
-import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/storage/harness-storage";
-import { sqlFor, type Sql } from "@/lib/storage/sql";
+import { createDatabaseLock } from "@/lib/sql-storage/database-lock";
+import { harnessStorageFor, type SqlHarnessStorage } from "@/lib/sql-storage/harness-storage";
+import { sqlFor, type Sql } from "@/lib/sql-storage/sql";
 
 /**
  * One Cairn: everything the app's routes, actions, workers and the CLI need, built from one

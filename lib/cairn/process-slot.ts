@@ -22,10 +22,10 @@ export interface CairnProcessSlot {
   /** `lib/db/connections.ts`: one better-sqlite3 handle per file, one pg pool per URL. */
   sqliteConnections?: Map<string, Database.Database>;
   pgPools?: Map<string, pg.Pool>;
-  /** `lib/storage/sql`: one SQL client per database, and the statement observers. */
+  /** `lib/sql-storage/sql`: one SQL client per database, and the statement observers. */
   sqlClients?: Map<string, unknown>;
   sqlObservers?: Array<(event: never) => void>;
-  /** `lib/storage/harness-storage.ts`: one harness storage (and its snapshot cache) per SQL client. */
+  /** `lib/sql-storage/harness-storage.ts`: one harness storage (and its snapshot cache) per SQL client. */
   harnessStorages?: WeakMap<object, unknown>;
   /** `lib/auth/client-address.ts`: the socket-address stamp is installed. */
   socketAddressStamp?: boolean;

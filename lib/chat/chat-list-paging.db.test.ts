@@ -117,7 +117,7 @@ describe(`a person with ${CHATS.toLocaleString("en")} chats (${testDatabaseProvi
   });
 
   it("load the Memory page with chat memories from old and new chats, not someone else's", async () => {
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const { listMemories } = await import("@/lib/memory");
     memoryChats.push("chat-00001", "chat-05000", "chat-09999", world.chatId);
     for (const chatId of memoryChats) {
@@ -129,7 +129,7 @@ describe(`a person with ${CHATS.toLocaleString("en")} chats (${testDatabaseProvi
       await harnessFor(other, "olga-chat")
     ).createEntry({ kind: "memory", scope: "local", title: "Olga's", content: "Private." });
 
-    const { observeSql } = await import("@/lib/storage/sql");
+    const { observeSql } = await import("@/lib/sql-storage/sql");
     let statements = 0;
     const stop = observeSql(() => (statements += 1));
     const memories = await listMemories(world.actor).finally(stop);
@@ -148,7 +148,7 @@ describe(`a person with ${CHATS.toLocaleString("en")} chats (${testDatabaseProvi
   });
 
   it("list the refinement timeline and chat titles in bounded statements", async () => {
-    const { listVisibleRefinements } = await import("@/lib/refinements/queries");
+    const { listVisibleRefinements } = await import("@/lib/refinement-runs/queries");
     const { ownChatTitles } = await import("./queries");
 
     await world.database.db.refinement.createMany({

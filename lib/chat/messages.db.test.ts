@@ -1,7 +1,7 @@
 import type { UIMessage } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { observeSql, type SqlStatementEvent } from "@/lib/storage/sql";
+import { observeSql, type SqlStatementEvent } from "@/lib/sql-storage/sql";
 import { appendMessage, listMessageTimes, loadChatMessages, truncateChatAt } from "./messages";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({

@@ -2,7 +2,7 @@ import type { UIMessage } from "ai";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { HarnessConflictError } from "@/lib/harness";
-import { isUniqueViolation } from "@/lib/storage/sql";
+import { isUniqueViolation } from "@/lib/sql-storage/sql";
 import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
 
 /** The largest user message accepted, in characters: the text of all its parts together. */

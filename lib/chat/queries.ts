@@ -10,14 +10,14 @@ import {
   type Sql,
   type SqlExecutor,
   type SqlValue,
-} from "@/lib/storage/sql";
+} from "@/lib/sql-storage/sql";
 import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import { chatMessageMatch } from "@/lib/search/search";
 import { listMessageTimes, loadChatMessages } from "./messages";
 
 /**
  * The chat path's queries (chats, messages, turns, the turn claim) on the SQL layer
- * (`lib/storage/sql`), not Prisma's query engine: a chat turn runs about a dozen of them, and
+ * (`lib/sql-storage/sql`), not Prisma's query engine: a chat turn runs about a dozen of them, and
  * through Prisma each cost 1–1.5 ms of CPU (bench/README.md, "Chat route"). The same SQL text
  * runs on SQLite and PostgreSQL. Prisma keeps the schema; these read and write its tables.
  */

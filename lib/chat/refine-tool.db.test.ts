@@ -123,7 +123,7 @@ describe(`the refine tool's global requests follow the role (${testDatabaseProvi
     });
     // Queued for a worker too (and the queue not stopped while that is under way).
     const { getJobQueue } = await import("@/lib/jobs");
-    const { REFINEMENT_JOB } = await import("@/lib/refinements");
+    const { REFINEMENT_JOB } = await import("@/lib/refinement-runs");
     await vi.waitFor(
       async () => expect(await getJobQueue().getJob(REFINEMENT_JOB, row.id)).not.toBeNull(),
       { timeout: 10_000, interval: 50 },

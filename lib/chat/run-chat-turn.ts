@@ -20,23 +20,23 @@ import {
   type Logger,
   type TurnResult,
 } from "@/lib/harness";
-import { harnessForTurn } from "@/lib/harness-service";
+import { harnessForTurn } from "@/lib/harness-for-actor";
 import { suggestGlobalEntryChange } from "@/lib/review";
-import { harnessStorageFor } from "@/lib/storage";
+import { harnessStorageFor } from "@/lib/sql-storage";
 import { startTurnSpan, type TurnSpan } from "@/lib/observability/tracing";
 import {
   getDurability,
   type AppExtraBody,
   type AppSession,
   type Durability,
-} from "@/lib/persistent-dirs";
+} from "@/lib/workspace-dirs";
 import {
   createRefineTool,
   maybeAutoRefine,
   parseRefineCommand,
   requestRefinement,
   scheduleRefinement,
-} from "@/lib/refinements";
+} from "@/lib/refinement-runs";
 import {
   createSearchTool,
   relevantPassagesSection,

@@ -9,7 +9,7 @@ import type * as AiModule from "@/lib/ai";
 import { installTestCairn } from "@/lib/cairn/testing";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
-import { sqlFor } from "@/lib/storage/sql";
+import { sqlFor } from "@/lib/sql-storage/sql";
 import { cutToShown, keepShownPartOfStoppedReply } from "./stopped-reply";
 
 vi.hoisted(() => {

@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai";
-import type { SqlExecutor } from "@/lib/storage/sql";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 
 /**
  * A reply the person stopped (issue 26, decision 0055): the server's turn keeps streaming for a

@@ -7,7 +7,7 @@ import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/l
 import type { Actor } from "@/lib/harness";
 import { testJobQueues } from "@/lib/jobs/testing";
 import { searchPassages } from "@/lib/search";
-import { sqlFor } from "@/lib/storage/sql";
+import { sqlFor } from "@/lib/sql-storage/sql";
 import { listChats } from "./queries";
 import {
   deleteExpiredTemporaryChats,

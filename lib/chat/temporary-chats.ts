@@ -1,5 +1,5 @@
 import type { JobQueue } from "@/lib/jobs";
-import type { Sql } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 
 /**
  * Temporary chats (issue 26, decision 0055): a chat whose turns neither read nor write memory,

@@ -75,7 +75,7 @@ describe(`a temporary chat's turn (${testDatabaseProvider()})`, () => {
     });
     actor = { userId: user.id, workspaceId: workspace.id, role: "admin" };
     // Something the harness would show in every normal turn's prompt.
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const harness = await harnessFor(actor, null);
     await harness.createMemory({
       title: "Deploy day",

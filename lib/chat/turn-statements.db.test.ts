@@ -12,7 +12,7 @@ import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 import type * as AuthModule from "@/lib/auth/auth";
 import { pgPool } from "@/lib/db/connections";
 import { testDatabaseProvider } from "@/lib/db/testing";
-import { observeSql, type SqlStatementEvent } from "@/lib/storage/sql";
+import { observeSql, type SqlStatementEvent } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -167,7 +167,7 @@ describe(`statements per chat turn (${testDatabaseProvider()})`, () => {
     await countOneTurn(world.actor.userId, world.chatId, "Remember the first thing.");
     // The loop's first pass starts with that turn and may still be running (its spool step waits
     // on the turn's work): let it end, so none of its statements are counted as the next turn's.
-    const { getDurability } = await import("@/lib/persistent-dirs/server");
+    const { getDurability } = await import("@/lib/workspace-dirs/process-dirs");
     await getDurability().runOnce();
     for (const text of ["Remember the second thing.", "Remember the third thing."]) {
       const before = driver.queries;

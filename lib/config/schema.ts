@@ -14,13 +14,13 @@ import {
 import {
   parseFaultInjection,
   type FaultInjectionSetting,
-} from "@/lib/persistent-dirs/fault-injection";
+} from "@/lib/workspace-dirs/fault-injection";
 import { domainList, groupRoles } from "./oidc-lists";
 import { parseMcpAllowedOrigins } from "@/lib/security/dns-rebinding-guard";
 import { parseImageOrigins } from "@/lib/security/image-origins";
 import { parseOriginList } from "@/lib/security/origin-list";
-import { DEFAULT_FAILED_COMMITS_MAX_BYTES } from "@/lib/storage/commit-log";
-import { DEFAULT_DIR_HISTORY_SETTINGS, type DirHistorySettings } from "@/lib/storage/dir-history";
+import { DEFAULT_FAILED_COMMITS_MAX_BYTES } from "@/lib/sql-storage/sql-commit-log";
+import { DEFAULT_DIR_HISTORY_SETTINGS, type DirHistorySettings } from "@/lib/sql-storage/dir-history";
 
 /**
  * The defaults of the documented variables, as README.md's Configuration table states them

@@ -1,9 +1,9 @@
 import type { UIMessage } from "ai";
 import JSZip from "jszip";
 import type { Actor } from "@/lib/harness";
-import { userDirKey } from "@/lib/persistent-dirs/app-dirs";
-import { listDirFiles, readDirFile, type Sql } from "@/lib/storage";
-import { toDate } from "@/lib/storage/sql";
+import { userDirKey } from "@/lib/workspace-dirs/app-dirs";
+import { listDirFiles, readDirFile, type Sql } from "@/lib/sql-storage";
+import { toDate } from "@/lib/sql-storage/sql";
 
 /** What one export holds, counted (shown on the page and written into the zip's README). */
 export interface PersonalExportSummary {

@@ -31,10 +31,10 @@ describe(`a person's data export (${testDatabaseProvider()})`, () => {
   const world = registerAppTestWorld({ role: "member" });
 
   it("holds the person's chats, memory files byte for byte and chat notes, and nothing of anyone else", async () => {
-    const { harnessFor } = await import("@/lib/harness-service");
-    const { getPersistentDirs, USER_DIR } = await import("@/lib/persistent-dirs");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
+    const { getPersistentDirs, USER_DIR } = await import("@/lib/workspace-dirs");
     const { appendMessage } = await import("@/lib/chat/messages");
-    const { getSql } = await import("@/lib/storage");
+    const { getSql } = await import("@/lib/sql-storage");
     const { dataExportJob, listDataExports, readDataExport, requestDataExport } =
       await import("./index");
     const db = world.database.db;
@@ -162,7 +162,7 @@ describe(`a person's data export (${testDatabaseProvider()})`, () => {
   });
 
   it("is removed with its bytes once it expires, and a retried build replaces a half-stored one", async () => {
-    const { getSql } = await import("@/lib/storage");
+    const { getSql } = await import("@/lib/sql-storage");
     const {
       dataExportJob,
       listDataExports,

@@ -2,8 +2,8 @@ import { recordAuditEvent } from "@/lib/audit";
 import { randomUUID } from "node:crypto";
 import type { JobQueue } from "@/lib/jobs/job-queue";
 import { HarnessConflictError, type Actor } from "@/lib/harness";
-import type { Sql } from "@/lib/storage";
-import { toBytes, toDate, toDateOrNull } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage";
+import { toBytes, toDate, toDateOrNull } from "@/lib/sql-storage/sql";
 import { buildPersonalExport } from "./build-personal-export";
 
 /** The queue that builds exports. */

@@ -5,7 +5,7 @@ import { securePrivateSqliteFile } from "./private-files";
 
 /**
  * The process's connections (on the process's slot, lib/cairn), one per database: a better-sqlite3 handle per SQLite file and a
- * `pg` pool per PostgreSQL URL. The SQL layer (`lib/storage/sql`) runs every hot-path query on
+ * `pg` pool per PostgreSQL URL. The SQL layer (`lib/sql-storage/sql`) runs every hot-path query on
  * them, and the Prisma client of the same PostgreSQL URL uses the same pool (`createDb`), so a
  * process holds one pool per database whatever it uses. (Prisma's SQLite adapter cannot take
  * a handle; it keeps its own connection to the file.)

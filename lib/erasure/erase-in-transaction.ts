@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 
-import type { SqlExecutor, SqlValue } from "@/lib/storage/sql";
+import type { SqlExecutor, SqlValue } from "@/lib/sql-storage/sql";
 
 /**
  * The statements of an erasure, each taking the caller's transaction. Everything goes

@@ -6,7 +6,7 @@ import { createUserInWorkspace } from "@/lib/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
-import { sqlFor } from "@/lib/storage/sql";
+import { sqlFor } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -25,8 +25,8 @@ describe(`erasure (${testDatabaseProvider()})`, () => {
   const world = registerAppTestWorld({ role: "editor", email: "eve@example.com" });
 
   async function setUp() {
-    const { getPersistentDirs, USER_DIR, COMPANY_DIR } = await import("@/lib/persistent-dirs");
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { getPersistentDirs, USER_DIR, COMPANY_DIR } = await import("@/lib/workspace-dirs");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const db = world.database.db;
     const dirs = getPersistentDirs();
     const eve = world.actor;
@@ -71,7 +71,7 @@ describe(`erasure (${testDatabaseProvider()})`, () => {
   }
 
   async function readPaths(actor: Actor, firstCommitId: string, options: { restore: boolean }) {
-    const { getPersistentDirs, USER_DIR } = await import("@/lib/persistent-dirs");
+    const { getPersistentDirs, USER_DIR } = await import("@/lib/workspace-dirs");
     const { listMemories } = await import("@/lib/memory");
     const { buildPersonalExport } = await import("@/lib/data-export");
     const { searchPassages } = await import("@/lib/search");

@@ -1,6 +1,6 @@
 import { recordAuditEvent } from "@/lib/audit";
 import { HarnessConflictError, HarnessNotFoundError, type Actor } from "@/lib/harness";
-import type { Sql, SqlExecutor } from "@/lib/storage/sql";
+import type { Sql, SqlExecutor } from "@/lib/sql-storage/sql";
 
 import {
   deleteChatsInTransaction,
@@ -9,7 +9,7 @@ import {
   eraseLocalEntriesInTransaction,
 } from "./erase-in-transaction";
 
-/** The person's memory dir's row key (as `lib/persistent-dirs` names it). */
+/** The person's memory dir's row key (as `lib/workspace-dirs` names it). */
 const memoryDirKey = (userId: string) => `user:${userId}`;
 
 /** The person's own pending things about their memory: failed commits and turn journals. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { recordAuditEvent } from "@/lib/audit";
-import type { Sql } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 
 /** Days, or null for forever. */
 const days = z.union([z.null(), z.coerce.number().int().min(1).max(36_500)]);

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { recordAuditEvent } from "@/lib/audit";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { sqlFor } from "@/lib/storage/sql";
+import { sqlFor } from "@/lib/sql-storage/sql";
 
 import { applyRetention, getRetentionSettings, saveRetentionSettings } from "./index";
 

@@ -1,6 +1,6 @@
 import { recordAuditEvent } from "@/lib/audit";
 import type { JobQueue } from "@/lib/jobs";
-import type { Sql } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 
 import { deleteChatsInTransaction } from "./erase-in-transaction";
 

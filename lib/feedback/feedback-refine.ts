@@ -1,6 +1,6 @@
 // Feedback fed back into refinement: the `feedback` trigger and the evidence a refinement reads.
 import { canWriteGlobal, type Actor } from "@/lib/harness";
-import { getSql, placeholders, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { getSql, placeholders, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import { FEEDBACK_TAG_LABELS, type FeedbackTag } from "./tags";
 import {

@@ -70,7 +70,7 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
     overrides: Partial<typeof settings> = {},
   ) {
     const { rateTurn } = await import("./index");
-    const { requestFeedbackRefinement } = await import("@/lib/refinements");
+    const { requestFeedbackRefinement } = await import("@/lib/refinement-runs");
     return rateTurn({
       actor,
       input: { turnId, rating, ...extra },
@@ -85,7 +85,7 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
   const badTurns: string[] = [];
 
   it("stores a rating with the turn's harness version, entries shown, dirs' cursors and model", async () => {
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const harness = await harnessFor(world.actor, null);
     const entry = await harness.createMemory({
       title: "Deploy day",
@@ -211,7 +211,7 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
 
   it("judges the refinement supported once ten rated answers follow it, with Wilson intervals", async () => {
     // The review applied: one change, the harness moved on to a new version.
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     const harness = await harnessFor(world.actor, world.chatId);
     const before = await world.database.db.harnessCounter.findUniqueOrThrow({
       where: { workspaceId: world.actor.workspaceId },
@@ -277,7 +277,7 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
         {},
         { feedbackRefineThreshold: 0 },
       );
-    const { harnessFor } = await import("@/lib/harness-service");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
     await (
       await harnessFor(world.actor, chat.id)
     ).createMemory({ title: "Style", content: "Be brief.", reason: "x" });

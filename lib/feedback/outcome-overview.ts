@@ -1,5 +1,5 @@
 // Outcomes per harness-version range, and the automatic verdicts on refinements.
-import { getSql, placeholders, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { getSql, placeholders, toDate, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import {
   beforeAfter,

@@ -1,6 +1,6 @@
 // Rating a turn: the outcome stored, then the feedback trigger and the automatic verdicts.
 import type { Actor } from "@/lib/harness";
-import { getSql, toDate, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { getSql, toDate, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import type { RateTurnInput } from "./tags";
 import { maybeFeedbackRefine } from "./feedback-refine";

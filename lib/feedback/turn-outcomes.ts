@@ -1,6 +1,6 @@
 // A person's thumbs up / down on an assistant turn, stored with what produced the answer.
 import type { Actor, TurnTraceEvent } from "@/lib/harness";
-import { getSql, toDate, type SqlExecutor } from "@/lib/storage/sql";
+import { getSql, toDate, type SqlExecutor } from "@/lib/sql-storage/sql";
 import type { ChatRating, FeedbackTag } from "./tags";
 
 /** One stored rating. */

@@ -7,7 +7,7 @@ import {
   historyCompactionJob,
   scheduleHistoryCompaction,
   type CommitRetryPayload,
-} from "@/lib/persistent-dirs";
+} from "@/lib/workspace-dirs";
 import { cairn } from "@/lib/cairn";
 import {
   TEMPORARY_CHAT_DELETE_JOB,
@@ -16,14 +16,14 @@ import {
 } from "@/lib/chat/temporary-chats";
 import { DATA_EXPORT_JOB, dataExportJob, type DataExportJobPayload } from "@/lib/data-export";
 import { RETENTION_JOB, retentionJob, scheduleRetention } from "@/lib/erasure";
-import { getSql } from "@/lib/storage";
+import { getSql } from "@/lib/sql-storage";
 import { DOCUMENT_CONVERT_JOB, getUploads, type DocumentConvertPayload } from "@/lib/uploads";
 import {
   REFINEMENT_JOB,
   runRefinementJob,
   sweepStuckRefinements,
   type RefinementJobPayload,
-} from "@/lib/refinements";
+} from "@/lib/refinement-runs";
 
 /** How often a worker instance settles refinements whose job ended without an outcome. */
 const REFINEMENT_SWEEP_MS = 60_000;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db";
 import { createStderrLogger, type Logger } from "@/lib/harness";
-import { sqlForDb } from "@/lib/storage/sql";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import {
   JOB_DEFAULTS,
   retryDelayOf,

@@ -25,7 +25,7 @@ import {
   type PersistenceResult,
   type RecentRefinement,
 } from "@/lib/harness";
-import type { AppExtraBody, PersistentDirsService } from "@/lib/persistent-dirs";
+import type { AppExtraBody, PersistentDirsService } from "@/lib/workspace-dirs";
 import {
   SEARCH_TOOL_DESCRIPTION,
   formatSearchResult,
@@ -34,7 +34,7 @@ import {
   searchToolInput,
 } from "@/lib/search";
 import { suggestGlobalEntryChange } from "@/lib/review";
-import { sqlForDb } from "@/lib/storage/sql";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { FEEDBACK_TAGS, rateTurn, type FeedbackRefinementRequester } from "@/lib/feedback";
 
@@ -61,7 +61,7 @@ export interface CairnMcpServerOptions {
   }) => Promise<{ id: string; status: string }>;
   /**
    * Starts a feedback-triggered review when the `report_outcome` tool's thumbs-down reach the
-   * workspace's threshold (`requestFeedbackRefinement` of `lib/refinements`); absent: ratings are
+   * workspace's threshold (`requestFeedbackRefinement` of `lib/refinement-runs`); absent: ratings are
    * stored and counted, and the trigger waits for the next rating in the app.
    */
   requestFeedbackRefinement?: FeedbackRefinementRequester;

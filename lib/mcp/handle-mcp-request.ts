@@ -11,7 +11,7 @@ import { turnRateMessage, userTurnRate, type TurnRate } from "@/lib/chat/turn-ra
 import { userTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { Db } from "@/lib/db";
 import type { HarnessStoragePort } from "@/lib/harness";
-import type { PersistentDirsService } from "@/lib/persistent-dirs";
+import type { PersistentDirsService } from "@/lib/workspace-dirs";
 import {
   describeByteLimit,
   discardRestOfBody,

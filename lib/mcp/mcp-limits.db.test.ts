@@ -4,8 +4,8 @@ import { createAccessToken } from "@/lib/access-tokens";
 import { createTurnRate } from "@/lib/chat/turn-rate";
 import { createTurnSlots } from "@/lib/chat/turn-slots";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { createPersistentDirsService } from "@/lib/persistent-dirs";
-import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";
+import { createPersistentDirsService } from "@/lib/workspace-dirs";
+import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { handleMcpRequest, type HandleMcpRequestOptions } from "./handle-mcp-request";
 
 const database = registerTestDatabase();

@@ -15,8 +15,8 @@ import {
 } from "@/lib/access-tokens";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import type { HarnessStoragePort } from "@/lib/harness";
-import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
-import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/storage";
+import { createPersistentDirsService, type PersistentDirsService } from "@/lib/workspace-dirs";
+import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
 

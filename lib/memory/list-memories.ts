@@ -1,8 +1,8 @@
 import "server-only";
 import { canWriteGlobal, type Actor, type Entry, type Revision } from "@/lib/harness";
 import { hasChats } from "@/lib/chat/queries";
-import { harnessFor } from "@/lib/harness-service";
-import { getPersistentDirs, USER_DIR, type HistoryEntry } from "@/lib/persistent-dirs";
+import { harnessFor } from "@/lib/harness-for-actor";
+import { getPersistentDirs, USER_DIR, type HistoryEntry } from "@/lib/workspace-dirs";
 import {
   memberNames,
   ownChatTitles,

@@ -23,8 +23,8 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
   });
 
   it("lists own chats' local memories, global ones and memory files, each with its origin; not others' chats", async () => {
-    const { harnessFor } = await import("@/lib/harness-service");
-    const { getPersistentDirs, USER_DIR } = await import("@/lib/persistent-dirs");
+    const { harnessFor } = await import("@/lib/harness-for-actor");
+    const { getPersistentDirs, USER_DIR } = await import("@/lib/workspace-dirs");
     const { listMemories } = await import("./index");
     const db = world.database.db;
 

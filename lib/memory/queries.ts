@@ -1,6 +1,6 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 import type { Actor } from "@/lib/harness";
 
 /**

@@ -16,5 +16,5 @@ export {
   type ModelSettingsInput,
   type ModelSettingsView,
   type WorkspaceModelResult,
-} from "./store";
+} from "./model-settings-store";
 export { createWorkspaceModels, type WorkspaceModels } from "./workspace-models";

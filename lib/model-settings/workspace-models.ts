@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db";
 import type { ModelKeyring } from "./secret-box";
-import { workspaceModelOf, type WorkspaceModelResult } from "./store";
+import { workspaceModelOf, type WorkspaceModelResult } from "./model-settings-store";
 
 /**
  * The workspaces' saved models, per process: each entry is kept with the row's `version` and

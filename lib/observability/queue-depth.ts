@@ -1,5 +1,5 @@
 import type { DatabaseTarget } from "@/lib/db/database-url";
-import type { Sql } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 
 /**
  * Jobs waiting or running, by job name, read from the queue's own table: the `Job` table on

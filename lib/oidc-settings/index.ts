@@ -12,4 +12,4 @@ export {
   type OidcSettingsInput,
   type OidcSettingsView,
   type SavedOidcResult,
-} from "./store";
+} from "./oidc-settings-store";

@@ -2,7 +2,7 @@ import type { OidcConfig } from "@/lib/config";
 import type { Db } from "@/lib/db";
 import type { Logger } from "@/lib/harness";
 import type { ModelKeyring } from "@/lib/model-settings";
-import { readSavedOidcConfig } from "./store";
+import { readSavedOidcConfig } from "./oidc-settings-store";
 
 /**
  * The single sign-on saved on Admin → Settings, per process. Auth.js asks for its providers on

@@ -5,8 +5,8 @@ import { createHarness, type Actor } from "@/lib/harness";
 import {
   createPersistentDirsService,
   type PersistentDirsService,
-} from "@/lib/persistent-dirs/service";
-import { harnessStorageFor, sqlFor } from "@/lib/storage";
+} from "@/lib/workspace-dirs/dirs-service";
+import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { promoteToTeam } from "./promote";
 import type { ReviewDeps } from "./review";
 import { getSuggestion, listPendingRefinements } from "./suggestion-store";

@@ -1,5 +1,5 @@
 import type { Actor, DirCursor, FileContent } from "@/lib/harness";
-import type { AppDir, AppExtraBody } from "@/lib/persistent-dirs/app-dirs";
+import type { AppDir, AppExtraBody } from "@/lib/workspace-dirs/app-dirs";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 

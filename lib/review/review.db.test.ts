@@ -4,12 +4,12 @@ import { BASE_PROMPT } from "@/lib/chat/base-prompt";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, streamHarness, type Actor, type HarnessDefinition } from "@/lib/harness";
 import { drain, scriptedModel, textReply, toolCallReply, toolResults } from "@/lib/harness/testing";
-import type { AppExtraBody, AppSession } from "@/lib/persistent-dirs/app-dirs";
+import type { AppExtraBody, AppSession } from "@/lib/workspace-dirs/app-dirs";
 import {
   createPersistentDirsService,
   type PersistentDirsService,
-} from "@/lib/persistent-dirs/service";
-import { harnessStorageFor, sqlFor } from "@/lib/storage";
+} from "@/lib/workspace-dirs/dirs-service";
+import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { approveSuggestion, rejectSuggestion, type ReviewDeps } from "./review";
 import { suggestGlobalEntryChange } from "./suggest-entry";
 import { getSuggestion, listSuggestions } from "./suggestion-store";

@@ -19,8 +19,8 @@ import {
   type FileContent,
   type HarnessStoragePort,
 } from "@/lib/harness";
-import type { AppDir } from "@/lib/persistent-dirs/app-dirs";
-import type { Sql } from "@/lib/storage/sql";
+import type { AppDir } from "@/lib/workspace-dirs/app-dirs";
+import type { Sql } from "@/lib/sql-storage/sql";
 import { readDirFiles } from "./read-dir-file";
 import {
   claimSuggestion,

@@ -5,7 +5,7 @@ import {
   type GlobalEntryProposal,
   type HarnessStoragePort,
 } from "@/lib/harness";
-import type { Sql } from "@/lib/storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 import { createSuggestion, type EntryProposal, type SuggestionSource } from "./suggestion-store";
 
 /**

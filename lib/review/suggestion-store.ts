@@ -8,7 +8,7 @@ import {
   type FileContent,
 } from "@/lib/harness";
 import { recordAuditEvent, recordSuggestionDecided, type AuditVia } from "@/lib/audit";
-import { toDate, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/storage/sql";
+import { toDate, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 
 // The review queue's rows (`Suggestion`, docs/review.md): what was proposed, by whom, why and
 // from where, and how it was decided. Stored in the database beside what they change, never in

@@ -2,10 +2,10 @@ import { MockEmbeddingModelV3 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { sqlFor, type Sql } from "@/lib/storage";
+import { sqlFor, type Sql } from "@/lib/sql-storage";
 import { reciprocalRankFusion } from "./embeddings";
 import { searchPassages } from "./search";
-import { createSearchService } from "./service";
+import { createSearchService } from "./search-service";
 
 const database = registerTestDatabase();
 const provider = testDatabaseProvider();

@@ -7,7 +7,7 @@
  */
 import { cosineSimilarity, embedMany, type EmbeddingModel } from "ai";
 
-import { placeholders, toBytes, type SqlExecutor } from "@/lib/storage/sql";
+import { placeholders, toBytes, type SqlExecutor } from "@/lib/sql-storage/sql";
 
 /** RRF's constant: 60, as in Cormack et al. and most search engines' defaults. */
 export const RRF_K = 60;

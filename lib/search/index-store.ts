@@ -15,8 +15,8 @@ import {
   type Sql,
   type SqlExecutor,
   type SqlValue,
-} from "@/lib/storage/sql";
-import type { DirCommitted } from "@/lib/storage/dir-backing";
+} from "@/lib/sql-storage/sql";
+import type { DirCommitted } from "@/lib/sql-storage/dir-backing";
 import { splitIntoPassages, type Passage } from "./passages";
 
 /** What a passage was cut from. */

@@ -32,7 +32,7 @@ export {
   type SearchEmbeddingsResolver,
   type SearchMode,
   type SearchService,
-} from "./service";
+} from "./search-service";
 export { relevantPassagesSection } from "./prompt-passages";
 export {
   SEARCH_SCOPES,

@@ -9,11 +9,11 @@ import { appendMessage, truncateChatAt } from "@/lib/chat/messages";
 import { listChats } from "@/lib/chat/queries";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, runMemoryCommand, type Actor, type Role } from "@/lib/harness";
-import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
-import { createDirBacking, sqlFor, type Sql } from "@/lib/storage";
+import { createPersistentDirsService, type PersistentDirsService } from "@/lib/workspace-dirs";
+import { createDirBacking, sqlFor, type Sql } from "@/lib/sql-storage";
 import { indexDirCommit, indexDocsFolder, reindexAll } from "./index-store";
 import { searchPassages, type SearchHit } from "./search";
-import { createSearchService } from "./service";
+import { createSearchService } from "./search-service";
 import { formatSnippet } from "./snippet";
 
 const database = registerTestDatabase();

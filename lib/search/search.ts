@@ -3,7 +3,7 @@
  * before anything is ranked or counted, ranked BM25-style with field weights (path and heading
  * above body), with phrases and a trailing prefix, recency breaking ties, and snippets.
  */
-import { toDate, type SqlExecutor, type SqlValue } from "@/lib/storage/sql";
+import { toDate, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
 import { DOCS_DIR_KEY, SEARCH_KINDS, chatAudience, type SearchKind } from "./index-store";
 import { fts5Match, isEmptyQuery, matcherOf, parseQuery, tsQuery, type ParsedQuery } from "./query";
 import { snippetOf, type SnippetSegment } from "./snippet";

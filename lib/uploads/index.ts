@@ -1,7 +1,3 @@
-import { cairn } from "@/lib/cairn";
-import { getJobQueue } from "@/lib/jobs";
-import { createUploadService, type UploadService } from "./upload-service";
-
 export {
   CONVERTING_MARKER,
   DOCUMENT_CONVERT_JOB,
@@ -17,26 +13,4 @@ export {
   type UploadService,
   type UploadServiceOptions,
 } from "./upload-service";
-
-let service: { for: ReturnType<typeof cairn>; value: UploadService } | null = null;
-
-/**
- * The process's upload service: the app's dirs, its job queue and `CAIRN_UPLOAD_MAX_FILE_BYTES`
- * (the service holds no state of its own; it is kept only to build it once per Cairn).
- */
-export function getUploads(): UploadService {
-  const current = cairn();
-  if (service?.for !== current) {
-    service = {
-      for: current,
-      value: createUploadService({
-        dirs: current.persistentDirs,
-        sql: () => current.sql,
-        queue: getJobQueue,
-        limits: { maxFileBytes: current.config.upload.maxFileBytes },
-        job: { expireInSeconds: current.config.jobExpireSeconds },
-      }),
-    };
-  }
-  return service.value;
-}
+export * from "./process-uploads";

@@ -4,8 +4,8 @@ import { makeDocx, makeExecutable, makeReportPdf } from "@/lib/documents/testing
 import type { Actor } from "@/lib/harness";
 import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import type { JobQueue } from "@/lib/jobs/job-queue";
-import { createPersistentDirsService, type PersistentDirsService } from "@/lib/persistent-dirs";
-import { sqlFor } from "@/lib/storage";
+import { createPersistentDirsService, type PersistentDirsService } from "@/lib/workspace-dirs";
+import { sqlFor } from "@/lib/sql-storage";
 import {
   CONVERTING_MARKER,
   createUploadService,

@@ -17,8 +17,8 @@ import {
   type DocumentLimits,
 } from "@/lib/documents";
 import type { JobQueue } from "@/lib/jobs/job-queue";
-import { readDirFile, type Sql } from "@/lib/storage";
-import type { AppDir, AppExtraBody, PersistentDirsService } from "@/lib/persistent-dirs";
+import { readDirFile, type Sql } from "@/lib/sql-storage";
+import type { AppDir, AppExtraBody, PersistentDirsService } from "@/lib/workspace-dirs";
 
 /** The job that converts one uploaded document (decision 0050). */
 export const DOCUMENT_CONVERT_JOB = "document-convert";

@@ -16,7 +16,7 @@ import {
 import { keepShownPartOfStoppedReply } from "@/lib/chat/stopped-reply";
 import { cairn } from "@/lib/cairn";
 import { scheduleTemporaryChatDeletion } from "@/lib/chat/temporary-chats";
-import { harnessFor } from "@/lib/harness-service";
+import { harnessFor } from "@/lib/harness-for-actor";
 import { getJobQueue } from "@/lib/jobs";
 
 const titleSchema = z.string().trim().min(1, "Give the chat a title").max(120);

@@ -3,7 +3,7 @@
 import { action, fail } from "@/lib/actions";
 import { getDb } from "@/lib/db";
 import { rateTurn, rateTurnInputSchema, type ChatRating } from "@/lib/feedback";
-import { requestFeedbackRefinement } from "@/lib/refinements";
+import { requestFeedbackRefinement } from "@/lib/refinement-runs";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 
 /**

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { ChatSidebar } from "@/components/chat/chat-list";
 import { ChatSidebarFrame } from "@/components/chat/chat-sidebar-frame";
 import { requireActor } from "@/lib/auth";
-import { listChats } from "@/lib/harness-service";
+import { listChats } from "@/lib/harness-for-actor";
 
 /** Chat pages: the person's chats, newest first (the first page; more on demand), beside the conversation. */
 export default async function ChatLayout({ children }: { children: ReactNode }) {

@@ -6,7 +6,7 @@ import { action, fail } from "@/lib/actions";
 import { canWriteGlobal } from "@/lib/auth/permissions";
 import { getOwnChat } from "@/lib/chat/queries";
 import { TEMPORARY_REFINE_REFUSED } from "@/lib/chat/temporary-chats";
-import { requestRefinement } from "@/lib/refinements";
+import { requestRefinement } from "@/lib/refinement-runs";
 import { cairn } from "@/lib/cairn";
 
 const inputSchema = z.object({

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action } from "@/lib/actions";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
 
 // Both actions: the shared wrapper (parse, Actor from the session, error mapping), then the
 // service checks the turn is in one of the caller's chats (someone else's turn reads as missing)

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
-import { getPersistentDirs, type RetryResult } from "@/lib/persistent-dirs";
+import { getPersistentDirs, type RetryResult } from "@/lib/workspace-dirs";
 import { getUploads } from "@/lib/uploads";
 
 // Every action: the shared wrapper (parse, Actor, error mapping), then the permission check

@@ -11,7 +11,7 @@ import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, DEFAULT_DIR_LIMITS } from "@/lib/harness";
-import { getPersistentDirs, type DirBrowsePage, type OpenedFile } from "@/lib/persistent-dirs";
+import { getPersistentDirs, type DirBrowsePage, type OpenedFile } from "@/lib/workspace-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { action } from "@/lib/actions";
 import { canWriteGlobal } from "@/lib/auth/permissions";
 import { ENTRY_KINDS, type Actor, type Entry, type Harness } from "@/lib/harness";
-import { harnessFor } from "@/lib/harness-service";
+import { harnessFor } from "@/lib/harness-for-actor";
 
 /** What a harness action reports back: the entry it wrote, when there is one. */
 export type EntryRef = Pick<Entry, "kind" | "id" | "scope" | "chatId" | "version">;

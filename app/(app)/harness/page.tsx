@@ -11,7 +11,7 @@ import { Input } from "@/components/ui/input";
 import { TableHead } from "@/components/ui/table-head";
 import { requireActor } from "@/lib/auth";
 import { ENTRY_KINDS, HarnessError } from "@/lib/harness";
-import { getOwnChat, harnessFor, listChats } from "@/lib/harness-service";
+import { getOwnChat, harnessFor, listChats } from "@/lib/harness-for-actor";
 import { parseSearchParams, type RawSearchParams } from "@/lib/search-params";
 import { queryOf } from "@/lib/utils";
 

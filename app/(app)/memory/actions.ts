@@ -5,7 +5,7 @@ import { z } from "zod";
 import { deleteEntryAction, updateEntryAction } from "@/app/(app)/harness/actions";
 import { saveFileAction } from "@/app/(app)/files/actions";
 import { action, fail, type ActionResult } from "@/lib/actions";
-import { USER_DIR } from "@/lib/persistent-dirs";
+import { USER_DIR } from "@/lib/workspace-dirs";
 import { getUploads } from "@/lib/uploads";
 
 // The Memory page's actions are the Harness and Files actions narrowed to memory: a memory

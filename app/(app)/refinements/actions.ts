@@ -24,8 +24,8 @@ import {
   type Refinement,
   type RollbackConflict,
 } from "@/lib/harness";
-import { getOwnChat, harnessFor } from "@/lib/harness-service";
-import { refinementLock, refinementStore } from "@/lib/refinements";
+import { getOwnChat, harnessFor } from "@/lib/harness-for-actor";
+import { refinementLock, refinementStore } from "@/lib/refinement-runs";
 
 /** An entry that changed after the refinement, as the rollback form shows it. */
 export interface RollbackConflictView {

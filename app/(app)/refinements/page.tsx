@@ -17,7 +17,7 @@ import { countAnsweredFeedback, getAutoVerdicts, refinementOutcomes } from "@/li
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
 import { getOwnChat, listChats, ownChatTitles } from "@/lib/chat/queries";
-import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinements/queries";
+import { findRollbacksOf, listVisibleRefinements } from "@/lib/refinement-runs/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { queryOf } from "@/lib/utils";
 

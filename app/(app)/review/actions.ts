@@ -12,8 +12,8 @@ import {
   suggestGlobalEntryChange,
   type ApproveResult,
 } from "@/lib/review";
-import { reviewDeps } from "@/lib/review/server";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { reviewDeps } from "@/lib/review/process-review";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
 
 // Every action: the shared wrapper (zod, the Actor from the session, the least role), then the
 // review module, which reads the role again from the database at the moment of the decision.

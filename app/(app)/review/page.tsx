@@ -4,7 +4,7 @@ import { SuggestionCard, type SuggestionCardData } from "@/components/review/sug
 import { Card } from "@/components/ui/card";
 import { requireActor } from "@/lib/auth";
 import { dirSuggestionFiles, type SuggestionView } from "@/lib/review";
-import { pendingRefinementsFor, suggestionsFor } from "@/lib/review/server";
+import { pendingRefinementsFor, suggestionsFor } from "@/lib/review/process-review";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { promoteToTeam } from "@/lib/review";
-import { reviewDeps } from "@/lib/review/server";
+import { reviewDeps } from "@/lib/review/process-review";
 
 const targetSchema = z.union([
   z.object({

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db";
 import { handleMcpRequest } from "@/lib/mcp";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
-import { requestFeedbackRefinement } from "@/lib/refinements";
-import { harnessStorageFor } from "@/lib/storage";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
+import { requestFeedbackRefinement } from "@/lib/refinement-runs";
+import { harnessStorageFor } from "@/lib/sql-storage";
 
 export const dynamic = "force-dynamic";
 

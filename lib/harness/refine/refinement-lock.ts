@@ -6,7 +6,7 @@ import { type EntryScope } from "../store";
  * local scope (`refinementLockKey`). Run, approve, rollback and restore all take it.
  *
  * `createRefinementLock` holds in this process only (tests, one-process tools). The app passes
- * a database lock (`lib/storage`: a PostgreSQL advisory lock, or a lock row on SQLite)
+ * a database lock (`lib/sql-storage`: a PostgreSQL advisory lock, or a lock row on SQLite)
  * that holds across every process on the database. The optimistic checks of
  * `harness.applyEdits` stay as the backstop: every batch carries the harness version and each
  * entry's version it was validated against, and creates are re-validated against what existed

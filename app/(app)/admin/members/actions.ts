@@ -12,7 +12,7 @@ import {
 } from "@/lib/accounts/queries";
 import { action, fail } from "@/lib/actions";
 import { erasePerson } from "@/lib/erasure";
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 import { ROLES } from "@/lib/harness";
 
 const roleSchema = z.enum(ROLES, { error: "Choose a role for the invite." });

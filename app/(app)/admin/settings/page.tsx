@@ -12,7 +12,7 @@ import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { getRetentionSettings } from "@/lib/erasure";
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 import { readModelSettingsView } from "@/lib/model-settings";
 import { mayManageOidcSettings, readOidcSettingsView } from "@/lib/oidc-settings";
 import { operationsOverviewOf } from "@/lib/observability/operations-overview";

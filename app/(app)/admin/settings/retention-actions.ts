@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { action } from "@/lib/actions";
 import { retentionSettingsSchema, saveRetentionSettings } from "@/lib/erasure";
-import { getSql } from "@/lib/storage/sql";
+import { getSql } from "@/lib/sql-storage/sql";
 
 /** Chat and audit-log retention of the admin's workspace (null days: keep forever). */
 export const saveRetentionAction = action(

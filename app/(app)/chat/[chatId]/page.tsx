@@ -19,8 +19,8 @@ import {
 } from "@/lib/chat";
 import { getOwnChat, loadChatPageMessages } from "@/lib/chat/queries";
 import { listChatRatings } from "@/lib/feedback";
-import { refinementStore } from "@/lib/refinements";
-import { findRollbacksOf } from "@/lib/refinements/queries";
+import { refinementStore } from "@/lib/refinement-runs";
+import { findRollbacksOf } from "@/lib/refinement-runs/queries";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { configuredImageOrigins, requestOrigin } from "@/lib/security";
 

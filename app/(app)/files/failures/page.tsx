@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { FailureList } from "@/components/files/failure-list";
 import { requireActor } from "@/lib/auth";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
 

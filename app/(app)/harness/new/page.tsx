@@ -1,7 +1,7 @@
 import { EntryForm } from "@/components/harness/entry-form";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal } from "@/lib/harness";
-import { getOwnChat, listChats } from "@/lib/harness-service";
+import { getOwnChat, listChats } from "@/lib/harness-for-actor";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const metadata = { title: "New entry" };

@@ -36,9 +36,9 @@ import {
   listAnsweredFeedback,
   refinementOutcomes,
 } from "@/lib/feedback";
-import { refinementStore } from "@/lib/refinements";
+import { refinementStore } from "@/lib/refinement-runs";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
-import { canSeeRefinement } from "@/lib/refinements/queries";
+import { canSeeRefinement } from "@/lib/refinement-runs/queries";
 import { cn } from "@/lib/utils";
 
 export const metadata = { title: "Refinement" };

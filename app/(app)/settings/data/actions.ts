@@ -6,7 +6,7 @@ import { action } from "@/lib/actions";
 import { requestDataExport } from "@/lib/data-export";
 import { deleteOwnMemory } from "@/lib/erasure";
 import { getJobQueue } from "@/lib/jobs";
-import { getSql } from "@/lib/storage";
+import { getSql } from "@/lib/sql-storage";
 
 /** "Download my data": queues a build of the person's export (one at a time). */
 export const requestDataExportAction = action({ input: z.object({}) }, async ({ actor }) => {

@@ -2,7 +2,7 @@ import { DataExportPanel } from "@/components/settings/data-export";
 import { DeleteMemoryPanel } from "@/components/settings/delete-memory";
 import { requireActor } from "@/lib/auth";
 import { DATA_EXPORT_KEEP_DAYS, listDataExports } from "@/lib/data-export";
-import { getSql } from "@/lib/storage";
+import { getSql } from "@/lib/sql-storage";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { getActor } from "@/lib/auth";
 import { readDataExport } from "@/lib/data-export";
 import { HarnessNotFoundError } from "@/lib/harness";
 import { RequestError } from "@/lib/request-error";
-import { getSql } from "@/lib/storage";
+import { getSql } from "@/lib/sql-storage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { HarnessNotFoundError } from "@/lib/harness";
 import { RequestError } from "@/lib/request-error";
 import { getUploads } from "@/lib/uploads";

@@ -2,7 +2,7 @@ import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
 import { HarnessNotFoundError } from "@/lib/harness";
-import { getPersistentDirs } from "@/lib/persistent-dirs";
+import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { refusalError, RequestError } from "@/lib/request-error";
 import {
   describeByteLimit,

@@ -13,7 +13,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { memberNames } from "@/lib/accounts/queries";
 import { requireActor } from "@/lib/auth";
 import { canWriteGlobal, ENTRY_KINDS, type Entry, type Revision } from "@/lib/harness";
-import { getOwnChat, harnessFor } from "@/lib/harness-service";
+import { getOwnChat, harnessFor } from "@/lib/harness-for-actor";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 
 export const metadata = { title: "Harness entry" };

@@ -1,0 +1,2 @@
+export { getOwnChat, listChats } from "@/lib/chat/queries";
+export * from "./harness-for-actor";

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+
+import { afterAll, describe, expect, it } from "vitest";
+
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { openTurnCheckout, type Actor } from "@/lib/harness";
+import { testJobQueues, waitFor } from "@/lib/jobs/testing";
+import { getDirHistoryUsage, sqlFor } from "@/lib/sql-storage";
+import {
+  DIR_HISTORY_COMPACT_JOB,
+  historyCompactionJob,
+  scheduleHistoryCompaction,
+} from "./history-compaction";
+import { createPersistentDirsService } from "./dirs-service";
+
+const database = registerTestDatabase();
+const queues = testJobQueues(() => database.target);
+afterAll(() => queues.closeAll());
+
+describe(`the dir history compaction job on ${testDatabaseProvider()}`, () => {
+  it("runs on the job queue, compacts what is past the window and schedules the next run once", async () => {
+    const actor: Actor = { userId: `u-${randomUUID()}`, workspaceId: "w1", role: "member" };
+    const service = createPersistentDirsService({ db: database.db, target: database.target });
+    for (const version of [1, 2, 3]) {
+      const turn = await openTurnCheckout({
+        dirs: service.dirs,
+        extraBody: { actor },
+        session: null,
+        commitLog: service.commitLog,
+      });
+      turn.checkout.writeFile({ path: "/persistent/user/a.md", content: `v${version}` });
+      await turn.finishTurn({ status: "completed" });
+    }
+    const sql = sqlFor(database.target);
+    const dirKey = `user:${actor.userId}`;
+    await sql.run(`UPDATE "DirCommit" SET "createdAt" = ? WHERE "dirKey" = ? AND "version" <= 2`, [
+      new Date(Date.now() - 40 * 86_400_000),
+      dirKey,
+    ]);
+
+    const queue = queues.open({ db: database.db });
+    const enqueued: Array<{ startAfterSeconds?: number }> = [];
+    // The queue the handler schedules on, watched: each run puts the next one 6 h out.
+    const watched = {
+      ...queue,
+      enqueue: (name: string, payload: unknown, options?: { startAfterSeconds?: number }) => {
+        enqueued.push({ startAfterSeconds: options?.startAfterSeconds });
+        return queue.enqueue(name, payload, options);
+      },
+    };
+    await queue.work(
+      DIR_HISTORY_COMPACT_JOB,
+      historyCompactionJob({
+        sql: () => sql,
+        queue: () => watched,
+        settings: () => ({ maxDirBytes: null, maxSharedBytes: null, retentionDays: 30 }),
+      }),
+      { pollIntervalSeconds: 0.5 },
+    );
+    expect(await scheduleHistoryCompaction({ queue, startAfterSeconds: 0 })).not.toBeNull();
+    await waitFor("the compaction job", async () => {
+      const usage = await getDirHistoryUsage({ sql, dirKey });
+      return usage.compactedBelow === 3 ? usage : null;
+    });
+    await waitFor("the next run to be scheduled", async () => enqueued.length > 0);
+    expect(enqueued[0]).toEqual({ startAfterSeconds: 6 * 60 * 60 });
+    // One waiting run at a time: instances that start meanwhile add none.
+    expect(await scheduleHistoryCompaction({ queue, startAfterSeconds: 60 })).toBeNull();
+  });
+});
