@@ -45,7 +45,8 @@ import pg from "pg";
 import { lastIsToolResult, startScriptedModelServer } from "../e2e/support/scripted-model-server";
 import { createDb, migrateDatabase, type DatabaseTarget, type Db } from "@/lib/db";
 import type { Actor } from "@/lib/harness";
-import { userDirKey } from "@/lib/workspace-dirs";
+import { companyDirKey, userDirKey } from "@/lib/workspace-dirs";
+import { reindexAll } from "@/lib/search/index-store";
 import { createDirBacking, sqlForDb } from "@/lib/sql-storage";
 import { cookiePairs, startTimingProxy, type ModelSpan } from "./chat-load";
 import { loadLine, ms, summarize, table } from "./stats";
@@ -70,6 +71,16 @@ const CHATS = Number(process.env.BENCH_ROUTE_CHATS ?? 50);
 const WARMUP = Number(process.env.BENCH_ROUTE_WARMUP ?? 3);
 const ENTRIES = 1_000;
 const FILES = 200;
+/**
+ * Issue 23's scaled workload: the sequential user's memory dir (`BENCH_ROUTE_MEMORY_FILES`,
+ * default 200 like everyone's) and the workspace's company knowledge (`BENCH_ROUTE_COMPANY_FILES`
+ * files of ~5 KB in 37 folders, default none). With company files the index is rebuilt after
+ * seeding (`reindexAll`), so the prompt's passages search the whole knowledge base; compare
+ * `BENCH_ROUTE_MEMORY_FILES=5000 BENCH_ROUTE_COMPANY_FILES=100000` with `…=200 …=200`.
+ */
+const MEMORY_FILES = Number(process.env.BENCH_ROUTE_MEMORY_FILES ?? FILES);
+const COMPANY_FILES = Number(process.env.BENCH_ROUTE_COMPANY_FILES ?? 0);
+const SEED_BATCH = 2_000;
 const ANSWER_WORDS = 10;
 const WORD_DELAY_MS = Number(process.env.BENCH_ROUTE_WORD_DELAY ?? 20);
 const PG_URL = process.env.BENCH_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -208,20 +219,31 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
       // 1,000 entries, nine in ten global (so every user of the workspace sees them).
       await seedEntries({ db, target, actor, chatId: chat.id, count: ENTRIES });
     }
-    const files = Array.from({ length: FILES }, (_, file) => ({
-      path: `notes/note-${String(file).padStart(4, "0")}.md`,
-      content: noteContent(file),
-    }));
-    await createDirBacking({ sql: sqlForDb(db), dirKey: () => userDirKey(actor) }).store({
-      extraBody: null,
-      session: null,
+    await seedDir({
+      db,
+      dirKey: userDirKey(actor),
       harnessDir: "/persistent/user",
-      changes: { created: files, updated: [], deleted: [] },
-      snapshot: Object.fromEntries(files.map((file) => [file.path, file.content])),
-      cursor: 0,
+      count: index === 0 ? MEMORY_FILES : FILES,
+      file: (file) => ({
+        path: `notes/note-${String(file).padStart(4, "0")}.md`,
+        content: noteContent(file),
+      }),
     });
+    if (index === 0 && COMPANY_FILES > 0) {
+      await seedDir({
+        db,
+        dirKey: companyDirKey(actor),
+        harnessDir: "/persistent/company",
+        count: COMPANY_FILES,
+        file: (file) => ({
+          path: `area-${file % 37}/topic-${Math.floor(file / 37) % 27}/doc-${file}.md`,
+          content: companyDocContent(file),
+        }),
+      });
+    }
     users.push({ index, userId: user.id, chatId: chat.id, cookie: "" });
   }
+  if (COMPANY_FILES > 0) await reindexAll(sqlForDb(db));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(PORT),
@@ -839,7 +861,7 @@ export async function benchChatRoute(): Promise<string> {
     }
   }
   return [
-    `chat-route: POST /api/chat on next start (${APP_URL}), medium workload (${ENTRIES} entries, ${FILES} files per user), scripted model: memory tool call, then ${ANSWER_WORDS} words × ${WORD_DELAY_MS} ms${profile ? "; server under --cpu-prof (slower)" : ""}`,
+    `chat-route: POST /api/chat on next start (${APP_URL}), medium workload (${ENTRIES} entries, ${FILES} files per user${MEMORY_FILES !== FILES ? `, ${MEMORY_FILES} in the sequential user's memory` : ""}${COMPANY_FILES ? `, company knowledge of ${COMPANY_FILES} files, indexed` : ""}), scripted model: memory tool call, then ${ANSWER_WORDS} words × ${WORD_DELAY_MS} ms${profile ? "; server under --cpu-prof (slower)" : ""}`,
     "",
     table(rows),
     "",
@@ -864,4 +886,76 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       process.exit(1);
     },
   );
+}
+
+/** A dir's files written through the app's dir backing, `SEED_BATCH` files a commit. */
+async function seedDir(options: {
+  db: Db;
+  dirKey: string;
+  harnessDir: string;
+  count: number;
+  file: (index: number) => { path: string; content: string };
+}): Promise<void> {
+  const backing = createDirBacking({ sql: sqlForDb(options.db), dirKey: () => options.dirKey });
+  let cursor: string | number = 0;
+  for (let start = 0; start < options.count; start += SEED_BATCH) {
+    const created = Array.from(
+      { length: Math.min(SEED_BATCH, options.count - start) },
+      (_, offset) => options.file(start + offset),
+    );
+    const result = await backing.store({
+      extraBody: null,
+      session: null,
+      harnessDir: options.harnessDir,
+      changes: { created, updated: [], deleted: [] },
+      snapshot: Object.fromEntries(created.map((file) => [file.path, file.content])),
+      cursor,
+    });
+    if (result.status !== "stored")
+      throw new Error(`seeding ${options.dirKey} lost its compare-and-swap`);
+    cursor = result.cursor;
+  }
+}
+
+/** About 5 KB of handbook-like Markdown, different words per document (a small LCG). */
+function companyDocContent(index: number): string {
+  const words = [
+    "policy",
+    "travel",
+    "expense",
+    "leave",
+    "onboarding",
+    "security",
+    "laptop",
+    "review",
+    "release",
+    "incident",
+    "runbook",
+    "customer",
+    "contract",
+    "invoice",
+    "holiday",
+    "budget",
+    "hiring",
+    "interview",
+    "deploy",
+    "backup",
+    "vendor",
+    "privacy",
+    "training",
+    "office",
+  ];
+  let state = (index * 2654435761) >>> 0;
+  const word = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return words[state % words.length]!;
+  };
+  let text = `# ${word()} ${word()} guide ${index}\n\n`;
+  let section = 0;
+  while (text.length < 5_000) {
+    if (section % 4 === 0) text += `## ${word()} ${word()} ${section}\n\n`;
+    text += `${Array.from({ length: 60 }, word).join(" ")} ${index}-${section}.\n\n`;
+    section += 1;
+  }
+  return text;
 }

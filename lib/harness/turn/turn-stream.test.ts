@@ -65,24 +65,23 @@ describe("drainTurnStream", () => {
   });
 
   it("writes a fast stream at most once per interval, and the first chunk at once", async () => {
+    // Wide margins (an interval of 400 ms, five chunks sent within it without waiting) so a
+    // loaded machine cannot split the batch; the assertions are about order, not speed.
     const { stream, controller } = source();
     const response = drainTurnStream(stream).toUIMessageStreamResponse(undefined, {
-      flushIntervalMs: 60,
+      flushIntervalMs: 400,
     });
     const reader = response.body!.getReader();
     const started = performance.now();
     controller.enqueue(delta("first"));
     const first = await reader.read();
-    expect(performance.now() - started).toBeLessThan(50);
+    expect(performance.now() - started).toBeLessThan(300);
     expect(new TextDecoder().decode(first.value)).toContain("first");
-    for (let index = 0; index < 5; index++) {
-      controller.enqueue(delta(`w${index}`));
-      await sleep(5);
-    }
+    for (let index = 0; index < 5; index++) controller.enqueue(delta(`w${index}`));
     const next = await reader.read();
-    // All five (sent within ~25 ms) in one write, no earlier than the interval allows.
+    // All five in one write, no earlier than the interval allows.
     expect(new TextDecoder().decode(next.value).match(/text-delta/g)).toHaveLength(5);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(55);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(395);
     controller.close();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: [DONE]\n\n");
     expect((await reader.read()).done).toBe(true);
