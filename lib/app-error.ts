@@ -9,6 +9,7 @@ import {
   type PublicError,
 } from "@/lib/harness";
 import { ModelUnavailableError, RequestError } from "@/lib/request-error";
+import { isUniqueViolation } from "@/lib/sql-storage/sql";
 
 /** What an endpoint may show a person: a status, a stable code and a safe message. */
 export type AppError = PublicError;
@@ -22,7 +23,8 @@ export type AppError = PublicError;
  * CLI with `cliFailure`.
  */
 export function toAppError(error: unknown): AppError {
-  if (isUniqueConstraintError(error)) {
+  // Prisma's P2002, or the driver's own error from a query on the SQL layer.
+  if (isUniqueConstraintError(error) || isUniqueViolation(error)) {
     return toPublicError(
       new HarnessConflictError({
         surface: "record",

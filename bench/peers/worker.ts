@@ -215,6 +215,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const { createHarness, formatHarnessStateWithTokens } = await import("@/lib/harness");
   const { harnessStorageFor } = await import("@/lib/sql-storage");
   const { appendMessage, loadChatMessages } = await import("@/lib/chat/messages");
+  const { sqlFor } = await import("@/lib/sql-storage/sql");
   let target: DatabaseTarget;
   let cleanup: () => Promise<void>;
   if (provider === "sqlite") {
@@ -229,6 +230,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   }
   await migrateDatabase({ target });
   const db = createDb(target);
+  const sql = sqlFor(target);
   const workspace = await db.workspace.create({ data: { name: "peers" } });
   const user = await db.user.create({ data: { email: "peers@example.com", name: "Peers" } });
   await db.membership.create({
@@ -262,7 +264,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
       }
       for (let index = 0; index < THREAD; index++)
         await appendMessage(
-          db,
+          sql,
           chat.id,
           message(index % 2 ? "assistant" : "user", threadText(index)),
         );
@@ -270,8 +272,8 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
     },
     async turn(turn) {
       const store = harness();
-      await appendMessage(db, chat.id, message("user", userText(turn)));
-      const messages = await loadChatMessages(db, chat.id);
+      await appendMessage(sql, chat.id, message("user", userText(turn)));
+      const messages = await loadChatMessages(sql, chat.id);
       const state = await store.snapshot();
       const view = formatHarnessStateWithTokens({
         state,
@@ -290,7 +292,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
         expectedVersion: entry.version,
         content: itemText(turn % ITEMS, turn),
       });
-      await appendMessage(db, chat.id, message("assistant", replyText(turn)));
+      await appendMessage(sql, chat.id, message("assistant", replyText(turn)));
       return view.tokens + Math.round(JSON.stringify(messages).length / 4);
     },
     async housekeeping() {

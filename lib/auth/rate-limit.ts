@@ -1,4 +1,5 @@
-import { joinSql, sql, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { sqlForDb, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
 
 /**
  * Sign-in limits, kept in the database (`RateLimitBucket`) so every instance shares them. Every
@@ -58,9 +59,68 @@ export function signInBuckets(options: { email: string; address: string | null }
   };
 }
 
+/**
+ * What the limiter runs on: the SQL layer. A Prisma client is still accepted while
+ * lib/auth/sign-in.ts hands one (issue 29, transitional): its database's SQL client is used.
+ */
+export type RateLimitDatabase = SqlExecutor | Db;
+
+function executorOf(database: RateLimitDatabase): SqlExecutor {
+  return typeof (database as Partial<SqlExecutor>).dialect === "string"
+    ? (database as SqlExecutor)
+    : sqlForDb(database as Db);
+}
+
+/** A piece of SQL with `?` placeholders and the values they bind. */
+interface Fragment {
+  text: string;
+  params: SqlValue[];
+}
+
+/** Builds a fragment: values become `?` placeholders, fragments are inlined with their values. */
+function q(strings: TemplateStringsArray, ...values: (SqlValue | Fragment)[]): Fragment {
+  let text = strings[0]!;
+  const params: SqlValue[] = [];
+  values.forEach((value, index) => {
+    if (isFragment(value)) {
+      text += value.text;
+      params.push(...value.params);
+    } else {
+      text += "?";
+      params.push(value);
+    }
+    text += strings[index + 1]!;
+  });
+  return { text, params };
+}
+
+function isFragment(value: SqlValue | Fragment): value is Fragment {
+  return typeof value === "object" && value !== null && "text" in value && "params" in value;
+}
+
+/** Fragments joined with `separator`. */
+function joinFragments(fragments: Fragment[], separator: string): Fragment {
+  return {
+    text: fragments.map((fragment) => fragment.text).join(separator),
+    params: fragments.flatMap((fragment) => fragment.params),
+  };
+}
+
 /** An epoch-millisecond value as a typed SQL BIGINT (PostgreSQL types a bare parameter inside CASE as text). */
-function ms(value: number) {
-  return sql`CAST(${BigInt(Math.floor(value))} AS BIGINT)`;
+function ms(value: number): Fragment {
+  return q`CAST(${BigInt(Math.floor(value))} AS BIGINT)`;
+}
+
+function all<T>(database: RateLimitDatabase, fragment: Fragment): Promise<T[]> {
+  return executorOf(database).all<T>(fragment.text, fragment.params);
+}
+
+function get<T>(database: RateLimitDatabase, fragment: Fragment): Promise<T | undefined> {
+  return executorOf(database).get<T>(fragment.text, fragment.params);
+}
+
+async function run(database: RateLimitDatabase, fragment: Fragment): Promise<void> {
+  await executorOf(database).run(fragment.text, fragment.params);
 }
 
 /**
@@ -69,12 +129,14 @@ function ms(value: number) {
  * even when it is then refused, and two concurrent attempts never see the same count.
  */
 export async function countWindowAttempt(
-  db: Db,
+  db: RateLimitDatabase,
   options: { bucket: string; limit: number; windowMs: number; now: number },
 ): Promise<Admission & { count: number; windowStart: number }> {
   const { bucket, limit, windowMs, now } = options;
   const cutoff = ms(now - windowMs);
-  const [row] = await db.$queryRaw<{ count: number | bigint; windowStart: number | bigint }[]>(sql`
+  const row = await get<{ count: number | bigint; windowStart: number | bigint }>(
+    db,
+    q`
     INSERT INTO "RateLimitBucket" ("bucket", "windowStart", "count", "nextAllowedAt", "updatedAt")
     VALUES (${bucket}, ${ms(now)}, 1, 0, ${ms(now)})
     ON CONFLICT ("bucket") DO UPDATE SET
@@ -83,7 +145,8 @@ export async function countWindowAttempt(
       "windowStart" = CASE WHEN "RateLimitBucket"."windowStart" <= ${cutoff} THEN ${ms(now)}
                            ELSE "RateLimitBucket"."windowStart" END,
       "updatedAt" = ${ms(now)}
-    RETURNING "count", "windowStart"`);
+    RETURNING "count", "windowStart"`,
+  );
   const count = Number(row!.count);
   const windowStart = Number(row!.windowStart);
   if (count <= limit) return { allowed: true, count, windowStart };
@@ -97,13 +160,16 @@ export async function countWindowAttempt(
 
 /** Gives back an attempt counted in the current window (a successful sign-in is no failure). */
 export async function refundWindowAttempt(
-  db: Db,
+  db: RateLimitDatabase,
   options: { bucket: string; windowStart: number },
 ): Promise<void> {
-  await db.$executeRaw(sql`
+  await run(
+    db,
+    q`
     UPDATE "RateLimitBucket" SET "count" = "count" - 1
     WHERE "bucket" = ${options.bucket} AND "windowStart" = ${ms(options.windowStart)}
-      AND "count" > 0`);
+      AND "count" > 0`,
+  );
 }
 
 /** The delay after the `n`-th attempt of a backoff run: none for the first `after`, then doubling. */
@@ -121,23 +187,25 @@ export function backoffDelayMs(n: number, limits: SignInLimits): number {
  * open slot exactly one takes it once backoff has started.
  */
 export async function takeBackoffSlot(
-  db: Db,
+  db: RateLimitDatabase,
   options: { bucket: string; limits: SignInLimits; now: number },
 ): Promise<Admission> {
   const { bucket, limits, now } = options;
-  const stale = sql`"RateLimitBucket"."updatedAt" <= ${ms(now - BACKOFF_RESET_MS)}`;
-  const next = sql`CASE WHEN ${stale} THEN 1 ELSE "RateLimitBucket"."count" + 1 END`;
+  const stale = q`"RateLimitBucket"."updatedAt" <= ${ms(now - BACKOFF_RESET_MS)}`;
+  const next = q`CASE WHEN ${stale} THEN 1 ELSE "RateLimitBucket"."count" + 1 END`;
   // The delay per count, as a CASE over the few counts where it still grows.
-  const steps: ReturnType<typeof sql>[] = [];
+  const steps: Fragment[] = [];
   let n = limits.backoffAfter + 1;
   for (; backoffDelayMs(n, limits) < limits.backoffMaxMs; n++) {
-    steps.push(sql`WHEN ${n} THEN ${ms(now + backoffDelayMs(n, limits))}`);
+    steps.push(q`WHEN ${n} THEN ${ms(now + backoffDelayMs(n, limits))}`);
   }
-  const capped = sql`${ms(now + limits.backoffMaxMs)}`;
-  const delayed = sql`CASE WHEN (${next}) <= ${limits.backoffAfter} THEN ${ms(now)}
-    ELSE ${steps.length > 0 ? sql`CASE (${next}) ${joinSql(steps, " ")} ELSE ${capped} END` : capped}
+  const capped = ms(now + limits.backoffMaxMs);
+  const delayed = q`CASE WHEN (${next}) <= ${limits.backoffAfter} THEN ${ms(now)}
+    ELSE ${steps.length > 0 ? q`CASE (${next}) ${joinFragments(steps, " ")} ELSE ${capped} END` : capped}
     END`;
-  const rows = await db.$queryRaw<{ count: number | bigint }[]>(sql`
+  const rows = await all<{ count: number | bigint }>(
+    db,
+    q`
     INSERT INTO "RateLimitBucket" ("bucket", "windowStart", "count", "nextAllowedAt", "updatedAt")
     VALUES (${bucket}, ${ms(now)}, 1, ${ms(now + backoffDelayMs(1, limits))}, ${ms(now)})
     ON CONFLICT ("bucket") DO UPDATE SET
@@ -148,44 +216,60 @@ export async function takeBackoffSlot(
     WHERE ${stale} OR "RateLimitBucket"."nextAllowedAt" <= ${ms(now)}
       -- Below the threshold nobody waits, whatever order concurrent clock readings arrive in.
       OR (${next}) <= ${limits.backoffAfter}
-    RETURNING "count"`);
+    RETURNING "count"`,
+  );
   if (rows.length > 0) return { allowed: true };
-  const [row] = await db.$queryRaw<{ nextAllowedAt: number | bigint }[]>(sql`
-    SELECT "nextAllowedAt" FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`);
+  const row = await get<{ nextAllowedAt: number | bigint }>(
+    db,
+    q`
+    SELECT "nextAllowedAt" FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`,
+  );
   const wait = row ? Number(row.nextAllowedAt) - now : 1000;
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
 }
 
 /** Whether `bucket` (a "known address" marker) was touched within `withinMs`. */
 export async function isRecent(
-  db: Db,
+  db: RateLimitDatabase,
   options: { bucket: string; withinMs: number; now: number },
 ): Promise<boolean> {
-  const rows = await db.$queryRaw<{ one: number }[]>(sql`
+  const rows = await all<{ one: number }>(
+    db,
+    q`
     SELECT 1 AS "one" FROM "RateLimitBucket"
-    WHERE "bucket" = ${options.bucket} AND "updatedAt" > ${ms(options.now - options.withinMs)}`);
+    WHERE "bucket" = ${options.bucket} AND "updatedAt" > ${ms(options.now - options.withinMs)}`,
+  );
   return rows.length > 0;
 }
 
 /** Marks `bucket` as touched now (creates it when missing). */
-export async function touchBucket(db: Db, options: { bucket: string; now: number }): Promise<void> {
-  await db.$executeRaw(sql`
+export async function touchBucket(
+  db: RateLimitDatabase,
+  options: { bucket: string; now: number },
+): Promise<void> {
+  await run(
+    db,
+    q`
     INSERT INTO "RateLimitBucket" ("bucket", "windowStart", "count", "nextAllowedAt", "updatedAt")
     VALUES (${options.bucket}, ${ms(options.now)}, 0, 0, ${ms(options.now)})
-    ON CONFLICT ("bucket") DO UPDATE SET "updatedAt" = ${ms(options.now)}`);
+    ON CONFLICT ("bucket") DO UPDATE SET "updatedAt" = ${ms(options.now)}`,
+  );
 }
 
-export async function deleteBucket(db: Db, bucket: string): Promise<void> {
-  await db.$executeRaw(sql`DELETE FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`);
+export async function deleteBucket(db: RateLimitDatabase, bucket: string): Promise<void> {
+  await run(db, q`DELETE FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`);
 }
 
 /**
  * Removes buckets no rule looks at any more: window and backoff buckets quiet for a day (their
  * windows and backoff runs are over), known-address markers older than 30 days.
  */
-export async function pruneBuckets(db: Db, now: number): Promise<void> {
-  await db.$executeRaw(sql`
+export async function pruneBuckets(db: RateLimitDatabase, now: number): Promise<void> {
+  await run(
+    db,
+    q`
     DELETE FROM "RateLimitBucket"
     WHERE ("updatedAt" < ${ms(now - BACKOFF_RESET_MS)} AND "bucket" NOT LIKE 'sign-in:known:%')
-       OR "updatedAt" < ${ms(now - KNOWN_ADDRESS_MS)}`);
+       OR "updatedAt" < ${ms(now - KNOWN_ADDRESS_MS)}`,
+  );
 }

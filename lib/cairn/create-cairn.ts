@@ -116,7 +116,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
           maintenanceIntervalSeconds: Math.min(30, Math.max(1, config.jobExpireSeconds / 3)),
           logger,
         })
-      : createTableJobQueue(db.get(), { logger }),
+      : createTableJobQueue(sql.get(), { logger }),
   );
   const persistentDirs = lazy(() =>
     createPersistentDirsService({
@@ -132,7 +132,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
   const durability = lazy(() => {
     const service = persistentDirs.get();
     const started = createDurability({
-      db: db.get(),
+      sql: sql.get(),
       dirs: service.dirs,
       commitLog: service.commitLog,
       jobQueue: jobQueue.get(),
@@ -167,7 +167,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       },
     }),
   );
-  const refinementLock = lazy(() => createDatabaseLock({ db: db.get(), target, logger }));
+  const refinementLock = lazy(() => createDatabaseLock({ sql: sql.get(), target, logger }));
   const turnSlots = createTurnSlots({ maxPerUser: config.turns.maxPerUser });
   const turnRate = createTurnRate({ perMinute: config.turns.perMinute });
   const sessionClaims = new SessionClaimsCache();

@@ -25,15 +25,19 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
     const db = database.db;
     await db.chatMessage.deleteMany({ where: { chatId } });
     for (const [index, id] of ids.entries())
-      await appendMessage(db, chatId, text(id, index % 2 === 0 ? "user" : "assistant", id));
+      await appendMessage(
+        database.sql,
+        chatId,
+        text(id, index % 2 === 0 ? "user" : "assistant", id),
+      );
   }
 
   it("regenerate removes what follows the user's message and keeps the message", async () => {
     await reset(["u1", "a1", "u2", "a2"]);
-    expect(await truncateChatAt(database.db, { chatId, messageId: "u2", inclusive: false })).toBe(
+    expect(await truncateChatAt(database.sql, { chatId, messageId: "u2", inclusive: false })).toBe(
       true,
     );
-    expect((await loadChatMessages(database.db, chatId)).map((m) => m.id)).toEqual([
+    expect((await loadChatMessages(database.sql, chatId)).map((m) => m.id)).toEqual([
       "u1",
       "a1",
       "u2",
@@ -42,23 +46,23 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
 
   it("edit removes the user's message and everything after it", async () => {
     await reset(["u1", "a1", "u2", "a2"]);
-    await truncateChatAt(database.db, { chatId, messageId: "u1", inclusive: true });
-    expect(await loadChatMessages(database.db, chatId)).toEqual([]);
-    await appendMessage(database.db, chatId, text("u1", "user", "edited"));
-    const [only] = await loadChatMessages(database.db, chatId);
+    await truncateChatAt(database.sql, { chatId, messageId: "u1", inclusive: true });
+    expect(await loadChatMessages(database.sql, chatId)).toEqual([]);
+    await appendMessage(database.sql, chatId, text("u1", "user", "edited"));
+    const [only] = await loadChatMessages(database.sql, chatId);
     expect(only?.parts).toEqual([{ type: "text", text: "edited" }]);
-    expect(Object.keys(await listMessageTimes(database.db, chatId))).toEqual(["u1"]);
+    expect(Object.keys(await listMessageTimes(database.sql, chatId))).toEqual(["u1"]);
   });
 
   it("refuses an assistant message or a message of another chat, changing nothing", async () => {
     await reset(["u1", "a1"]);
-    expect(await truncateChatAt(database.db, { chatId, messageId: "a1", inclusive: true })).toBe(
+    expect(await truncateChatAt(database.sql, { chatId, messageId: "a1", inclusive: true })).toBe(
       false,
     );
     expect(
-      await truncateChatAt(database.db, { chatId: "other", messageId: "u1", inclusive: true }),
+      await truncateChatAt(database.sql, { chatId: "other", messageId: "u1", inclusive: true }),
     ).toBe(false);
-    expect(await loadChatMessages(database.db, chatId)).toHaveLength(2);
+    expect(await loadChatMessages(database.sql, chatId)).toHaveLength(2);
   });
 
   it("drops a compaction that covered a removed message", async () => {
@@ -67,7 +71,7 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
       where: { id: chatId },
       data: { compactionSummary: "earlier talk", compactedThroughId: "a1" },
     });
-    await truncateChatAt(database.db, { chatId, messageId: "u1", inclusive: false });
+    await truncateChatAt(database.sql, { chatId, messageId: "u1", inclusive: false });
     const chat = await database.db.chat.findUniqueOrThrow({ where: { id: chatId } });
     expect(chat.compactionSummary).toBeNull();
     expect(chat.compactedThroughId).toBeNull();
@@ -82,7 +86,7 @@ describe(`chat messages: edit and regenerate (${testDatabaseProvider()})`, () =>
     const seen: SqlStatementEvent[] = [];
     const stop = observeSql((event) => seen.push(event));
     try {
-      await truncateChatAt(database.db, { chatId, messageId: "u1", inclusive: false });
+      await truncateChatAt(database.sql, { chatId, messageId: "u1", inclusive: false });
     } finally {
       stop();
     }

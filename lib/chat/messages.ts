@@ -1,9 +1,8 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
-import type { Db } from "@/lib/db";
 import { HarnessConflictError } from "@/lib/harness";
-import { isUniqueViolation } from "@/lib/sql-storage/sql";
-import { insertMessageAtEnd, listMessageRows, sqlOf } from "./queries";
+import { isUniqueViolation, toDate, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
+import { insertMessageAtEnd, listMessageRows } from "./queries";
 
 /** The largest user message accepted, in characters: the text of all its parts together. */
 export const MAX_USER_MESSAGE_CHARS = 32_000;
@@ -52,8 +51,8 @@ export function toUIMessage(row: { id: string; role: string; parts: string }): U
 }
 
 /** A chat's messages in order, as the UI shows them. */
-export async function loadChatMessages(db: Db, chatId: string): Promise<UIMessage[]> {
-  return (await listMessageRows(sqlOf(db), chatId)).map(toUIMessage);
+export async function loadChatMessages(sql: SqlExecutor, chatId: string): Promise<UIMessage[]> {
+  return (await listMessageRows(sql, chatId)).map(toUIMessage);
 }
 
 /**
@@ -92,8 +91,12 @@ const MAX_APPEND_ATTEMPTS = 200;
  * Turns no longer race here (one turn at a time per chat, see turn-claim.ts), but an append
  * must still never fail just because another one happened at the same moment.
  */
-export async function appendMessage(db: Db, chatId: string, message: UIMessage): Promise<void> {
-  if (!(await appendNewMessage(db, chatId, message)))
+export async function appendMessage(
+  sql: SqlExecutor,
+  chatId: string,
+  message: UIMessage,
+): Promise<void> {
+  if (!(await appendNewMessage(sql, chatId, message)))
     throw new HarnessConflictError({
       surface: "chat",
       message: `A message with id ${message.id} is stored already.`,
@@ -108,11 +111,10 @@ export async function appendMessage(db: Db, chatId: string, message: UIMessage):
  * loser retry at the next one after a short random pause.
  */
 export async function appendNewMessage(
-  db: Db,
+  sql: SqlExecutor,
   chatId: string,
   message: UIMessage,
 ): Promise<boolean> {
-  const sql = sqlOf(db);
   for (let attempt = 1; ; attempt++) {
     try {
       return await insertMessageAtEnd(sql, chatId, message);
@@ -126,12 +128,15 @@ export async function appendNewMessage(
 }
 
 /** When each message of a chat was stored (ISO 8601), to place refinement cards in the timeline. */
-export async function listMessageTimes(db: Db, chatId: string): Promise<Record<string, string>> {
-  const rows = await db.chatMessage.findMany({
-    where: { chatId },
-    select: { id: true, createdAt: true },
-  });
-  return Object.fromEntries(rows.map((row) => [row.id, row.createdAt.toISOString()]));
+export async function listMessageTimes(
+  sql: SqlExecutor,
+  chatId: string,
+): Promise<Record<string, string>> {
+  const rows = await sql.all<{ id: string; createdAt: unknown }>(
+    `SELECT "id", "createdAt" FROM "ChatMessage" WHERE "chatId" = ?`,
+    [chatId],
+  );
+  return Object.fromEntries(rows.map((row) => [row.id, toDate(row.createdAt).toISOString()]));
 }
 
 /**
@@ -151,11 +156,11 @@ export type TurnMode = "submit" | "edit" | "regenerate";
  * it was saved when those turns completed.
  */
 export async function truncateChatAt(
-  db: Db,
+  sql: Sql,
   options: { chatId: string; messageId: string; inclusive: boolean },
 ): Promise<boolean> {
   // One transaction: the messages and the compaction that covered them go together or not at all.
-  return sqlOf(db).transaction(async (tx) => {
+  return sql.transaction(async (tx) => {
     const anchor = await tx.get<{ seq: number | bigint }>(
       `SELECT "seq" FROM "ChatMessage" WHERE "id" = ? AND "chatId" = ? AND "role" = 'user'`,
       [options.messageId, options.chatId],

@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai";
-import { databaseTargetOf, getDb, type Db } from "@/lib/db";
+import { createId, databaseTargetOf, type Db } from "@/lib/db";
 import { HarnessNotFoundError, type Actor } from "@/lib/harness";
 import {
   getSql,
@@ -22,7 +22,10 @@ import { listMessageTimes, loadChatMessages } from "./messages";
  * runs on SQLite and PostgreSQL. Prisma keeps the schema; these read and write its tables.
  */
 
-/** The SQL client of a Prisma client's database (tests hand a `Db`; the app uses `getDb()`'s). */
+/**
+ * The SQL client of a Prisma client's database, or the process's (`getSql()`) without one: a
+ * bridge for tests that set up rows with Prisma. The app's code calls `getSql()`.
+ */
 export function sqlOf(db?: Db): Sql {
   return db ? sqlFor(databaseTargetOf(db)) : getSql();
 }
@@ -382,9 +385,9 @@ export function decodeChatCursor(cursor: string): { updatedAt: Date; id: string 
  */
 export async function listChats(
   actor: Actor,
-  options: { cursor?: string | null; limit?: number; query?: string; db?: Db } = {},
+  options: { cursor?: string | null; limit?: number; query?: string; sql?: SqlExecutor } = {},
 ): Promise<ChatPage> {
-  const sql = sqlOf(options.db);
+  const sql = options.sql ?? getSql();
   const limit = Math.min(
     Math.max(Math.trunc(options.limit ?? CHAT_PAGE_SIZE), 1),
     MAX_CHAT_PAGE_SIZE,
@@ -424,11 +427,10 @@ export async function listChats(
 export async function ownChatTitles(
   actor: Actor,
   chatIds: readonly string[],
-  db?: Db,
+  sql: SqlExecutor = getSql(),
 ): Promise<Map<string, string>> {
   const ids = [...new Set(chatIds)];
   const titles = new Map<string, string>();
-  const sql = sqlOf(db);
   for (let start = 0; start < ids.length; start += MAX_CHAT_PAGE_SIZE) {
     const batch = ids.slice(start, start + MAX_CHAT_PAGE_SIZE);
     const rows = await sql.all<{ id: string; title: string }>(
@@ -442,8 +444,8 @@ export async function ownChatTitles(
 }
 
 /** Whether the actor has any chat in their workspace. */
-export async function hasChats(actor: Actor, db?: Db): Promise<boolean> {
-  const row = await sqlOf(db).get(
+export async function hasChats(actor: Actor, sql: SqlExecutor = getSql()): Promise<boolean> {
+  const row = await sql.get(
     `SELECT 1 AS "one" FROM "Chat" WHERE "workspaceId" = ? AND "userId" = ? LIMIT 1`,
     [actor.workspaceId, actor.userId],
   );
@@ -451,47 +453,69 @@ export async function hasChats(actor: Actor, db?: Db): Promise<boolean> {
 }
 
 /** The chat if it belongs to the actor (same user, same workspace), else null. */
-export function getOwnChat(actor: Actor, chatId: string) {
-  return getDb().chat.findFirst({
-    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-    select: { id: true, title: true, temporary: true, createdAt: true },
-  });
+export async function getOwnChat(
+  actor: Actor,
+  chatId: string,
+): Promise<{ id: string; title: string; temporary: boolean; createdAt: Date } | null> {
+  const row = await getSql().get<{
+    id: string;
+    title: string;
+    temporary: unknown;
+    createdAt: unknown;
+  }>(
+    `SELECT "id", "title", "temporary", "createdAt" FROM "Chat"
+     WHERE "id" = ? AND "workspaceId" = ? AND "userId" = ?`,
+    [chatId, actor.workspaceId, actor.userId],
+  );
+  return row
+    ? {
+        id: row.id,
+        title: row.title,
+        temporary: toBool(row.temporary),
+        createdAt: toDate(row.createdAt),
+      }
+    : null;
 }
 
 /**
  * Creates a chat of the actor's. A temporary one (`temporary: true`) is never listed and is
  * deleted after 24 hours: the caller enqueues its deletion (`scheduleTemporaryChatDeletion`).
  */
-export function createChat(actor: Actor, title: string, options: { temporary?: boolean } = {}) {
-  return getDb().chat.create({
-    data: {
-      workspaceId: actor.workspaceId,
-      userId: actor.userId,
-      title,
-      temporary: options.temporary ?? false,
-    },
-    select: { id: true },
-  });
+export async function createChat(
+  actor: Actor,
+  title: string,
+  options: { temporary?: boolean } = {},
+): Promise<{ id: string }> {
+  const id = createId();
+  const now = new Date();
+  await getSql().run(
+    `INSERT INTO "Chat" ("id", "workspaceId", "userId", "title", "temporary", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [id, actor.workspaceId, actor.userId, title, options.temporary ?? false, now, now],
+  );
+  return { id };
 }
 
 /** Renames one of the actor's chats; returns whether it was theirs. */
 export async function renameOwnChat(actor: Actor, chatId: string, title: string): Promise<boolean> {
-  const { count } = await getDb().chat.updateMany({
-    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-    data: { title },
-  });
-  return count > 0;
+  const { changes } = await getSql().run(
+    `UPDATE "Chat" SET "title" = ?, "updatedAt" = ? WHERE "id" = ? AND "workspaceId" = ? AND "userId" = ?`,
+    [title, new Date(), chatId, actor.workspaceId, actor.userId],
+  );
+  return changes > 0;
 }
 
 /** Deletes one of the actor's chats with its messages and turns (the schema cascades). */
 export async function deleteOwnChat(actor: Actor, chatId: string): Promise<void> {
-  await getDb().chat.deleteMany({
-    where: { id: chatId, workspaceId: actor.workspaceId, userId: actor.userId },
-  });
+  await getSql().run(`DELETE FROM "Chat" WHERE "id" = ? AND "workspaceId" = ? AND "userId" = ?`, [
+    chatId,
+    actor.workspaceId,
+    actor.userId,
+  ]);
 }
 
 /** A chat page's messages and when each was written (call after `getOwnChat`). */
 export function loadChatPageMessages(chatId: string) {
-  const db = getDb();
-  return Promise.all([loadChatMessages(db, chatId), listMessageTimes(db, chatId)]);
+  const sql = getSql();
+  return Promise.all([loadChatMessages(sql, chatId), listMessageTimes(sql, chatId)]);
 }

@@ -11,7 +11,6 @@ import {
   unclonedFetch,
 } from "@/lib/ai";
 import { cairn } from "@/lib/cairn";
-import { getDb } from "@/lib/db";
 import {
   canWriteGlobal,
   streamHarness,
@@ -23,6 +22,7 @@ import {
 import { harnessForTurn } from "@/lib/harness-for-actor";
 import { suggestGlobalEntryChange } from "@/lib/review";
 import { harnessStorageFor } from "@/lib/sql-storage";
+import { getSql } from "@/lib/sql-storage/sql";
 import { startTurnSpan, type TurnSpan } from "@/lib/observability/tracing";
 import {
   getDurability,
@@ -61,7 +61,6 @@ import {
   recordFinishedTurn,
   refreshTurnLease,
   setTurnAssistantMessage,
-  sqlOf,
   type ChatForTurn,
 } from "./queries";
 import { TEMPORARY_CHAT_PROMPT, TEMPORARY_REFINE_REFUSED } from "./temporary-chats";
@@ -206,7 +205,7 @@ function appHarness(
     // A global write the person's role does not allow becomes a suggestion for review.
     suggestGlobalEntry: ({ proposal, turnId }) =>
       suggestGlobalEntryChange({
-        sql: sqlOf(),
+        sql: getSql(),
         harnessStorage: harnessStorageFor(),
         actor,
         proposal,
@@ -226,7 +225,7 @@ function appHarness(
     memoryTool: providerMemoryTool(model.provider),
     shell: root.shellLimits,
     recentRefinements: () =>
-      listRecentRefinements(sqlOf(), { workspaceId: actor.workspaceId, chatId }),
+      listRecentRefinements(getSql(), { workspaceId: actor.workspaceId, chatId }),
     logger,
     // A span per model step under the turn's, when traces are on (decision 0038).
     ...(root.config.tracing.endpoint !== null && {
@@ -257,7 +256,7 @@ async function recordTurn(options: {
   const stored =
     assistant && assistant.parts.some((part) => part.type !== "step-start") ? assistant : null;
   const removed = result.compaction?.removedMessageIds ?? [];
-  await recordFinishedTurn(sqlOf(), {
+  await recordFinishedTurn(getSql(), {
     turnId,
     chatId,
     assistant: stored,
@@ -286,7 +285,7 @@ async function recordTurn(options: {
  */
 function keepLease(turnId: string, durability: Durability): () => void {
   const refresh = () =>
-    refreshTurnLease(sqlOf(), turnId, new Date(Date.now() + durability.turnLeaseMs)).catch(
+    refreshTurnLease(getSql(), turnId, new Date(Date.now() + durability.turnLeaseMs)).catch(
       () => undefined, // the database is away: the lease may lapse; recovery copes
     );
   const timer = setInterval(() => void refresh(), Math.max(250, durability.turnLeaseMs / 3));
@@ -340,8 +339,8 @@ export async function startChatTurn(options: {
   requestId?: string;
 }): Promise<StartTurnResult> {
   const { actor, chatId } = options;
-  const db = getDb();
-  const chat = await findChatForTurn(sqlOf(), {
+  const sql = getSql();
+  const chat = await findChatForTurn(sql, {
     chatId,
     userId: actor.userId,
     workspaceId: actor.workspaceId,
@@ -376,7 +375,7 @@ export async function startChatTurn(options: {
     turnId,
     workspaceId: actor.workspaceId,
   });
-  const claim = await holdChatClaim(db, { chatId, turnId });
+  const claim = await holdChatClaim(sql, { chatId, turnId });
   if (!claim) return { status: "busy" };
   try {
     return await runClaimedTurn({ ...options, chat, turnId, claim, model, logger });
@@ -420,11 +419,11 @@ function endsWhenRecorded(response: Response, recorded: Promise<void>): Response
 
 /** Stores a message no model can answer yet, holding the chat's claim while it does. */
 async function keepUnsent(chatId: string, message: UIMessage): Promise<boolean> {
-  const db = getDb();
-  const claim = await holdChatClaim(db, { chatId, turnId: randomUUID() });
+  const sql = getSql();
+  const claim = await holdChatClaim(sql, { chatId, turnId: randomUUID() });
   if (!claim) return false;
   try {
-    await appendNewMessage(db, chatId, message);
+    await appendNewMessage(sql, chatId, message);
     return true;
   } finally {
     await claim.release();
@@ -445,12 +444,11 @@ async function runClaimedTurn(options: {
   logger: Logger;
 }): Promise<StartTurnResult> {
   const { actor, chatId, turnId, claim, model, logger } = options;
-  const db = getDb();
-  const sql = sqlOf();
+  const sql = getSql();
   const mode = options.mode ?? "submit";
   const rewritten =
     mode !== "submit" &&
-    (await truncateChatAt(db, {
+    (await truncateChatAt(sql, {
       chatId,
       messageId: options.message.id,
       inclusive: mode === "edit",
@@ -459,9 +457,9 @@ async function runClaimedTurn(options: {
   // stored already (a resent message) gets a fresh one.
   const reuse = rewritten && mode === "regenerate";
   let message: UIMessage = options.message;
-  if (!reuse && !(await appendNewMessage(db, chatId, message))) {
+  if (!reuse && !(await appendNewMessage(sql, chatId, message))) {
     message = { ...options.message, id: randomUUID() };
-    await appendMessage(db, chatId, message);
+    await appendMessage(sql, chatId, message);
   }
   // Read once the turn holds the chat (truncateChatAt may have dropped a compaction).
   const { compaction, messages } = await loadTurnHistory(sql, chatId);
@@ -602,8 +600,8 @@ async function refineCommandTurn(options: {
   claim: HeldChatClaim;
   logger: Logger;
 }): Promise<StartTurnResult> {
-  const db = getDb();
-  await insertCommandTurn(sqlOf(), {
+  const sql = getSql();
+  await insertCommandTurn(sql, {
     id: options.turnId,
     chatId: options.chatId,
     userId: options.actor.userId,
@@ -648,11 +646,11 @@ async function refineCommandTurn(options: {
       });
     },
     onEnd: async ({ responseMessage }) => {
-      await appendMessage(db, options.chatId, responseMessage).catch((error: unknown) =>
+      await appendMessage(sql, options.chatId, responseMessage).catch((error: unknown) =>
         options.logger.error({ err: error }, "storing the refinement command's answer failed"),
       );
       await options.claim.release();
-      await setTurnAssistantMessage(sqlOf(), turnRow.id, responseMessage.id);
+      await setTurnAssistantMessage(sql, turnRow.id, responseMessage.id);
     },
   });
   return {

@@ -75,10 +75,10 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
   it("lists permanent chats only, also when searching", async () => {
     const kept = await chat("Kept plans");
     const temporary = await chat("Secret plans", { temporary: true });
-    const page = await listChats(actor, { db: database.db });
+    const page = await listChats(actor, { sql: database.sql });
     expect(page.items.map((item) => item.id)).toContain(kept);
     expect(page.items.map((item) => item.id)).not.toContain(temporary);
-    const searched = await listChats(actor, { db: database.db, query: "plans" });
+    const searched = await listChats(actor, { sql: database.sql, query: "plans" });
     expect(searched.items.map((item) => item.id)).toEqual([kept]);
     // ⌘K and the agent's search find the permanent chat's message, never the temporary one's.
     const hits = await searchPassages(sqlFor(database.target), {
@@ -114,7 +114,7 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
 
   it("the deletion job, enqueued when the chat starts, deletes it once its 24 hours are up", async () => {
     const due = await chat("Due temporary", { temporary: true, ageHours: 24.5 });
-    const queue = queues.open({ db: database.db });
+    const queue = queues.open();
     // Enqueued as the app does at creation, with a day's delay…
     const later = await scheduleTemporaryChatDeletion({ queue, chatId: "not-yet" });
     expect(later).not.toBeNull();

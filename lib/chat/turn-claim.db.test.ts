@@ -29,7 +29,7 @@ describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
   it("lets exactly one of 20 concurrent turns claim the chat", async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        claimChat(database.db, { chatId, turnId: `turn-${index}` }),
+        claimChat(database.sql, { chatId, turnId: `turn-${index}` }),
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
@@ -37,36 +37,38 @@ describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
     const row = await database.db.chatTurnClaim.findUniqueOrThrow({ where: { chatId } });
     expect(row.turnId).toBe(winner);
     // Released, the chat can be claimed again.
-    await releaseChatClaim(database.db, { chatId, turnId: winner });
-    expect(await claimChat(database.db, { chatId, turnId: "next" })).toBe(true);
+    await releaseChatClaim(database.sql, { chatId, turnId: winner });
+    expect(await claimChat(database.sql, { chatId, turnId: "next" })).toBe(true);
   });
 
   it("never releases or renews another turn's claim", async () => {
-    expect(await claimChat(database.db, { chatId, turnId: "mine" })).toBe(true);
-    await releaseChatClaim(database.db, { chatId, turnId: "other" });
-    expect(await renewChatClaim(database.db, { chatId, turnId: "other" })).toBe(false);
-    expect(await claimChat(database.db, { chatId, turnId: "other" })).toBe(false);
-    expect(await renewChatClaim(database.db, { chatId, turnId: "mine" })).toBe(true);
+    expect(await claimChat(database.sql, { chatId, turnId: "mine" })).toBe(true);
+    await releaseChatClaim(database.sql, { chatId, turnId: "other" });
+    expect(await renewChatClaim(database.sql, { chatId, turnId: "other" })).toBe(false);
+    expect(await claimChat(database.sql, { chatId, turnId: "other" })).toBe(false);
+    expect(await renewChatClaim(database.sql, { chatId, turnId: "mine" })).toBe(true);
   });
 
   it("lets a turn take over a claim whose lease ran out (a dead process)", async () => {
     const now = Date.now();
-    expect(await claimChat(database.db, { chatId, turnId: "dead", now, leaseMs: 1000 })).toBe(true);
-    expect(await claimChat(database.db, { chatId, turnId: "early", now: now + 999 })).toBe(false);
+    expect(await claimChat(database.sql, { chatId, turnId: "dead", now, leaseMs: 1000 })).toBe(
+      true,
+    );
+    expect(await claimChat(database.sql, { chatId, turnId: "early", now: now + 999 })).toBe(false);
     const takeovers = await Promise.all(
       ["a", "b", "c", "d"].map((turnId) =>
-        claimChat(database.db, { chatId, turnId, now: now + 1000 }),
+        claimChat(database.sql, { chatId, turnId, now: now + 1000 }),
       ),
     );
     expect(takeovers.filter(Boolean)).toHaveLength(1);
     // The dead turn cannot renew what it lost.
-    expect(await renewChatClaim(database.db, { chatId, turnId: "dead" })).toBe(false);
+    expect(await renewChatClaim(database.sql, { chatId, turnId: "dead" })).toBe(false);
   });
 
   it("holds until released, and release is idempotent", async () => {
-    const held = await holdChatClaim(database.db, { chatId, turnId: "held" });
+    const held = await holdChatClaim(database.sql, { chatId, turnId: "held" });
     expect(held).not.toBeNull();
-    expect(await holdChatClaim(database.db, { chatId, turnId: "second" })).toBeNull();
+    expect(await holdChatClaim(database.sql, { chatId, turnId: "second" })).toBeNull();
     await held!.release();
     await held!.release();
     expect(await database.db.chatTurnClaim.count()).toBe(0);
@@ -75,14 +77,14 @@ describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
   it("appends 30 concurrent messages without losing or failing one", async () => {
     await Promise.all(
       Array.from({ length: 30 }, (_, index) =>
-        appendMessage(database.db, chatId, {
+        appendMessage(database.sql, chatId, {
           id: `message-${index}`,
           role: "user",
           parts: [{ type: "text", text: `line ${index}` }],
         }),
       ),
     );
-    const messages = await loadChatMessages(database.db, chatId);
+    const messages = await loadChatMessages(database.sql, chatId);
     expect(new Set(messages.map((message) => message.id)).size).toBe(30);
     const rows = await database.db.chatMessage.findMany({
       where: { chatId },

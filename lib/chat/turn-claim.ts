@@ -1,5 +1,4 @@
-import type { Db } from "@/lib/db";
-import { sqlOf } from "./queries";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import { cairn } from "@/lib/cairn";
 
 /**
@@ -30,12 +29,12 @@ export const CHAT_BUSY_MESSAGE =
  * and nothing is returned. Concurrent claims serialize on the row, so exactly one wins.
  */
 export async function claimChat(
-  db: Db,
+  sql: SqlExecutor,
   options: { chatId: string; turnId: string; now?: number; leaseMs?: number },
 ): Promise<boolean> {
   const now = options.now ?? Date.now();
   const until = now + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
-  const rows = await sqlOf(db).all<{ turnId: string }>(
+  const rows = await sql.all<{ turnId: string }>(
     `INSERT INTO "ChatTurnClaim" ("chatId", "turnId", "leaseUntil")
      VALUES (?, ?, CAST(? AS BIGINT))
      ON CONFLICT ("chatId") DO UPDATE SET
@@ -49,11 +48,11 @@ export async function claimChat(
 
 /** Extends a held claim; false when the claim is no longer this turn's. */
 export async function renewChatClaim(
-  db: Db,
+  sql: SqlExecutor,
   options: { chatId: string; turnId: string; now?: number; leaseMs?: number },
 ): Promise<boolean> {
   const until = (options.now ?? Date.now()) + (options.leaseMs ?? TURN_CLAIM_LEASE_MS);
-  const { changes } = await sqlOf(db).run(
+  const { changes } = await sql.run(
     `UPDATE "ChatTurnClaim" SET "leaseUntil" = CAST(? AS BIGINT)
      WHERE "chatId" = ? AND "turnId" = ?`,
     [Math.floor(until), options.chatId, options.turnId],
@@ -63,10 +62,10 @@ export async function renewChatClaim(
 
 /** Releases the claim if this turn still holds it. */
 export async function releaseChatClaim(
-  db: Db,
+  sql: SqlExecutor,
   options: { chatId: string; turnId: string },
 ): Promise<void> {
-  await sqlOf(db).run(`DELETE FROM "ChatTurnClaim" WHERE "chatId" = ? AND "turnId" = ?`, [
+  await sql.run(`DELETE FROM "ChatTurnClaim" WHERE "chatId" = ? AND "turnId" = ?`, [
     options.chatId,
     options.turnId,
   ]);
@@ -88,17 +87,17 @@ export interface HeldChatClaim {
  * most `TURN_CLAIM_MAX_HOLD_MS`). `null` when another turn holds the chat.
  */
 export async function holdChatClaim(
-  db: Db,
+  sql: SqlExecutor,
   options: { chatId: string; turnId: string },
 ): Promise<HeldChatClaim | null> {
-  if (!(await claimChat(db, options))) return null;
+  if (!(await claimChat(sql, options))) return null;
   const started = Date.now();
   const timer = setInterval(() => {
     if (Date.now() - started > TURN_CLAIM_MAX_HOLD_MS) {
       clearInterval(timer);
       return;
     }
-    renewChatClaim(db, options).catch((error: unknown) =>
+    renewChatClaim(sql, options).catch((error: unknown) =>
       cairn().logger.error(
         { err: error, turnId: options.turnId },
         "renewing a chat's turn claim failed",
@@ -110,7 +109,7 @@ export async function holdChatClaim(
   return {
     release() {
       clearInterval(timer);
-      released ??= releaseChatClaim(db, options).catch((error: unknown) =>
+      released ??= releaseChatClaim(sql, options).catch((error: unknown) =>
         cairn().logger.error(
           { err: error, turnId: options.turnId },
           "releasing a chat's turn claim failed; it expires on its own",

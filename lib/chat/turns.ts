@@ -1,5 +1,5 @@
 import type { Actor, InstructionsSection, PersistenceResult, TurnTraceEvent } from "@/lib/harness";
-import { getDb } from "@/lib/db";
+import { getSql, placeholders, toDate, toDateOrNull } from "@/lib/sql-storage/sql";
 
 export interface TurnView {
   id: string;
@@ -23,9 +23,27 @@ function parse<T>(text: string | null, fallback: T): T {
 
 /** A turn of one of the actor's own chats, or null. */
 export async function getTurnForActor(actor: Actor, turnId: string): Promise<TurnView | null> {
-  const row = await getDb().turn.findFirst({
-    where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
-  });
+  const row = await getSql().get<{
+    id: string;
+    chatId: string;
+    status: string;
+    error: string | null;
+    model: string | null;
+    startedAt: unknown;
+    finishedAt: unknown;
+    inputTokens: number | null;
+    outputTokens: number | null;
+    instructions: string | null;
+    trace: string | null;
+    persistence: string | null;
+    compaction: string | null;
+  }>(
+    `SELECT t."id", t."chatId", t."status", t."error", t."model", t."startedAt", t."finishedAt",
+       t."inputTokens", t."outputTokens", t."instructions", t."trace", t."persistence", t."compaction"
+     FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
+     WHERE t."id" = ? AND c."userId" = ? AND c."workspaceId" = ?`,
+    [turnId, actor.userId, actor.workspaceId],
+  );
   if (!row) return null;
   return {
     id: row.id,
@@ -33,8 +51,8 @@ export async function getTurnForActor(actor: Actor, turnId: string): Promise<Tur
     status: row.status,
     error: row.error,
     model: row.model,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
+    startedAt: toDate(row.startedAt),
+    finishedAt: toDateOrNull(row.finishedAt),
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
     sections: parse(row.instructions, []),
@@ -49,11 +67,11 @@ export async function getTurnForActor(actor: Actor, turnId: string): Promise<Tur
  * show in the Context panel), or null.
  */
 export async function latestTurnId(chatId: string): Promise<string | null> {
-  const row = await getDb().turn.findFirst({
-    where: { chatId, instructions: { not: null } },
-    orderBy: { startedAt: "desc" },
-    select: { id: true },
-  });
+  const row = await getSql().get<{ id: string }>(
+    `SELECT "id" FROM "Turn" WHERE "chatId" = ? AND "instructions" IS NOT NULL
+     ORDER BY "startedAt" DESC LIMIT 1`,
+    [chatId],
+  );
   return row?.id ?? null;
 }
 
@@ -64,27 +82,27 @@ export async function latestTurnId(chatId: string): Promise<string | null> {
 export async function listInterruptedTurns(
   chatId: string,
 ): Promise<Record<string, { turnId: string; keptChanges: number; savedChanges: number }>> {
-  const db = getDb();
-  const turns = await db.turn.findMany({
-    where: { chatId, status: "interrupted", userMessageId: { not: null } },
-    select: { id: true, userMessageId: true },
-    take: 200,
-  });
+  const sql = getSql();
+  const turns = await sql.all<{ id: string; userMessageId: string }>(
+    `SELECT "id", "userMessageId" FROM "Turn"
+     WHERE "chatId" = ? AND "status" = 'interrupted' AND "userMessageId" IS NOT NULL LIMIT 200`,
+    [chatId],
+  );
   if (turns.length === 0) return {};
-  const records = await db.dirCommitRecord.groupBy({
-    by: ["turnId", "status"],
-    where: { turnId: { in: turns.map((turn) => turn.id) } },
-    _count: { _all: true },
-  });
+  const records = await sql.all<{ turnId: string; status: string; count: number }>(
+    `SELECT "turnId", "status", COUNT(*) AS "count" FROM "DirCommitRecord"
+     WHERE "turnId" IN (${placeholders(turns.length)}) GROUP BY "turnId", "status"`,
+    turns.map((turn) => turn.id),
+  );
   const count = (turnId: string, open: boolean) =>
     records
       .filter((row) => row.turnId === turnId && (row.status !== "resolved") === open)
-      .reduce((sum, row) => sum + row._count._all, 0);
+      .reduce((sum, row) => sum + Number(row.count), 0);
   // A turn can finish its answer and still lose its process before recording it: its spooled
   // commit is then applied by the retry, and the chat says so rather than "nothing was saved".
   return Object.fromEntries(
     turns.map((turn) => [
-      turn.userMessageId!,
+      turn.userMessageId,
       { turnId: turn.id, keptChanges: count(turn.id, true), savedChanges: count(turn.id, false) },
     ]),
   );
@@ -97,11 +115,16 @@ export async function listInterruptedTurns(
 export async function lastUnansweredTurn(
   chatId: string,
 ): Promise<{ userMessageId: string; status: "failed" | "aborted"; error: string | null } | null> {
-  const turn = await getDb().turn.findFirst({
-    where: { chatId },
-    orderBy: { startedAt: "desc" },
-    select: { status: true, error: true, userMessageId: true, assistantMessageId: true },
-  });
+  const turn = await getSql().get<{
+    status: string;
+    error: string | null;
+    userMessageId: string | null;
+    assistantMessageId: string | null;
+  }>(
+    `SELECT "status", "error", "userMessageId", "assistantMessageId" FROM "Turn"
+     WHERE "chatId" = ? ORDER BY "startedAt" DESC LIMIT 1`,
+    [chatId],
+  );
   if (!turn?.userMessageId || turn.assistantMessageId) return null;
   if (turn.status !== "failed" && turn.status !== "aborted") return null;
   return { userMessageId: turn.userMessageId, status: turn.status, error: turn.error };

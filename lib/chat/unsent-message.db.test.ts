@@ -114,11 +114,11 @@ describe(`a message sent with no model is kept (${testDatabaseProvider()})`, () 
     expect(body).toMatchObject({ code: "model:unavailable", stored: true });
     expect(body.error).toBe("Not sent — no model is connected. Ask an admin to connect a model.");
     expect(body.error).not.toMatch(/AI_|\.env|OLLAMA/);
-    const stored = await loadChatMessages(world.database.db, member.chatId);
+    const stored = await loadChatMessages(world.database.sql, member.chatId);
     expect(stored.map((message) => message.id)).toEqual(["m-1"]);
     // Sent again (the same id): still one message.
     await post(member.chatId, "m-1", "Please remember my dentist is Tuesday.");
-    expect(await loadChatMessages(world.database.db, member.chatId)).toHaveLength(1);
+    expect(await loadChatMessages(world.database.sql, member.chatId)).toHaveLength(1);
   });
 
   it("tells an admin what is missing", async () => {
@@ -147,7 +147,7 @@ describe(`a message sent with no model is kept (${testDatabaseProvider()})`, () 
     expect(await response.text()).toContain("Got it, sent at last.");
     expect(model.seen).toContain("tiny-model");
     // The stream ended once the turn was recorded: the answer is stored already.
-    const stored = await loadChatMessages(world.database.db, member.chatId);
+    const stored = await loadChatMessages(world.database.sql, member.chatId);
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(stored[0]!.id).toBe("m-1");
   });

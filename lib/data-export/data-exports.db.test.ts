@@ -40,12 +40,12 @@ describe(`a person's data export (${testDatabaseProvider()})`, () => {
     const db = world.database.db;
     const sql = getSql();
 
-    await appendMessage(db, world.chatId, {
+    await appendMessage(world.database.sql, world.chatId, {
       id: "m1",
       role: "user",
       parts: [{ type: "text", text: "What is our deploy day?" }],
     });
-    await appendMessage(db, world.chatId, {
+    await appendMessage(world.database.sql, world.chatId, {
       id: "m2",
       role: "assistant",
       parts: [{ type: "text", text: "Tuesdays." }],
@@ -86,7 +86,7 @@ describe(`a person's data export (${testDatabaseProvider()})`, () => {
     const otherChat = await db.chat.create({
       data: { workspaceId: otherActor.workspaceId, userId: otherActor.userId, title: "Ole's" },
     });
-    await appendMessage(db, otherChat.id, {
+    await appendMessage(world.database.sql, otherChat.id, {
       id: "o1",
       role: "user",
       parts: [{ type: "text", text: "Ole's secret question" }],

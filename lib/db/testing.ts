@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { sqlFor, type Sql } from "@/lib/sql-storage/sql";
 import { createDb, type Db } from "./client";
 import { closeConnection } from "./connections";
 import type { DatabaseTarget } from "./database-url";
@@ -14,7 +15,10 @@ export function testDatabaseProvider(): DatabaseTarget["provider"] {
 }
 
 export interface TestDatabase {
+  /** A Prisma client, for fixtures: the code under test runs on `sql`. */
   db: Db;
+  /** The process's SQL client of the database (`sqlFor(target)`). */
+  readonly sql: Sql;
   target: DatabaseTarget;
   cleanup(): Promise<void>;
 }
@@ -33,6 +37,9 @@ export async function createTestDatabase(options: { root?: string } = {}): Promi
   return {
     db,
     target,
+    get sql() {
+      return sqlFor(target);
+    },
     async cleanup() {
       await db.$disconnect();
       await closeConnection(target);
@@ -111,6 +118,9 @@ export function registerTestDatabase(): TestDatabase {
     },
     get target() {
       return current().target;
+    },
+    get sql() {
+      return current().sql;
     },
     cleanup: () => current().cleanup(),
   };

@@ -1,6 +1,6 @@
 import "server-only";
 import { getOwnChat } from "@/lib/chat/queries";
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import {
   createHarness,
   HarnessForbiddenError,
@@ -59,10 +59,10 @@ export async function harnessForTurn(
 
 /** `actor` with the role their membership has now; refused when they are no longer a member. */
 async function actorAsOfNow(actor: Actor): Promise<Actor> {
-  const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId: actor.userId, workspaceId: actor.workspaceId } },
-    select: { role: true },
-  });
+  const membership = await getSql().get<{ role: string }>(
+    `SELECT "role" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+    [actor.userId, actor.workspaceId],
+  );
   if (!membership || !isRole(membership.role)) {
     throw new HarnessForbiddenError({
       message: "You are no longer a member of this workspace; nothing was changed.",

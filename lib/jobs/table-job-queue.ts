@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/lib/db";
 import { createStderrLogger, type Logger } from "@/lib/harness";
-import { sqlForDb } from "@/lib/sql-storage/sql";
+import type { Sql } from "@/lib/sql-storage/sql";
 import {
   JOB_DEFAULTS,
   retryDelayOf,
@@ -61,11 +60,10 @@ function parseOutput(text: string | null): unknown {
  * whichever worker polls next. Same semantics as pg-boss on PostgreSQL (see `JobQueue`).
  */
 export function createTableJobQueue(
-  db: Db,
+  sql: Sql,
   options: { now?: () => number; logger?: Logger } = {},
 ): JobQueue {
   const logger = options.logger ?? createStderrLogger();
-  const sql = sqlForDb(db);
   const now = options.now ?? Date.now;
   const workerId = randomUUID();
   const timers = new Set<ReturnType<typeof setTimeout>>();

@@ -1,28 +1,28 @@
-import { createDb, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
 import type { DatabaseTarget } from "@/lib/db/database-url";
 import { testDatabaseProvider } from "@/lib/db/testing";
+import { sqlFor, type Sql } from "@/lib/sql-storage/sql";
 import type { JobQueue } from "./job-queue";
 import { createPgBossJobQueue } from "./pg-boss-job-queue";
 import { createTableJobQueue } from "./table-job-queue";
 
 /**
  * Job queues on the test database as separate app instances open them: pg-boss on PostgreSQL,
- * the `Job` table on SQLite (through `db` when given, else a client of the queue's own).
- * `closeAll` stops every queue opened and disconnects the clients it made (and those handed to
- * `disconnectLater`); call it in an `afterEach` or `afterAll`.
+ * the `Job` table on SQLite (through `sql` when given, else the process's client of the
+ * database). `closeAll` stops every queue opened and disconnects the Prisma clients handed to
+ * `disconnectLater`; call it in an `afterEach` or `afterAll`.
  */
 export function testJobQueues(target: () => DatabaseTarget) {
   const opened: { queue?: JobQueue; db?: Db }[] = [];
   return {
-    open(options: { db?: Db; now?: () => number } = {}): JobQueue {
+    open(options: { sql?: Sql; now?: () => number } = {}): JobQueue {
       if (testDatabaseProvider() === "postgresql") {
         const queue = createPgBossJobQueue({ url: target().url, maintenanceIntervalSeconds: 1 });
         opened.push({ queue });
         return queue;
       }
-      const db = options.db ?? createDb(target());
-      const queue = createTableJobQueue(db, { now: options.now });
-      opened.push({ queue, db: options.db ? undefined : db });
+      const queue = createTableJobQueue(options.sql ?? sqlFor(target()), { now: options.now });
+      opened.push({ queue });
       return queue;
     },
     disconnectLater(db: Db): void {

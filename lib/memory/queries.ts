@@ -1,6 +1,5 @@
 import "server-only";
-import { getDb } from "@/lib/db";
-import { getSql } from "@/lib/sql-storage/sql";
+import { getSql, placeholders } from "@/lib/sql-storage/sql";
 import type { Actor } from "@/lib/harness";
 
 /**
@@ -47,11 +46,19 @@ export async function refinementsByHarnessVersion(
   versions: readonly number[],
 ): Promise<Map<number, RefinementRef>> {
   if (versions.length === 0) return new Map();
-  const rows = await getDb().refinement.findMany({
-    where: { workspaceId: actor.workspaceId, harnessVersionAfter: { in: [...new Set(versions)] } },
-    select: { id: true, summary: true, trigger: true, chatId: true, harnessVersionAfter: true },
-    orderBy: { createdAt: "asc" },
-  });
+  const wanted = [...new Set(versions)];
+  const rows = await getSql().all<{
+    id: string;
+    summary: string;
+    trigger: string;
+    chatId: string | null;
+    harnessVersionAfter: number | null;
+  }>(
+    `SELECT "id", "summary", "trigger", "chatId", "harnessVersionAfter" FROM "Refinement"
+     WHERE "workspaceId" = ? AND "harnessVersionAfter" IN (${placeholders(wanted.length)})
+     ORDER BY "createdAt" ASC`,
+    [actor.workspaceId, ...wanted],
+  );
   const byVersion = new Map<number, RefinementRef>();
   for (const row of rows) {
     if (row.harnessVersionAfter === null) continue;
@@ -76,18 +83,16 @@ export interface TurnRef {
  * when there is none, e.g. the chat was deleted since.
  */
 export async function ownTurnAt(actor: Actor, at: Date): Promise<TurnRef | null> {
-  const row = await getDb().turn.findFirst({
-    where: {
-      userId: actor.userId,
-      startedAt: { lte: at },
-      // Model turns; a `/refine` command turn builds no instructions and writes nothing itself.
-      instructions: { not: null },
-      chat: { workspaceId: actor.workspaceId, userId: actor.userId },
-    },
-    orderBy: { startedAt: "desc" },
-    select: { id: true, chatId: true, chat: { select: { title: true } } },
-  });
-  return row ? { id: row.id, chatId: row.chatId, chatTitle: row.chat.title } : null;
+  // Model turns; a `/refine` command turn builds no instructions and writes nothing itself.
+  const row = await getSql().get<{ id: string; chatId: string; chatTitle: string }>(
+    `SELECT t."id", t."chatId", c."title" AS "chatTitle"
+     FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
+     WHERE t."userId" = ? AND t."startedAt" <= ? AND t."instructions" IS NOT NULL
+       AND c."workspaceId" = ? AND c."userId" = ?
+     ORDER BY t."startedAt" DESC LIMIT 1`,
+    [actor.userId, at, actor.workspaceId, actor.userId],
+  );
+  return row ? { id: row.id, chatId: row.chatId, chatTitle: row.chatTitle } : null;
 }
 
 /** Display names of members of the actor's workspace among `userIds`. */
@@ -96,9 +101,11 @@ export async function memberNames(
   userIds: readonly string[],
 ): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map();
-  const rows = await getDb().membership.findMany({
-    where: { workspaceId: actor.workspaceId, userId: { in: [...new Set(userIds)] } },
-    select: { userId: true, user: { select: { name: true } } },
-  });
-  return new Map(rows.map((row) => [row.userId, row.user.name]));
+  const wanted = [...new Set(userIds)];
+  const rows = await getSql().all<{ userId: string; name: string }>(
+    `SELECT m."userId", u."name" FROM "Membership" m JOIN "User" u ON u."id" = m."userId"
+     WHERE m."workspaceId" = ? AND m."userId" IN (${placeholders(wanted.length)})`,
+    [actor.workspaceId, ...wanted],
+  );
+  return new Map(rows.map((row) => [row.userId, row.name]));
 }

@@ -10,7 +10,7 @@ import {
   type RefinementTrigger,
 } from "@/lib/harness";
 import { getOwnChat } from "@/lib/chat/queries";
-import { getDb } from "@/lib/db";
+import { getSql, placeholders, toDate } from "@/lib/sql-storage/sql";
 import { refinementStore } from "./refinement-jobs";
 
 /** The timeline's filters, already parsed. */
@@ -72,16 +72,17 @@ export async function findRollbacksOf(options: {
   ids: readonly string[];
 }): Promise<Map<string, { id: string; createdAt: string }>> {
   if (options.ids.length === 0) return new Map();
-  const rows = await getDb().refinement.findMany({
-    where: {
-      workspaceId: options.actor.workspaceId,
-      rollbackOf: { in: [...options.ids] },
-      status: { in: ["applied", "partial"] },
-    },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, rollbackOf: true, createdAt: true },
-  });
+  const rows = await getSql().all<{ id: string; rollbackOf: string; createdAt: unknown }>(
+    `SELECT "id", "rollbackOf", "createdAt" FROM "Refinement"
+     WHERE "workspaceId" = ? AND "rollbackOf" IN (${placeholders(options.ids.length)})
+       AND "status" IN ('applied', 'partial')
+     ORDER BY "createdAt" ASC`,
+    [options.actor.workspaceId, ...options.ids],
+  );
   return new Map(
-    rows.map((row) => [row.rollbackOf!, { id: row.id, createdAt: row.createdAt.toISOString() }]),
+    rows.map((row) => [
+      row.rollbackOf,
+      { id: row.id, createdAt: toDate(row.createdAt).toISOString() },
+    ]),
   );
 }

@@ -19,7 +19,7 @@ import {
 import { harnessFor } from "@/lib/harness-for-actor";
 import { getJobQueue, jobExpirySeconds, type Job, type JobQueue } from "@/lib/jobs";
 import { SqlRefinementStore } from "@/lib/sql-storage/sql-refinement-store";
-import { getSql } from "@/lib/sql-storage/sql";
+import { getSql, toDate } from "@/lib/sql-storage/sql";
 import { getWorkspaceSettings, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
 import type { RefineRequest } from "./refine-tool";
 
@@ -150,10 +150,10 @@ export async function actorNow(person: {
   userId: string;
   workspaceId: string;
 }): Promise<Actor | null> {
-  const membership = await getDb().membership.findUnique({
-    where: { userId_workspaceId: { userId: person.userId, workspaceId: person.workspaceId } },
-    select: { role: true },
-  });
+  const membership = await getSql().get<{ role: string }>(
+    `SELECT "role" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+    [person.userId, person.workspaceId],
+  );
   if (!membership || !isRole(membership.role)) return null;
   return { userId: person.userId, workspaceId: person.workspaceId, role: membership.role };
 }
@@ -256,11 +256,10 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
       return "no-model";
     }
     try {
-      const db = getDb();
       const [harness, settings, messages] = await Promise.all([
         harnessFor(actor, payload.chatId),
-        getWorkspaceSettings(db, actor.workspaceId),
-        loadChatMessages(db, payload.chatId),
+        getWorkspaceSettings(getDb(), actor.workspaceId),
+        loadChatMessages(getSql(), payload.chatId),
       ]);
       // A feedback review reads its evidence now: the ratings claimed for this refinement.
       const evidence =
@@ -333,12 +332,18 @@ export async function sweepStuckRefinements(
   const queue = options.queue ?? getJobQueue();
   const now = options.now ?? (() => new Date());
   const store = refinementStore();
-  const rows = await getDb().refinement.findMany({
-    where: { status: { in: ["queued", "running"] } },
-    select: { id: true, workspaceId: true, chatId: true, scope: true, updatedAt: true },
-    orderBy: { updatedAt: "asc" },
-    take: 50,
-  });
+  const rows = (
+    await getSql().all<{
+      id: string;
+      workspaceId: string;
+      chatId: string | null;
+      scope: string;
+      updatedAt: unknown;
+    }>(
+      `SELECT "id", "workspaceId", "chatId", "scope", "updatedAt" FROM "Refinement"
+       WHERE "status" IN ('queued', 'running') ORDER BY "updatedAt" ASC LIMIT 50`,
+    )
+  ).map((row) => ({ ...row, updatedAt: toDate(row.updatedAt) }));
   const failed: string[] = [];
   for (const row of rows) {
     const job = await queue.getJob(REFINEMENT_JOB, row.id).catch(() => undefined);

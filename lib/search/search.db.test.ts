@@ -47,7 +47,7 @@ async function chatOf(actor: Actor, title: string, texts: string[]): Promise<str
     data: { workspaceId: actor.workspaceId, userId: actor.userId, title },
   });
   for (const [index, text] of texts.entries()) {
-    await appendMessage(database.db, chat.id, {
+    await appendMessage(database.sql, chat.id, {
       id: `${chat.id}-m${index}`,
       role: index % 2 === 0 ? "user" : "assistant",
       parts: [{ type: "text", text }],
@@ -266,7 +266,7 @@ describe(`search index on ${provider}`, () => {
       title: "Ops",
     });
     // Truncating (Prisma deleteMany) and deleting the chat (a cascade) remove them.
-    await truncateChatAt(database.db, { chatId, messageId: `${chatId}-m0`, inclusive: true });
+    await truncateChatAt(database.sql, { chatId, messageId: `${chatId}-m0`, inclusive: true });
     expect(await search(people.alice, "grafana")).toEqual([]);
     await chatOf(people.alice, "Ops 2", ["grafana again"]);
     await database.db.chat.deleteMany({ where: { title: "Ops 2" } });
@@ -471,10 +471,10 @@ describe(`search access on ${provider}`, () => {
     await expect(
       service.search({ userId: people.bob.userId, workspaceId: ids.w2 }, { query: secret }),
     ).rejects.toThrow(/not a member/);
-    const page = await listChats(people.alice, { query: secret, db: database.db });
+    const page = await listChats(people.alice, { query: secret, sql: database.sql });
     expect(page.items.map((chat) => chat.id)).toEqual([aliceChat]);
     expect(
-      (await listChats(people.bob, { query: "bob chat", db: database.db })).items.map(
+      (await listChats(people.bob, { query: "bob chat", sql: database.sql })).items.map(
         (chat) => chat.id,
       ),
     ).toContain(bobChat);

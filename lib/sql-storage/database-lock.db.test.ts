@@ -1,19 +1,38 @@
+import Database from "better-sqlite3";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db";
 import { registerTestDatabase } from "@/lib/db/testing";
 import type { RefinementLock } from "@/lib/harness";
 import { createAdvisoryLock, createDatabaseLock, createRowLock } from "./database-lock";
+import { sqlFor, type Sql } from "./sql";
+import { PgSql } from "./sql/pg-sql";
+import { SqliteSql } from "./sql/sqlite-sql";
 
 const database = registerTestDatabase();
-/** A second client on the same database: another process, as far as the database can tell. */
-let other: Db;
+/** The process's SQL client on the test database. */
+const mine = (): Sql => sqlFor(database.target);
+/** A second client on its own connection: another process, as far as the database can tell. */
+let other: Sql;
+let closeOther: () => Promise<void>;
 
 beforeAll(() => {
-  other = createDb(database.target);
+  const target = database.target;
+  if (target.provider === "sqlite") {
+    const handle = new Database(target.filePath);
+    handle.pragma("busy_timeout = 5000");
+    other = new SqliteSql(target, handle);
+    closeOther = async () => void handle.close();
+  } else {
+    const pool = new pg.Pool({ connectionString: target.url });
+    // An idle connection the server ends (the database is dropped after the file) is no failure.
+    pool.on("error", () => undefined);
+    other = new PgSql(target, pool);
+    closeOther = () => pool.end();
+  }
 });
 
 afterAll(async () => {
-  await other?.$disconnect();
+  await closeOther?.();
 });
 
 function deferred() {
@@ -44,16 +63,16 @@ async function contend(locks: RefinementLock[], key: string, rounds: number) {
   return { most, order };
 }
 
-function lockSuite(name: string, make: (db: Db) => RefinementLock) {
+function lockSuite(name: string, make: (sql: Sql) => RefinementLock) {
   describe(name, () => {
     it("lets one task at a time hold a key across two clients of the database", async () => {
-      const result = await contend([make(database.db), make(other)], `test:one:${name}`, 6);
+      const result = await contend([make(mine()), make(other)], `test:one:${name}`, 6);
       expect(result.most).toBe(1);
       expect(result.order).toHaveLength(12);
     });
 
     it("lets different keys be held at the same time", async () => {
-      const first = make(database.db);
+      const first = make(mine());
       const second = make(other);
       const holding = deferred();
       const release = deferred();
@@ -69,7 +88,7 @@ function lockSuite(name: string, make: (db: Db) => RefinementLock) {
     });
 
     it("releases the key when the task throws", async () => {
-      const lock = make(database.db);
+      const lock = make(mine());
       await expect(
         lock.runExclusive(`test:throw:${name}`, async () => {
           throw new Error("boom");
@@ -82,7 +101,7 @@ function lockSuite(name: string, make: (db: Db) => RefinementLock) {
       const key = `test:abort:${name}`;
       const holding = deferred();
       const release = deferred();
-      const holder = make(database.db).runExclusive(key, async () => {
+      const holder = make(mine()).runExclusive(key, async () => {
         holding.resolve();
         await release.promise;
       });
@@ -106,15 +125,17 @@ function lockSuite(name: string, make: (db: Db) => RefinementLock) {
   });
 }
 
-lockSuite("lock row", (db) => createRowLock(db, { ttlMs: 5_000 }));
+lockSuite("lock row", (sql) => createRowLock(sql, { ttlMs: 5_000 }));
 
 describe("lock row: a holder that died", () => {
   it("is taken over once the dead holder's claim expires, and not before", async () => {
     const key = "test:dead-holder";
     // A process that claimed the lock and died: its row stays, nobody renews it.
-    await database.db.$executeRaw`
-      INSERT INTO "ResourceLock" ("key", "owner", "expiresAt")
-      VALUES (${"cairn:" + key}, ${"dead"}, ${Date.now() + 400})`;
+    await mine().run(`INSERT INTO "ResourceLock" ("key", "owner", "expiresAt") VALUES (?, ?, ?)`, [
+      "cairn:" + key,
+      "dead",
+      Date.now() + 400,
+    ]);
     const lock = createRowLock(other, { ttlMs: 5_000, maxPollMs: 50 });
     let ranAt = 0;
     const started = Date.now();
@@ -122,14 +143,16 @@ describe("lock row: a holder that died", () => {
       ranAt = Date.now();
     });
     expect(ranAt - started).toBeGreaterThanOrEqual(300);
-    const rows = await database.db.$queryRaw<{ n: number | bigint }[]>`
-      SELECT COUNT(*) AS n FROM "ResourceLock" WHERE "key" = ${"cairn:" + key}`;
-    expect(Number(rows[0]!.n)).toBe(0);
+    const row = await mine().get<{ n: number }>(
+      `SELECT COUNT(*) AS "n" FROM "ResourceLock" WHERE "key" = ?`,
+      ["cairn:" + key],
+    );
+    expect(Number(row!.n)).toBe(0);
   });
 
   it("is renewed while held, so a long task keeps it past the ttl", async () => {
     const key = "test:renewed";
-    const lock = createRowLock(database.db, { ttlMs: 300, renewEveryMs: 50 });
+    const lock = createRowLock(mine(), { ttlMs: 300, renewEveryMs: 50 });
     const holding = deferred();
     const release = deferred();
     const holder = lock.runExclusive(key, async () => {
@@ -160,7 +183,7 @@ describe.runIf(process.env.CAIRN_TEST_DB === "postgres")("advisory lock (Postgre
 
   it("is the database lock chosen for PostgreSQL", () => {
     expect(database.target.provider).toBe("postgresql");
-    expect(createDatabaseLock({ db: database.db, target: database.target })).toBeTruthy();
+    expect(createDatabaseLock({ sql: mine(), target: database.target })).toBeTruthy();
   });
 
   it("is released by the server when the holding connection dies", async () => {

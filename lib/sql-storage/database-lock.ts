@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/lib/db";
 import type { DatabaseTarget } from "@/lib/db/database-url";
 import { createStderrLogger, type Logger, type RefinementLock } from "@/lib/harness";
+import type { SqlExecutor } from "./sql";
 
 /** Every key is prefixed, so Cairn's locks never collide with another application's on the same database. */
 const NAMESPACE = "cairn:";
@@ -52,7 +52,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * `createAdvisoryLock` is preferred (released by the server the moment the holder's
  * connection drops).
  */
-export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementLock {
+export function createRowLock(sql: SqlExecutor, options: RowLockOptions = {}): RefinementLock {
   const logger = options.logger ?? createStderrLogger();
   const ttlMs = options.ttlMs ?? 30_000;
   const renewEveryMs = options.renewEveryMs ?? Math.max(10, Math.floor(ttlMs / 3));
@@ -62,11 +62,13 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
   async function tryClaim(key: string, owner: string): Promise<boolean> {
     const now = Date.now();
     const expiresAt = now + ttlMs;
-    const changed = await db.$executeRaw`
-      INSERT INTO "ResourceLock" ("key", "owner", "expiresAt") VALUES (${key}, ${owner}, ${expiresAt})
-      ON CONFLICT ("key") DO UPDATE SET "owner" = excluded."owner", "expiresAt" = excluded."expiresAt"
-      WHERE "ResourceLock"."expiresAt" < ${now}`;
-    return changed > 0;
+    const { changes } = await sql.run(
+      `INSERT INTO "ResourceLock" ("key", "owner", "expiresAt") VALUES (?, ?, ?)
+       ON CONFLICT ("key") DO UPDATE SET "owner" = excluded."owner", "expiresAt" = excluded."expiresAt"
+       WHERE "ResourceLock"."expiresAt" < ?`,
+      [key, owner, expiresAt, now],
+    );
+    return changes > 0;
   }
 
   return {
@@ -84,11 +86,14 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
       }
       let renewing: Promise<unknown> = Promise.resolve();
       const timer = setInterval(() => {
-        renewing = db.$executeRaw`
-          UPDATE "ResourceLock" SET "expiresAt" = ${Date.now() + ttlMs}
-          WHERE "key" = ${lockKey} AND "owner" = ${owner}`
-          .then((changed) => {
-            if (changed === 0) options.onLost?.(key);
+        renewing = sql
+          .run(`UPDATE "ResourceLock" SET "expiresAt" = ? WHERE "key" = ? AND "owner" = ?`, [
+            Date.now() + ttlMs,
+            lockKey,
+            owner,
+          ])
+          .then(({ changes }) => {
+            if (changes === 0) options.onLost?.(key);
           })
           .catch((error: unknown) =>
             logger.error({ err: error, lock: key }, "renewing a lock failed"),
@@ -100,11 +105,11 @@ export function createRowLock(db: Db, options: RowLockOptions = {}): RefinementL
       } finally {
         clearInterval(timer);
         await renewing;
-        await db.$executeRaw`
-          DELETE FROM "ResourceLock" WHERE "key" = ${lockKey} AND "owner" = ${owner}`.catch(
-          (error: unknown) =>
+        await sql
+          .run(`DELETE FROM "ResourceLock" WHERE "key" = ? AND "owner" = ?`, [lockKey, owner])
+          .catch((error: unknown) =>
             logger.error({ err: error, lock: key }, "releasing a lock failed (it expires)"),
-        );
+          );
       }
     },
   };
@@ -162,12 +167,12 @@ export function createAdvisoryLock(options: { url: string; logger?: Logger }): R
 
 /** The lock for a database: advisory locks on PostgreSQL, the lock row on SQLite. */
 export function createDatabaseLock(options: {
-  db: Db;
+  sql: SqlExecutor;
   target: DatabaseTarget;
   row?: RowLockOptions;
   logger?: Logger;
 }): RefinementLock {
   return options.target.provider === "postgresql"
     ? createAdvisoryLock({ url: options.target.url, logger: options.logger })
-    : createRowLock(options.db, { ...options.row, logger: options.row?.logger ?? options.logger });
+    : createRowLock(options.sql, { ...options.row, logger: options.row?.logger ?? options.logger });
 }

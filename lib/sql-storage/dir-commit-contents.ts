@@ -1,5 +1,5 @@
-import type { Db } from "@/lib/db";
 import type { ChangeSet } from "@/lib/harness";
+import type { SqlExecutor } from "./sql";
 
 /**
  * What a history row knows about one file on one side of a commit: its text, that it is bytes,
@@ -85,21 +85,16 @@ const SCAN_LIMIT = 2_000;
  * touched the path (a dir keeps no other copy of old contents).
  */
 export async function readDirCommitDetail(options: {
-  db: Db;
+  sql: SqlExecutor;
   dirKey: string;
   id: string;
 }): Promise<DirCommitDetail | null> {
-  const { db, dirKey } = options;
-  const select = {
-    id: true,
-    dirKey: true,
-    version: true,
-    created: true,
-    updated: true,
-    deleted: true,
-    contents: true,
-  } as const;
-  const row = await db.dirCommit.findFirst({ where: { id: options.id, dirKey }, select });
+  const { sql, dirKey } = options;
+  const columns = `"id", "dirKey", "version", "created", "updated", "deleted", "contents"`;
+  const row = await sql.get<CommitRow>(
+    `SELECT ${columns} FROM "DirCommit" WHERE "id" = ? AND "dirKey" = ?`,
+    [options.id, dirKey],
+  );
   if (!row) return null;
   const paths = (json: string) => parseJson<string[]>(json, []);
   const files: DirCommitFileChange[] = [
@@ -116,12 +111,11 @@ export async function readDirCommitDetail(options: {
   );
   let below = row.version;
   for (let scanned = 0; pending.size > 0 && scanned < SCAN_LIMIT; scanned += SCAN_BATCH) {
-    const earlier = await db.dirCommit.findMany({
-      where: { dirKey, version: { lt: below } },
-      orderBy: { version: "desc" },
-      take: SCAN_BATCH,
-      select,
-    });
+    const earlier = await sql.all<CommitRow>(
+      `SELECT ${columns} FROM "DirCommit" WHERE "dirKey" = ? AND "version" < ?
+       ORDER BY "version" DESC LIMIT ?`,
+      [dirKey, below, SCAN_BATCH],
+    );
     for (const candidate of earlier) {
       for (const [path, file] of pending) {
         const content = contentAfter(candidate, path);

@@ -97,7 +97,7 @@ async function detailOf(dirKey: string, version: number) {
     `SELECT "id" FROM "DirCommit" WHERE "dirKey" = ? AND "version" = ?`,
     [dirKey, version],
   );
-  const detail = await readDirCommitDetail({ db: database.db, dirKey, id: row!.id });
+  const detail = await readDirCommitDetail({ sql, dirKey, id: row!.id });
   return Object.fromEntries(detail!.files.map((file) => [file.path, file]));
 }
 

@@ -41,6 +41,7 @@ import {
   type DirListingOptions,
   type DirListingPage,
 } from "@/lib/sql-storage";
+import { placeholders } from "@/lib/sql-storage/sql";
 import {
   createAppDirs,
   type AppDir,
@@ -503,10 +504,11 @@ export function createPersistentDirsService(
 
   /** Throws `not_found:turn` unless the turn is in one of the actor's chats. */
   const assertOwnTurn = async (actor: Actor, turnId: string): Promise<void> => {
-    const turn = await db.turn.findFirst({
-      where: { id: turnId, chat: { userId: actor.userId, workspaceId: actor.workspaceId } },
-      select: { id: true },
-    });
+    const turn = await sql.get(
+      `SELECT t."id" FROM "Turn" t JOIN "Chat" c ON c."id" = t."chatId"
+       WHERE t."id" = ? AND c."userId" = ? AND c."workspaceId" = ?`,
+      [turnId, actor.userId, actor.workspaceId],
+    );
     if (!turn) {
       throw new HarnessNotFoundError({
         surface: "turn",
@@ -807,14 +809,15 @@ export function createPersistentDirsService(
         actorIds.length === 0
           ? [[], []]
           : await Promise.all([
-              db.user.findMany({
-                where: { id: { in: actorIds } },
-                select: { id: true, name: true },
-              }),
-              db.erasedPerson.findMany({
-                where: { workspaceId: actor.workspaceId, userId: { in: actorIds } },
-                select: { userId: true },
-              }),
+              sql.all<{ id: string; name: string }>(
+                `SELECT "id", "name" FROM "User" WHERE "id" IN (${placeholders(actorIds.length)})`,
+                actorIds,
+              ),
+              sql.all<{ userId: string }>(
+                `SELECT "userId" FROM "ErasedPerson"
+                 WHERE "workspaceId" = ? AND "userId" IN (${placeholders(actorIds.length)})`,
+                [actor.workspaceId, ...actorIds],
+              ),
             ]);
       const names = new Map(users.map((user) => [user.id, user.name]));
       for (const { userId } of erased) names.delete(userId);
@@ -826,8 +829,7 @@ export function createPersistentDirsService(
           source: commit.source,
           via: commit.via,
           // Someone erased (or whose account is gone) keeps their commits, as "a former member".
-          actorName:
-            commit.actorId === null ? null : (names.get(commit.actorId) ?? FORMER_MEMBER),
+          actorName: commit.actorId === null ? null : (names.get(commit.actorId) ?? FORMER_MEMBER),
           created: commit.created,
           updated: commit.updated,
           deleted: commit.deleted,
@@ -840,14 +842,14 @@ export function createPersistentDirsService(
       const dir = findDir(harnessDir);
       const dirKey = dir.dirKey(actor);
       if (dirKey === null) return null;
-      const detail = await readDirCommitDetail({ db, dirKey, id });
+      const detail = await readDirCommitDetail({ sql, dirKey, id });
       return detail && { id: detail.id, version: detail.version, files: detail.files };
     },
 
     async restoreCommit({ actor, harnessDir, id }) {
       const dir = assertCanWrite({ actor, harnessDir });
       const dirKey = dir.dirKey(actor);
-      const detail = dirKey === null ? null : await readDirCommitDetail({ db, dirKey, id });
+      const detail = dirKey === null ? null : await readDirCommitDetail({ sql, dirKey, id });
       if (!detail) {
         throw new HarnessNotFoundError({
           surface: "commit",
@@ -943,13 +945,14 @@ export function createPersistentDirsService(
     },
 
     async countRetrying({ actor }) {
-      return db.dirCommitRecord.count({
-        where: {
-          owner: { in: ownersOf(actor) },
-          status: "failed",
-          nextAttemptAt: { not: null },
-        },
-      });
+      const owners = ownersOf(actor);
+      const row = await sql.get<{ count: number }>(
+        `SELECT COUNT(*) AS "count" FROM "DirCommitRecord"
+         WHERE "owner" IN (${placeholders(owners.length)}) AND "status" = 'failed'
+           AND "nextAttemptAt" IS NOT NULL`,
+        owners,
+      );
+      return Number(row?.count ?? 0);
     },
 
     async turnSaveStatus({ actor, turnId, spooled }) {

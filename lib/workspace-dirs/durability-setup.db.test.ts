@@ -4,7 +4,8 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createDb, type Db } from "@/lib/db";
+import { createDb } from "@/lib/db";
+import { sqlFor } from "@/lib/sql-storage/sql";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   openTurnCheckout,
@@ -39,14 +40,13 @@ const POLICY = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 10_000 };
 const queues = testJobQueues(() => database.target);
 
 /** One app instance's durability (its own database client and queue), as `getDurability` builds it. */
-function instance(options: { db?: Db; service?: PersistentDirsService; dataDir?: string } = {}) {
-  const db = options.db ?? database.db;
+function instance(options: { service?: PersistentDirsService; dataDir?: string } = {}) {
   const dirs = options.service ?? service;
-  const jobQueue = queues.open({ db, now: () => clockNow });
+  const jobQueue = queues.open({ now: () => clockNow });
   return {
     queue: jobQueue,
     durability: createDurability({
-      db,
+      sql: sqlFor(database.target),
       dirs: dirs.dirs,
       commitLog: dirs.commitLog,
       jobQueue,
@@ -325,7 +325,6 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     const otherDb = createDb(database.target);
     queues.disconnectLater(otherDb);
     const other = instance({
-      db: otherDb,
       service: createPersistentDirsService({ db: otherDb, target: database.target }),
     });
     const record = await failedRecord({

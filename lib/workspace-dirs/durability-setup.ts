@@ -1,6 +1,5 @@
 import path from "node:path";
 
-import type { Db } from "@/lib/db";
 import {
   createStderrLogger,
   DEFAULT_RETRY_POLICY,
@@ -16,7 +15,8 @@ import {
   type TurnJournal,
 } from "@/lib/harness";
 import type { EnqueueOptions, Job, JobQueue } from "@/lib/jobs";
-import { createTurnJournal, sqlForDb } from "@/lib/sql-storage";
+import { createTurnJournal } from "@/lib/sql-storage";
+import { placeholders, type Sql } from "@/lib/sql-storage/sql";
 import type { AppExtraBody, AppSession } from "./app-dirs";
 
 /** The job queue's name for automatic commit retries. */
@@ -85,7 +85,8 @@ export interface Durability {
 
 /** Options for `createDurability`. */
 export interface DurabilityOptions {
-  db: Db;
+  /** The database of the turns, the journal and the commit records. */
+  sql: Sql;
   dirs: readonly PersistentDir<AppExtraBody, AppSession>[];
   commitLog: CommitLog;
   /** Where automatic commit retries run (`getJobQueue()` in the app). */
@@ -113,20 +114,18 @@ export const DEFAULT_TURN_LEASE_MS = 60_000;
 export const DEFAULT_DURABILITY_INTERVAL_MS = 5_000;
 
 /**
- * Builds the app's durability on `db`. Several instances may share the database: closing a turn
+ * Builds the app's durability on `sql`'s database. Several instances may share the database: closing a turn
  * is conditional on its lease having expired (a live process keeps refreshing it), recovery and
  * imports append under stable ids, and retry jobs claim their record by conditional update.
  */
 export function createDurability(options: DurabilityOptions): Durability {
-  const { db, dirs, commitLog } = options;
+  const { sql, dirs, commitLog } = options;
   const now = options.now ?? (() => new Date());
   const log =
     options.log ?? ((message, detail) => createStderrLogger().error({ err: detail }, message));
   const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
   const turnLeaseMs = options.turnLeaseMs ?? DEFAULT_TURN_LEASE_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_DURABILITY_INTERVAL_MS;
-  // The pass runs every few seconds on every instance: its reads go through the SQL layer.
-  const sql = sqlForDb(db);
   const journal = createTurnJournal({ sql });
   const spool = createFileSpool({
     directory: path.join(options.dataDir, "spool"),
@@ -199,34 +198,30 @@ export function createDurability(options: DurabilityOptions): Durability {
     },
   };
 
-  const expired = (at: Date) => ({
-    status: "running",
-    OR: [
-      { leaseExpiresAt: { lt: at } },
-      // Turns started before leases existed.
-      { leaseExpiresAt: null, startedAt: { lt: new Date(at.getTime() - turnLeaseMs) } },
-    ],
-  });
-
   const closeDeadTurns = async (): Promise<string[]> => {
     const at = now();
+    // A running turn whose lease ran out, or one started before leases existed.
+    const expired = `"status" = 'running'
+      AND ("leaseExpiresAt" < ? OR ("leaseExpiresAt" IS NULL AND "startedAt" < ?))`;
+    const expiredParams = [at, new Date(at.getTime() - turnLeaseMs)];
     const candidates = await sql.all<{ id: string }>(
-      `SELECT "id" FROM "Turn" WHERE "status" = 'running'
-         AND ("leaseExpiresAt" < ? OR ("leaseExpiresAt" IS NULL AND "startedAt" < ?)) LIMIT 50`,
-      [at, new Date(at.getTime() - turnLeaseMs)],
+      `SELECT "id" FROM "Turn" WHERE ${expired} LIMIT 50`,
+      expiredParams,
     );
     const closed: string[] = [];
     for (const { id } of candidates) {
       // Conditional: a process that refreshed its lease meanwhile keeps its turn.
-      const moved = await db.turn.updateMany({
-        where: { id, ...expired(at) },
-        data: {
-          status: "interrupted",
-          error: "The server stopped during this turn; nothing from it was saved.",
-          finishedAt: at,
-        },
-      });
-      if (moved.count === 1) closed.push(id);
+      const moved = await sql.run(
+        `UPDATE "Turn" SET "status" = 'interrupted', "error" = ?, "finishedAt" = ?
+         WHERE "id" = ? AND ${expired}`,
+        [
+          "The server stopped during this turn; nothing from it was saved.",
+          at,
+          id,
+          ...expiredParams,
+        ],
+      );
+      if (moved.changes === 1) closed.push(id);
     }
     return closed;
   };
@@ -236,10 +231,10 @@ export function createDurability(options: DurabilityOptions): Durability {
     if (turnIds.length === 0) return [];
     const running = new Set(
       (
-        await db.turn.findMany({
-          where: { id: { in: turnIds }, status: "running" },
-          select: { id: true },
-        })
+        await sql.all<{ id: string }>(
+          `SELECT "id" FROM "Turn" WHERE "status" = 'running' AND "id" IN (${placeholders(turnIds.length)})`,
+          turnIds,
+        )
       ).map((turn) => turn.id),
     );
     const recovered: string[] = [];

@@ -38,7 +38,7 @@ describe(`the dir history compaction job on ${testDatabaseProvider()}`, () => {
       dirKey,
     ]);
 
-    const queue = queues.open({ db: database.db });
+    const queue = queues.open();
     const enqueued: Array<{ startAfterSeconds?: number }> = [];
     // The queue the handler schedules on, watched: each run puts the next one 6 h out.
     const watched = {

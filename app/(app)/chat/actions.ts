@@ -11,13 +11,13 @@ import {
   listChats,
   MAX_CHAT_PAGE_SIZE,
   renameOwnChat,
-  sqlOf,
 } from "@/lib/chat/queries";
 import { keepShownPartOfStoppedReply } from "@/lib/chat/stopped-reply";
 import { cairn } from "@/lib/cairn";
 import { scheduleTemporaryChatDeletion } from "@/lib/chat/temporary-chats";
 import { harnessFor } from "@/lib/harness-for-actor";
 import { getJobQueue } from "@/lib/jobs";
+import { getSql } from "@/lib/sql-storage/sql";
 
 const titleSchema = z.string().trim().min(1, "Give the chat a title").max(120);
 const chatIdSchema = z.string().min(1).max(100);
@@ -138,7 +138,7 @@ export const keepStoppedReplyAction = action(
   async ({ input, actor }) => {
     const chat = await getOwnChat(actor, input.chatId);
     if (!chat) notYours();
-    const outcome = await keepShownPartOfStoppedReply(sqlOf(), {
+    const outcome = await keepShownPartOfStoppedReply(getSql(), {
       chatId: chat.id,
       userMessageId: input.userMessageId,
       shownTextLengths: input.shownTextLengths,

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { cairn } from "@/lib/cairn";
 import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import {
   deleteModelSettings,
   modelConfigFromInput,
@@ -20,10 +21,10 @@ export const saveModelSettingsAction = action(
   { input: modelSettingsInputSchema, role: "admin" },
   async ({ input, actor }) => {
     if (input.provider !== "openai-compatible" && !input.apiKey) {
-      const saved = await getDb().modelSettings.findUnique({
-        where: { workspaceId: actor.workspaceId },
-        select: { provider: true, apiKeyEncrypted: true },
-      });
+      const saved = await getSql().get<{ provider: string; apiKeyEncrypted: string | null }>(
+        `SELECT "provider", "apiKeyEncrypted" FROM "ModelSettings" WHERE "workspaceId" = ?`,
+        [actor.workspaceId],
+      );
       if (input.clearApiKey || !saved?.apiKeyEncrypted || saved.provider !== input.provider)
         fail("validation:input", "Enter the API key: this provider needs one.");
     }

@@ -38,13 +38,7 @@ export default async function SettingsPage() {
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   const config = cairnConfig();
   const [savedOidc, workspace] = managesOidc
-    ? await Promise.all([
-        readOidcSettingsView(getDb()),
-        getDb().workspace.findUniqueOrThrow({
-          where: { id: actor.workspaceId },
-          select: { name: true },
-        }),
-      ])
+    ? await Promise.all([readOidcSettingsView(getDb()), workspaceNameOrThrow(actor.workspaceId)])
     : [null, null];
   return (
     <div className="space-y-6">
@@ -71,6 +65,16 @@ export default async function SettingsPage() {
       <OperationsOverviewCard overview={operationsOverviewOf(config, oidc)} />
     </div>
   );
+}
+
+/** The actor's workspace's name (it exists: the actor was read from its membership). */
+async function workspaceNameOrThrow(workspaceId: string): Promise<{ name: string }> {
+  const row = await getSql().get<{ name: string }>(
+    `SELECT "name" FROM "Workspace" WHERE "id" = ?`,
+    [workspaceId],
+  );
+  if (!row) throw new Error(`No workspace ${workspaceId}.`);
+  return row;
 }
 
 /** The address people reach Cairn at: `AUTH_URL` when set (as Auth.js uses it), else this request's. */
