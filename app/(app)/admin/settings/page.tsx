@@ -28,8 +28,8 @@ export default async function SettingsPage() {
     [
       loadWorkspaceSettings(actor.workspaceId),
       getModelOverview({ workspaceId: actor.workspaceId }),
-      readModelSettingsView(getDb(), actor.workspaceId),
-      mayManageOidcSettings(getDb(), actor),
+      readModelSettingsView(getSql(), actor.workspaceId),
+      mayManageOidcSettings(getSql(), actor),
       currentOidcConfig(),
       cairn().search.mode(actor.workspaceId),
       getRetentionSettings({ sql: getSql(), workspaceId: actor.workspaceId }),
@@ -39,7 +39,7 @@ export default async function SettingsPage() {
   const config = cairnConfig();
   const [savedOidc, workspace] = managesOidc
     ? await Promise.all([
-        readOidcSettingsView(getDb()),
+        readOidcSettingsView(getSql()),
         getDb().workspace.findUniqueOrThrow({
           where: { id: actor.workspaceId },
           select: { name: true },
