@@ -2,13 +2,7 @@ export { auth, handlers, signIn, signOut, githubEnabled, revokeSessions } from "
 export { currentOidcConfig, oidcSignInButton } from "./oidc-config";
 export { OIDC_PROVIDER_ID } from "./oidc-sign-in";
 export { clientAddressOf } from "./client-address";
-export {
-  getActor,
-  listOwnWorkspaces,
-  requireActor,
-  requireRole,
-  switchWorkspace,
-} from "./request-actor";
+export { getActor, listOwnWorkspaces, requireActor, requireRole, switchWorkspace } from "./request-actor";
 export { SIGN_IN_MESSAGES, signInMessage, type SignInRefusal } from "./sign-in-messages";
 export {
   canWriteGlobal,
