@@ -17,6 +17,7 @@ import { sessionCookieFor, startAppServer } from "../integration/support/app-ser
 import { megabytes, rssOf, sampleRss, serverPidBelow } from "../integration/support/process-memory";
 import { postStreamedBody, type StreamedPostResult } from "../integration/support/streamed-body";
 import { loadLine } from "./stats";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 const PORT = Number(process.env.BENCH_BODY_PORT ?? 3152);
 const TOTAL = Number(process.env.BENCH_BODY_MB ?? 450) * 1024 * 1024;
@@ -37,7 +38,7 @@ try {
     workspaceId: workspace.id,
     role: "member",
   });
-  const { token } = await createAccessToken(app.db, {
+  const { token } = await createAccessToken(sqlForDb(app.db), {
     userId: user.id,
     workspaceId: workspace.id,
     name: "bench",

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 
 import type { CairnConfig } from "@/lib/config";
-import { createDb, migrateDatabase } from "@/lib/db";
+import { migrateDatabase } from "@/lib/db";
 import { validateRelativePath } from "@/lib/harness";
 import { createDirBacking, sqlFor } from "@/lib/sql-storage";
 import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
@@ -57,50 +57,45 @@ export async function dirExportCommand(
 
   const target = config.database;
   await migrateDatabase({ target });
-  const db = createDb(target);
-  try {
-    const resolved = await resolveDirTarget(db, values, io);
-    if (!resolved) return 1;
-    const { workspace, dirKey, harnessDir } = resolved;
-    const backing = createDirBacking<null>({
-      sql: sqlFor(target),
-      dirKey: () => dirKey,
-      snapshotCache: false,
-      indexCache: false,
+  const resolved = await resolveDirTarget(sqlFor(target), values, io);
+  if (!resolved) return 1;
+  const { workspace, dirKey, harnessDir } = resolved;
+  const backing = createDirBacking<null>({
+    sql: sqlFor(target),
+    dirKey: () => dirKey,
+    snapshotCache: false,
+    indexCache: false,
+  });
+  const index = await backing.loadIndex({ extraBody: null, session: null });
+  const files = [...index.entries].filter(([filePath]) => filePath.startsWith(prefix));
+  let bytes = 0;
+  for (let start = 0; start < files.length; start += EXPORT_BATCH_FILES) {
+    const batch = files.slice(start, start + EXPORT_BATCH_FILES);
+    const bodies = await backing.readBodies({
+      extraBody: null,
+      session: null,
+      hashes: batch.map(([, entry]) => entry.hash),
     });
-    const index = await backing.loadIndex({ extraBody: null, session: null });
-    const files = [...index.entries].filter(([filePath]) => filePath.startsWith(prefix));
-    let bytes = 0;
-    for (let start = 0; start < files.length; start += EXPORT_BATCH_FILES) {
-      const batch = files.slice(start, start + EXPORT_BATCH_FILES);
-      const bodies = await backing.readBodies({
-        extraBody: null,
-        session: null,
-        hashes: batch.map(([, entry]) => entry.hash),
-      });
-      for (const [filePath, entry] of batch) {
-        const body = bodies.get(entry.hash);
-        if (!body) throw new Error(`The body of ${filePath} (${entry.hash}) is missing.`);
-        // A dir's paths are validated relative paths; resolved again so nothing lands outside.
-        const destination = path.resolve(root, filePath.slice(prefix.length));
-        if (!destination.startsWith(`${root}${path.sep}`)) {
-          throw new Error(`${filePath} would be written outside ${root}`);
-        }
-        await mkdir(path.dirname(destination), { recursive: true });
-        const content = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-        await writeFile(destination, content, { flag: "wx" });
-        bytes += content.byteLength;
+    for (const [filePath, entry] of batch) {
+      const body = bodies.get(entry.hash);
+      if (!body) throw new Error(`The body of ${filePath} (${entry.hash}) is missing.`);
+      // A dir's paths are validated relative paths; resolved again so nothing lands outside.
+      const destination = path.resolve(root, filePath.slice(prefix.length));
+      if (!destination.startsWith(`${root}${path.sep}`)) {
+        throw new Error(`${filePath} would be written outside ${root}`);
       }
-      io.err(
-        `cairn: wrote ${(start + batch.length).toLocaleString("en-US")} of ${files.length.toLocaleString("en-US")} files`,
-      );
+      await mkdir(path.dirname(destination), { recursive: true });
+      const content = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+      await writeFile(destination, content, { flag: "wx" });
+      bytes += content.byteLength;
     }
-    io.out(
-      `exported ${files.length} files (${bytes} bytes) of ${harnessDir}${prefix ? `/${prefix.slice(0, -1)}` : ""} ` +
-        `of "${workspace.name}" at version ${String(index.cursor)} to ${root}`,
+    io.err(
+      `cairn: wrote ${(start + batch.length).toLocaleString("en-US")} of ${files.length.toLocaleString("en-US")} files`,
     );
-    return 0;
-  } finally {
-    await db.$disconnect();
   }
+  io.out(
+    `exported ${files.length} files (${bytes} bytes) of ${harnessDir}${prefix ? `/${prefix.slice(0, -1)}` : ""} ` +
+      `of "${workspace.name}" at version ${String(index.cursor)} to ${root}`,
+  );
+  return 0;
 }

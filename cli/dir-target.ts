@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import { companyDirKey, userDirKey } from "@/lib/workspace-dirs";
 import type { CommandIo } from "./harness-commands";
 import { UsageError } from "./usage-error";
@@ -26,11 +26,14 @@ export function checkDirTargetArgs<T extends { workspace?: string; dir?: string;
  * printing why when the workspace or the member does not exist.
  */
 export async function resolveDirTarget(
-  db: Db,
+  sql: SqlExecutor,
   values: { workspace: string; dir: "company" | "user"; email?: string },
   io: CommandIo,
 ): Promise<DirTarget | null> {
-  const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
+  const workspace = await sql.get<{ id: string; name: string }>(
+    `SELECT "id", "name" FROM "Workspace" WHERE "name" = ?`,
+    [values.workspace],
+  );
   if (!workspace) {
     io.err(`cairn: no workspace named "${values.workspace}"`);
     return null;
@@ -42,10 +45,15 @@ export async function resolveDirTarget(
       harnessDir: "/persistent/company",
     };
   }
-  const user = await db.user.findUnique({ where: { email: values.email!.toLowerCase() } });
+  const user = await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [
+    values.email!.toLowerCase(),
+  ]);
   const member =
     user &&
-    (await db.membership.findFirst({ where: { userId: user.id, workspaceId: workspace.id } }));
+    (await sql.get<{ id: string }>(
+      `SELECT "id" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+      [user.id, workspace.id],
+    ));
   if (!user || !member) {
     io.err(`cairn: no member ${values.email} in workspace "${workspace.name}"`);
     return null;

@@ -43,32 +43,38 @@ export async function dirsCompactCommand(
   }
   const target = config.database;
   await migrateDatabase({ target });
-  const db = createDb(target);
-  try {
-    let dirKeys: string[] | undefined;
-    let scope = "every dir";
-    if (values.workspace !== undefined) {
-      const workspace = await db.workspace.findUnique({ where: { name: values.workspace } });
-      if (!workspace) {
-        io.err(`cairn: no workspace named "${values.workspace}"`);
-        return 1;
-      }
-      dirKeys = await workspaceDirKeys({ db, workspaceId: workspace.id });
-      scope = `workspace "${workspace.name}" (${dirKeys.length} dir${dirKeys.length === 1 ? "" : "s"})`;
-    }
-    const report = await compactHistory({
-      sql: sqlFor(target),
-      settings: { retentionDays },
-      dirKeys,
-    });
-    io.out(
-      `compacted ${scope}: versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} ` +
-        `(before ${report.before!.toISOString()}); ${report.rowsCompacted} version(s) in ` +
-        `${report.dirs.filter((dir) => dir.rowsCompacted > 0).length} dir(s) cut down, ` +
-        `${formatHistoryBytes(report.bytesFreed)} freed`,
+  const sql = sqlFor(target);
+  let dirKeys: string[] | undefined;
+  let scope = "every dir";
+  if (values.workspace !== undefined) {
+    const workspace = await sql.get<{ id: string; name: string }>(
+      `SELECT "id", "name" FROM "Workspace" WHERE "name" = ?`,
+      [values.workspace],
     );
-    return 0;
-  } finally {
-    await db.$disconnect();
+    if (!workspace) {
+      io.err(`cairn: no workspace named "${values.workspace}"`);
+      return 1;
+    }
+    // Transitional (issue 29): workspaceDirKeys takes a Prisma client until lib/workspace-dirs
+    // moves to the SQL layer (the other branch); then it is `{ sql, workspaceId }`.
+    const db = createDb(target);
+    try {
+      dirKeys = await workspaceDirKeys({ db, workspaceId: workspace.id });
+    } finally {
+      await db.$disconnect();
+    }
+    scope = `workspace "${workspace.name}" (${dirKeys.length} dir${dirKeys.length === 1 ? "" : "s"})`;
   }
+  const report = await compactHistory({
+    sql,
+    settings: { retentionDays },
+    dirKeys,
+  });
+  io.out(
+    `compacted ${scope}: versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} ` +
+      `(before ${report.before!.toISOString()}); ${report.rowsCompacted} version(s) in ` +
+      `${report.dirs.filter((dir) => dir.rowsCompacted > 0).length} dir(s) cut down, ` +
+      `${formatHistoryBytes(report.bytesFreed)} freed`,
+  );
+  return 0;
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { createCairn } from "@/lib/cairn";
 import type { CairnConfig } from "@/lib/config";
-import { migrateDatabase, type Db } from "@/lib/db";
+import { migrateDatabase } from "@/lib/db";
 import {
   HarnessError,
   createHarness,
@@ -51,9 +51,11 @@ async function withWorkspaceHarness(
 ): Promise<number> {
   await migrateDatabase({ target: config.database });
   const root = createCairn(config);
-  const db: Db = root.db;
   try {
-    const workspace = await db.workspace.findUnique({ where: { name: workspaceName } });
+    const workspace = await root.sql.get<{ id: string; name: string }>(
+      `SELECT "id", "name" FROM "Workspace" WHERE "name" = ?`,
+      [workspaceName],
+    );
     if (!workspace) {
       io.err(`cairn: no workspace named "${workspaceName}"`);
       return 1;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { main } from "./main";
 import { capture } from "./testing";
@@ -80,7 +81,7 @@ describe(`cairn CLI (${testDatabaseProvider()})`, () => {
     const token = out.at(-1)!;
     expect(token).toMatch(/^cairn_pat_/);
     const { authenticateAccessToken } = await import("@/lib/access-tokens");
-    const identity = await authenticateAccessToken(database.db, { token });
+    const identity = await authenticateAccessToken(sqlForDb(database.db), { token });
     expect(identity).toMatchObject({ actor: { role: "editor" }, token: { name: "ci" } });
     const { io: badIo, err } = capture();
     expect(

@@ -2,7 +2,8 @@ import { parseArgs } from "node:util";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { cliFailure } from "@/lib/app-error";
 import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
-import { createDb, migrateDatabase } from "@/lib/db";
+import { migrateDatabase } from "@/lib/db";
+import { sqlFor } from "@/lib/sql-storage/sql";
 import { isRole } from "@/lib/harness";
 import { dirExportCommand } from "./dir-export-command";
 import { dirImportCommand } from "./dir-import-command";
@@ -129,20 +130,15 @@ async function userCreate(
     throw new UsageError("--role must be admin, editor or member");
   const target = config.database;
   await migrateDatabase({ target });
-  const db = createDb(target);
-  try {
-    const { user, workspace, added } = await createUserInWorkspace(db, {
-      email: values.email,
-      password: values.password,
-      name: values.name,
-      role: values.role,
-      workspaceName: values.workspace,
-    });
-    io.out(
-      `${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`,
-    );
-    return 0;
-  } finally {
-    await db.$disconnect();
-  }
+  const { user, workspace, added } = await createUserInWorkspace(sqlFor(target), {
+    email: values.email,
+    password: values.password,
+    name: values.name,
+    role: values.role,
+    workspaceName: values.workspace,
+  });
+  io.out(
+    `${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`,
+  );
+  return 0;
 }

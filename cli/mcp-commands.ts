@@ -7,7 +7,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import type { CairnConfig } from "@/lib/config";
-import { createDb, migrateDatabase } from "@/lib/db";
+import { migrateDatabase } from "@/lib/db";
+import { sqlFor } from "@/lib/sql-storage/sql";
 import { UsageError } from "./usage-error";
 
 type Io = { out: (line: string) => void; err: (line: string) => void };
@@ -43,36 +44,30 @@ export async function tokenCreateCommand(
   }
   const target = config.database;
   await migrateDatabase({ target });
-  const db = createDb(target);
-  try {
-    const user = await db.user.findUnique({
-      where: { email: values.email.trim().toLowerCase() },
-      select: { id: true },
-    });
-    const workspace = await db.workspace.findUnique({
-      where: { name: values.workspace.trim() },
-      select: { id: true },
-    });
-    if (!user) {
-      io.err(`cairn: no user with email ${values.email}`);
-      return 1;
-    }
-    if (!workspace) {
-      io.err(`cairn: no workspace named "${values.workspace}"`);
-      return 1;
-    }
-    const { token } = await createAccessToken(db, {
-      userId: user.id,
-      workspaceId: workspace.id,
-      name: values.name,
-      expiresAt,
-      via: "cli",
-    });
-    io.out(token);
-    return 0;
-  } finally {
-    await db.$disconnect();
+  const sql = sqlFor(target);
+  const user = await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [
+    values.email.trim().toLowerCase(),
+  ]);
+  const workspace = await sql.get<{ id: string }>(`SELECT "id" FROM "Workspace" WHERE "name" = ?`, [
+    values.workspace.trim(),
+  ]);
+  if (!user) {
+    io.err(`cairn: no user with email ${values.email}`);
+    return 1;
   }
+  if (!workspace) {
+    io.err(`cairn: no workspace named "${values.workspace}"`);
+    return 1;
+  }
+  const { token } = await createAccessToken(sql, {
+    userId: user.id,
+    workspaceId: workspace.id,
+    name: values.name,
+    expiresAt,
+    via: "cli",
+  });
+  io.out(token);
+  return 0;
 }
 
 /** Options for `runMcpBridge`. */

@@ -24,6 +24,7 @@ import { createAccessToken } from "@/lib/access-tokens";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { startAppServer, type AppServer } from "./support/app-server";
 import { startTokenProxy, type TokenProxy } from "./support/token-proxy";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 const port = Number(process.env.CAIRN_INTEGRATION_PORT ?? 3150) + 2;
 const root = path.resolve(import.meta.dirname, "..");
@@ -72,7 +73,7 @@ beforeAll(
       role: "member",
       workspaceName: "Acme",
     });
-    ({ token } = await createAccessToken(app.db, {
+    ({ token } = await createAccessToken(sqlForDb(app.db), {
       userId: user.id,
       workspaceId: workspace.id,
       name: "conformance",

@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 async function tokenFor(role: "editor" | "member", name: string, expiresAt?: Date) {
-  const { token, record } = await createAccessToken(app.db, {
+  const { token, record } = await createAccessToken(sqlForDb(app.db), {
     userId: people[role].userId,
     workspaceId,
     name,

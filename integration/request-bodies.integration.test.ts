@@ -18,6 +18,7 @@ import {
 import { sessionCookieFor, startAppServer, type AppServer } from "./support/app-server";
 import { megabytes, rssOf, sampleRss, serverPidBelow } from "./support/process-memory";
 import { postStreamedBody } from "./support/streamed-body";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 const port = Number(process.env.CAIRN_INTEGRATION_PORT ?? 3150) + 1;
 /** The body's size: 450 MB, as in the review (CAIRN_INTEGRATION_BODY_MB to change it). */
@@ -59,7 +60,7 @@ beforeAll(
     userId = user.id;
     workspaceId = workspace.id;
     cookie = await sessionCookieFor({ userId: user.id, workspaceId: workspace.id, role: "member" });
-    ({ token } = await createAccessToken(app.db, {
+    ({ token } = await createAccessToken(sqlForDb(app.db), {
       userId: user.id,
       workspaceId: workspace.id,
       name: "laptop",

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createUserInWorkspace, removeMember } from "@/lib/accounts";
@@ -30,7 +31,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
       role: "member",
       workspaceName: "Acme",
     });
-    const { token, record } = await createAccessToken(database.db, {
+    const { token, record } = await createAccessToken(sqlForDb(database.db), {
       userId: user.id,
       workspaceId: workspace.id,
       name: "laptop",
@@ -39,7 +40,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
   }
 
   const outcome = (token: string) =>
-    authenticateAccessToken(database.db, { token }).then(
+    authenticateAccessToken(sqlForDb(database.db), { token }).then(
       () => "accepted",
       (error: { reason?: string }) => error.reason ?? "error",
     );
@@ -51,7 +52,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
       where: { userId_workspaceId: { userId: user.id, workspaceId: workspace.id } },
     });
 
-    expect(await removeMember(database.db, { membershipId: membership.id })).toBe(true);
+    expect(await removeMember(sqlForDb(database.db), { membershipId: membership.id })).toBe(true);
     expect(await outcome(token)).not.toBe("accepted");
     const row = await database.db.personalAccessToken.findUniqueOrThrow({
       where: { id: record.id },
@@ -60,7 +61,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
     // Sessions end too (the session version moved on), and a second removal changes nothing.
     const after = await database.db.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(after.sessionVersion).toBe(1);
-    expect(await removeMember(database.db, { membershipId: membership.id })).toBe(false);
+    expect(await removeMember(sqlForDb(database.db), { membershipId: membership.id })).toBe(false);
 
     // Added again (the CLI adds an existing account whose password matches).
     const readded = await createUserInWorkspace(database.db, {
@@ -71,14 +72,14 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
     });
     expect(readded.added).toBe(true);
     expect(await outcome(token)).toBe("revoked");
-    const listed = await listAccessTokens(database.db, {
+    const listed = await listAccessTokens(sqlForDb(database.db), {
       userId: user.id,
       workspaceId: workspace.id,
     });
     expect(listed.map((item) => item.state)).toEqual(["revoked"]);
 
     // A token made under the new membership works.
-    const fresh = await createAccessToken(database.db, {
+    const fresh = await createAccessToken(sqlForDb(database.db), {
       userId: user.id,
       workspaceId: workspace.id,
       name: "new laptop",
@@ -106,7 +107,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
       role: "member",
       workspaceName: "Other",
     });
-    const otherToken = await createAccessToken(database.db, {
+    const otherToken = await createAccessToken(sqlForDb(database.db), {
       userId: user.id,
       workspaceId: other.workspace.id,
       name: "other",
@@ -114,7 +115,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
     const membership = await database.db.membership.findUniqueOrThrow({
       where: { userId_workspaceId: { userId: user.id, workspaceId: workspace.id } },
     });
-    await removeMember(database.db, { membershipId: membership.id });
+    await removeMember(sqlForDb(database.db), { membershipId: membership.id });
     expect(await outcome(token)).toBe("revoked");
     expect(await outcome(otherToken.token)).toBe("accepted");
   });
@@ -133,7 +134,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
           createdAt: memberSince,
         },
       });
-      const { token, record } = await createAccessToken(db, {
+      const { token, record } = await createAccessToken(sqlForDb(db), {
         userId: user.id,
         workspaceId: workspace.id,
         name: email,

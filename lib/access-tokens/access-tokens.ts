@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "@/lib/db";
 import { recordAuditEvent, type AuditVia } from "@/lib/audit";
+import { createId } from "@/lib/db/create-id";
+import { toDate, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Actor } from "@/lib/harness";
 
 /** Every token starts with this, so secret scanners and people recognise one. */
@@ -35,16 +36,32 @@ export interface AccessTokenView {
   clientName: string | null;
 }
 
-const viewSelect = {
-  id: true,
-  name: true,
-  prefix: true,
-  createdAt: true,
-  expiresAt: true,
-  lastUsedAt: true,
-  revokedAt: true,
-  clientName: true,
-} as const;
+const VIEW_COLUMNS = `"id", "name", "prefix", "createdAt", "expiresAt", "lastUsedAt", "revokedAt", "clientName"`;
+
+/** A row of `VIEW_COLUMNS` as the driver gives it. */
+interface ViewRow {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: unknown;
+  expiresAt: unknown;
+  lastUsedAt: unknown;
+  revokedAt: unknown;
+  clientName: string | null;
+}
+
+function viewOf(row: ViewRow): AccessTokenView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: toDate(row.createdAt),
+    expiresAt: toDateOrNull(row.expiresAt),
+    lastUsedAt: toDateOrNull(row.lastUsedAt),
+    revokedAt: toDateOrNull(row.revokedAt),
+    clientName: row.clientName,
+  };
+}
 
 /** Why a token was refused. */
 export type AccessTokenErrorReason =
@@ -103,7 +120,7 @@ export function looksLikeAccessToken(value: string): boolean {
  * stored — and its public fields. `expiresAt` in the past is refused.
  */
 export async function createAccessToken(
-  db: Db,
+  sql: Sql,
   input: {
     userId: string;
     workspaceId: string;
@@ -119,28 +136,34 @@ export async function createAccessToken(
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new AccessTokenError("expired", "The expiry date must be in the future.");
   }
-  const membership = await db.membership.findUnique({
-    where: { userId_workspaceId: { userId: input.userId, workspaceId: input.workspaceId } },
-    select: { id: true },
-  });
+  const membership = await sql.get<{ id: string }>(
+    `SELECT "id" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+    [input.userId, input.workspaceId],
+  );
   if (!membership) {
     throw new AccessTokenError("no_membership", "That person is not a member of the workspace.");
   }
   const token = generateAccessToken();
-  const record = await db.$transaction(async (tx) => {
-    const created = await tx.personalAccessToken.create({
-      data: {
-        userId: input.userId,
-        workspaceId: input.workspaceId,
-        membershipId: membership.id,
-        name,
-        tokenHash: hashAccessToken(token),
-        prefix: token.slice(0, SHOWN_CHARACTERS),
-        createdAt: now,
-        expiresAt: input.expiresAt ?? null,
-      },
-      select: viewSelect,
-    });
+  const record = await sql.transaction(async (tx) => {
+    const created = viewOf(
+      (await tx.get<ViewRow>(
+        `INSERT INTO "PersonalAccessToken"
+           ("id", "userId", "workspaceId", "membershipId", "name", "tokenHash", "prefix", "createdAt", "expiresAt")
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         RETURNING ${VIEW_COLUMNS}`,
+        [
+          createId(),
+          input.userId,
+          input.workspaceId,
+          membership.id,
+          name,
+          hashAccessToken(token),
+          token.slice(0, SHOWN_CHARACTERS),
+          now,
+          input.expiresAt ?? null,
+        ],
+      ))!,
+    );
     await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
       actorId: input.userId,
@@ -164,15 +187,17 @@ export type AccessTokenState = "active" | "expired" | "revoked";
 
 /** The person's tokens for one workspace, newest first, each with its state at `now`. */
 export async function listAccessTokens(
-  db: Db,
+  sql: SqlExecutor,
   input: { userId: string; workspaceId: string; now?: Date },
 ): Promise<Array<AccessTokenView & { state: AccessTokenState }>> {
   const now = (input.now ?? new Date()).getTime();
-  const rows = await db.personalAccessToken.findMany({
-    where: { userId: input.userId, workspaceId: input.workspaceId },
-    orderBy: { createdAt: "desc" },
-    select: viewSelect,
-  });
+  const rows = (
+    await sql.all<ViewRow>(
+      `SELECT ${VIEW_COLUMNS} FROM "PersonalAccessToken"
+       WHERE "userId" = ? AND "workspaceId" = ? ORDER BY "createdAt" DESC`,
+      [input.userId, input.workspaceId],
+    )
+  ).map(viewOf);
   return rows.map((row) => ({
     ...row,
     state: row.revokedAt
@@ -188,21 +213,17 @@ export async function listAccessTokens(
  * revoked now; someone else's token, an unknown id or an already revoked token changes nothing.
  */
 export async function revokeAccessToken(
-  db: Db,
+  sql: Sql,
   input: { userId: string; workspaceId: string; id: string; now?: Date },
 ): Promise<boolean> {
   const now = input.now ?? new Date();
-  return db.$transaction(async (tx) => {
-    const result = await tx.personalAccessToken.updateMany({
-      where: {
-        id: input.id,
-        userId: input.userId,
-        workspaceId: input.workspaceId,
-        revokedAt: null,
-      },
-      data: { revokedAt: now },
-    });
-    if (result.count !== 1) return false;
+  return sql.transaction(async (tx) => {
+    const result = await tx.run(
+      `UPDATE "PersonalAccessToken" SET "revokedAt" = ?
+       WHERE "id" = ? AND "userId" = ? AND "workspaceId" = ? AND "revokedAt" IS NULL`,
+      [now, input.id, input.userId, input.workspaceId],
+    );
+    if (result.changes !== 1) return false;
     await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
       actorId: input.userId,
@@ -221,14 +242,15 @@ export async function revokeAccessToken(
  * many were revoked.
  */
 export async function revokeMemberAccessTokens(
-  db: Pick<Db, "personalAccessToken">,
+  sql: SqlExecutor,
   input: { userId: string; workspaceId: string; now?: Date },
 ): Promise<number> {
-  const result = await db.personalAccessToken.updateMany({
-    where: { userId: input.userId, workspaceId: input.workspaceId, revokedAt: null },
-    data: { revokedAt: input.now ?? new Date() },
-  });
-  return result.count;
+  const result = await sql.run(
+    `UPDATE "PersonalAccessToken" SET "revokedAt" = ?
+     WHERE "userId" = ? AND "workspaceId" = ? AND "revokedAt" IS NULL`,
+    [input.now ?? new Date(), input.userId, input.workspaceId],
+  );
+  return result.changes;
 }
 
 /** Who a valid token acts as, and what the MCP endpoint records about it. */
@@ -248,7 +270,7 @@ export interface AccessTokenIdentity {
  * a minute).
  */
 export async function authenticateAccessToken(
-  db: Db,
+  sql: SqlExecutor,
   input: { token: string | null | undefined; now?: Date },
 ): Promise<AccessTokenIdentity> {
   const token = input.token?.trim() ?? "";
@@ -257,21 +279,29 @@ export async function authenticateAccessToken(
     throw new AccessTokenError("malformed", "That is not a Cairn access token.");
   }
   const hash = hashAccessToken(token);
-  const row = await db.personalAccessToken.findUnique({
-    where: { tokenHash: hash },
-    select: {
-      id: true,
-      name: true,
-      tokenHash: true,
-      userId: true,
-      workspaceId: true,
-      expiresAt: true,
-      revokedAt: true,
-      lastUsedAt: true,
-      clientName: true,
-      membershipId: true,
-    },
-  });
+  const found = await sql.get<{
+    id: string;
+    name: string;
+    tokenHash: string;
+    userId: string;
+    workspaceId: string;
+    expiresAt: unknown;
+    revokedAt: unknown;
+    lastUsedAt: unknown;
+    clientName: string | null;
+    membershipId: string | null;
+  }>(
+    `SELECT "id", "name", "tokenHash", "userId", "workspaceId", "expiresAt", "revokedAt",
+            "lastUsedAt", "clientName", "membershipId"
+     FROM "PersonalAccessToken" WHERE "tokenHash" = ?`,
+    [hash],
+  );
+  const row = found && {
+    ...found,
+    expiresAt: toDateOrNull(found.expiresAt),
+    revokedAt: toDateOrNull(found.revokedAt),
+    lastUsedAt: toDateOrNull(found.lastUsedAt),
+  };
   // The lookup is by hash; compare again in constant time so no timing tells a near miss.
   if (!row || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) {
     throw new AccessTokenError("unknown", "The access token is not valid.");
@@ -281,10 +311,10 @@ export async function authenticateAccessToken(
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
     throw new AccessTokenError("expired", "The access token has expired.");
   }
-  const membership = await db.membership.findUnique({
-    where: { userId_workspaceId: { userId: row.userId, workspaceId: row.workspaceId } },
-    select: { id: true, role: true },
-  });
+  const membership = await sql.get<{ id: string; role: string }>(
+    `SELECT "id", "role" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+    [row.userId, row.workspaceId],
+  );
   if (!membership || !isRole(membership.role)) {
     throw new AccessTokenError(
       "no_membership",
@@ -299,7 +329,10 @@ export async function authenticateAccessToken(
     );
   }
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+    await sql.run(`UPDATE "PersonalAccessToken" SET "lastUsedAt" = ? WHERE "id" = ?`, [
+      now,
+      row.id,
+    ]);
   }
   return {
     actor: { userId: row.userId, workspaceId: row.workspaceId, role: membership.role },
@@ -309,7 +342,7 @@ export async function authenticateAccessToken(
 
 /** Remembers the client's self-reported name (MCP `clientInfo`) for provenance. */
 export async function recordAccessTokenClient(
-  db: Db,
+  sql: SqlExecutor,
   input: { id: string; clientName: string },
 ): Promise<void> {
   const clientName = input.clientName
@@ -317,7 +350,10 @@ export async function recordAccessTokenClient(
     .trim()
     .slice(0, 100);
   if (clientName === "") return;
-  await db.personalAccessToken.update({ where: { id: input.id }, data: { clientName } });
+  await sql.run(`UPDATE "PersonalAccessToken" SET "clientName" = ? WHERE "id" = ?`, [
+    clientName,
+    input.id,
+  ]);
 }
 
 /** How a change made with this token is labelled in histories: `mcp:<token name> (<client>)`. */

@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import type { Actor } from "@/lib/harness";
 import { createAccessToken, listAccessTokens, revokeAccessToken } from "./access-tokens";
 
@@ -8,11 +8,11 @@ import { createAccessToken, listAccessTokens, revokeAccessToken } from "./access
  */
 
 export function listOwnTokens(actor: Actor) {
-  return listAccessTokens(getDb(), { userId: actor.userId, workspaceId: actor.workspaceId });
+  return listAccessTokens(getSql(), { userId: actor.userId, workspaceId: actor.workspaceId });
 }
 
 export function createOwnToken(actor: Actor, input: { name: string; expiresAt: Date | null }) {
-  return createAccessToken(getDb(), {
+  return createAccessToken(getSql(), {
     userId: actor.userId,
     workspaceId: actor.workspaceId,
     ...input,
@@ -21,5 +21,5 @@ export function createOwnToken(actor: Actor, input: { name: string; expiresAt: D
 
 /** Whether a token was revoked now (another person's, unknown or revoked: false). */
 export function revokeOwnToken(actor: Actor, id: string): Promise<boolean> {
-  return revokeAccessToken(getDb(), { userId: actor.userId, workspaceId: actor.workspaceId, id });
+  return revokeAccessToken(getSql(), { userId: actor.userId, workspaceId: actor.workspaceId, id });
 }

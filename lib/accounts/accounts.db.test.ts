@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   AccountError,
@@ -24,7 +25,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   });
 
   it("makes the first account admin of a new workspace, and closes sign-up after it", async () => {
-    const { user, workspace } = await signUpFirstUser(database.db, {
+    const { user, workspace } = await signUpFirstUser(sqlForDb(database.db), {
       email: "Ada@Example.com",
       password: "long-password",
       name: "Ada",
@@ -36,7 +37,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     });
     expect(membership).toMatchObject({ workspaceId: workspace.id, role: "admin" });
     await expect(
-      signUpFirstUser(database.db, {
+      signUpFirstUser(sqlForDb(database.db), {
         email: "eve@example.com",
         password: "long-password",
         name: "Eve",
@@ -49,7 +50,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   it("lets only one of two racing first sign-ups become admin", async () => {
     const results = await Promise.allSettled(
       ["a", "b"].map((name) =>
-        signUpFirstUser(database.db, {
+        signUpFirstUser(sqlForDb(database.db), {
           email: `${name}@example.com`,
           password: "long-password",
           name,
@@ -112,13 +113,13 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
 
   /** Ada signs up first (the admin of Acme) and invites someone as `role`. */
   async function adminInvites(role: "editor" | "member") {
-    const { user: admin, workspace } = await signUpFirstUser(database.db, {
+    const { user: admin, workspace } = await signUpFirstUser(sqlForDb(database.db), {
       email: "ada@example.com",
       password: "long-password",
       name: "Ada",
       workspaceName: "Acme",
     });
-    const { token } = await createInvite(database.db, {
+    const { token } = await createInvite(sqlForDb(database.db), {
       workspaceId: workspace.id,
       createdById: admin.id,
       role,
@@ -133,7 +134,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
 
     const results = await Promise.allSettled(
       ["x", "y"].map((name) =>
-        signUpWithInvite(database.db, {
+        signUpWithInvite(sqlForDb(database.db), {
           token,
           email: `${name}@example.com`,
           password: "long-password",
@@ -145,30 +146,32 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     expect(
       await database.db.membership.count({ where: { workspaceId: workspace.id, role: "editor" } }),
     ).toBe(1);
-    await expect(findUsableInvite(database.db, token)).rejects.toMatchObject({
+    await expect(findUsableInvite(sqlForDb(database.db), token)).rejects.toMatchObject({
       reason: "invite_used",
     });
 
-    const expired = await createInvite(database.db, {
+    const expired = await createInvite(sqlForDb(database.db), {
       workspaceId: workspace.id,
       createdById: admin.id,
       role: "member",
       now: new Date(Date.now() - 8 * 24 * 3600 * 1000),
     });
     await expect(
-      signUpWithInvite(database.db, {
+      signUpWithInvite(sqlForDb(database.db), {
         token: expired.token,
         email: "z@example.com",
         password: "long-password",
         name: "Z",
       }),
     ).rejects.toMatchObject({ reason: "invite_expired" });
-    await expect(findUsableInvite(database.db, "made-up")).rejects.toBeInstanceOf(AccountError);
+    await expect(findUsableInvite(sqlForDb(database.db), "made-up")).rejects.toBeInstanceOf(
+      AccountError,
+    );
   });
 
   it("refuses an invite sign-up with an existing email without saying the email exists", async () => {
     const { token } = await adminInvites("member");
-    const refused = await signUpWithInvite(database.db, {
+    const refused = await signUpWithInvite(sqlForDb(database.db), {
       token,
       email: "ada@example.com",
       password: "other-password",
@@ -177,6 +180,6 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     expect(refused).toMatchObject({ reason: "email_taken" });
     expect((refused as Error).message).not.toMatch(/exist|account|sign in/i);
     // The invite is still usable: nothing was consumed.
-    await expect(findUsableInvite(database.db, token)).resolves.toBeTruthy();
+    await expect(findUsableInvite(sqlForDb(database.db), token)).resolves.toBeTruthy();
   });
 });

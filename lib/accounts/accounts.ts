@@ -3,7 +3,17 @@ import { z } from "zod";
 import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Role } from "@/lib/harness";
 import { revokeMemberAccessTokens } from "@/lib/access-tokens";
 import { recordAuditEvent, type AuditVia } from "@/lib/audit";
-import { isUniqueConstraintError, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { createId } from "@/lib/db/create-id";
+import {
+  isUniqueViolation,
+  sqlForDb,
+  toDate,
+  toDateOrNull,
+  type Sql,
+  type SqlExecutor,
+} from "@/lib/sql-storage/sql";
+import { isSql } from "./current-actor";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
 /** Why an account step was refused. */
@@ -74,6 +84,73 @@ export function hashInviteToken(token: string): string {
 }
 
 /**
+ * The SQL client for a database handle. Transitional (issue 29): tests and modules of the other
+ * branch still hand a Prisma client to `createUserInWorkspace`; once all have moved, it takes
+ * `Sql` only.
+ */
+function sqlOf(database: Sql | Db): Sql {
+  return isSql(database) ? database : sqlForDb(database);
+}
+
+/** A user as the app reads one (never the password hash). */
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string;
+  sessionVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const USER_COLUMNS = `"id", "email", "name", "sessionVersion", "createdAt", "updatedAt"`;
+
+function userOf(row: Record<string, unknown>): UserRecord {
+  return {
+    id: row.id as string,
+    email: row.email as string,
+    name: row.name as string,
+    sessionVersion: Number(row.sessionVersion),
+    createdAt: toDate(row.createdAt),
+    updatedAt: toDate(row.updatedAt),
+  };
+}
+
+/** Inserts a user (id and times set here, as Prisma's defaults did) and returns it. */
+async function insertUser(
+  tx: SqlExecutor,
+  data: { email: string; name: string; passwordHash: string | null },
+  now = new Date(),
+): Promise<UserRecord> {
+  const row = await tx.get(
+    `INSERT INTO "User" ("id", "email", "name", "passwordHash", "sessionVersion", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, 0, ?, ?) RETURNING ${USER_COLUMNS}`,
+    [createId(), data.email, data.name, data.passwordHash, now, now],
+  );
+  return userOf(row!);
+}
+
+/** A workspace row. */
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+function workspaceOf(row: Record<string, unknown>): WorkspaceRecord {
+  return { id: row.id as string, name: row.name as string, createdAt: toDate(row.createdAt) };
+}
+
+async function insertMembership(
+  tx: SqlExecutor,
+  data: { userId: string; workspaceId: string; role: string },
+): Promise<void> {
+  await tx.run(
+    `INSERT INTO "Membership" ("id", "userId", "workspaceId", "role", "createdAt") VALUES (?, ?, ?, ?, ?)`,
+    [createId(), data.userId, data.workspaceId, data.role, new Date()],
+  );
+}
+
+/**
  * Create a user with a membership in the named workspace (created if missing). Used by the
  * CLI; the web sign-up goes through {@link signUpFirstUser} and {@link signUpWithInvite}.
  *
@@ -82,15 +159,20 @@ export function hashInviteToken(token: string): string {
  * password, or a user already in the workspace, is refused with `email_taken`.
  */
 export async function createUserInWorkspace(
-  db: Db,
+  database: Sql | Db,
   input: { email: string; password: string; name?: string; role: Role; workspaceName: string },
 ) {
+  const sql = sqlOf(database);
   const email = emailSchema.parse(input.email);
   const password = passwordSchema.parse(input.password);
   const workspaceName = workspaceNameSchema.parse(input.workspaceName);
   if (!isRole(input.role))
     throw new AccountError("invalid_input", `Unknown role "${String(input.role)}"`);
-  const existing = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
+  const found = await sql.get<Record<string, unknown> & { passwordHash: string | null }>(
+    `SELECT ${USER_COLUMNS}, "passwordHash" FROM "User" WHERE "email" = ?`,
+    [email],
+  );
+  const existing = found ? { ...userOf(found), passwordHash: found.passwordHash } : undefined;
   if (
     existing &&
     !(existing.passwordHash && (await verifyPassword(password, existing.passwordHash)))
@@ -99,20 +181,25 @@ export async function createUserInWorkspace(
   }
   const passwordHash = existing ? null : await hashPassword(password);
   try {
-    return await db.$transaction(async (tx) => {
-      const workspace = await tx.workspace.upsert({
-        where: { name: workspaceName },
-        create: { name: workspaceName },
-        update: {},
-      });
+    return await sql.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES (?, ?, ?)
+         ON CONFLICT ("name") DO NOTHING`,
+        [createId(), workspaceName, new Date()],
+      );
+      const workspace = workspaceOf(
+        (await tx.get(`SELECT "id", "name", "createdAt" FROM "Workspace" WHERE "name" = ?`, [
+          workspaceName,
+        ]))!,
+      );
       const user =
         existing ??
-        (await tx.user.create({
-          data: { email, name: input.name?.trim() || email.split("@")[0]!, passwordHash },
+        (await insertUser(tx, {
+          email,
+          name: input.name?.trim() || email.split("@")[0]!,
+          passwordHash,
         }));
-      await tx.membership.create({
-        data: { userId: user.id, workspaceId: workspace.id, role: input.role },
-      });
+      await insertMembership(tx, { userId: user.id, workspaceId: workspace.id, role: input.role });
       return {
         user: { id: user.id, email: user.email, name: user.name },
         workspace,
@@ -120,7 +207,7 @@ export async function createUserInWorkspace(
       };
     });
   } catch (error) {
-    if (isUniqueConstraintError(error)) {
+    if (isUniqueViolation(error)) {
       throw new AccountError(
         "email_taken",
         `${email} is already a member of workspace "${workspaceName}"`,
@@ -132,41 +219,46 @@ export async function createUserInWorkspace(
 
 /** The first account on an empty database becomes admin of a new workspace. */
 export async function signUpFirstUser(
-  db: Db,
+  sql: Sql,
   input: { email: string; password: string; name: string; workspaceName: string },
 ) {
   const passwordHash = await hashPassword(passwordSchema.parse(input.password));
   try {
-    return await db.$transaction(
+    return await sql.transaction(
       async (tx) => {
         // Checked inside a serializable transaction so two racing first sign-ups cannot both
         // become admin: the loser fails to commit and is told sign-up is closed.
-        if ((await tx.user.count()) > 0) {
+        const users = await tx.get<{ count: number | string }>(
+          `SELECT COUNT(*) AS "count" FROM "User"`,
+        );
+        if (Number(users?.count ?? 0) > 0) {
           throw new AccountError(
             "sign_up_closed",
             "Sign-up needs an invite link from an admin of your workspace.",
           );
         }
-        const workspace = await tx.workspace.create({
-          data: { name: workspaceNameSchema.parse(input.workspaceName) },
+        const workspace = workspaceOf(
+          (await tx.get(
+            `INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES (?, ?, ?)
+             RETURNING "id", "name", "createdAt"`,
+            [createId(), workspaceNameSchema.parse(input.workspaceName), new Date()],
+          ))!,
+        );
+        const user = await insertUser(tx, {
+          email: emailSchema.parse(input.email),
+          name: nameSchema.parse(input.name),
+          passwordHash,
         });
-        const user = await tx.user.create({
-          data: {
-            email: emailSchema.parse(input.email),
-            name: nameSchema.parse(input.name),
-            passwordHash,
-          },
-        });
-        await tx.membership.create({
-          data: { userId: user.id, workspaceId: workspace.id, role: "admin" },
-        });
+        await insertMembership(tx, { userId: user.id, workspaceId: workspace.id, role: "admin" });
         return { user, workspace };
       },
-      { isolationLevel: "Serializable" },
+      { isolation: "serializable" },
     );
   } catch (error) {
-    // A racing first sign-up that lost shows up as a unique violation or a serialization failure (P2034).
-    if (isUniqueConstraintError(error) || (error as { code?: string }).code === "P2034") {
+    // A racing first sign-up that lost shows up as a unique violation or a serialization
+    // failure (PostgreSQL's 40001; on SQLite the write transactions queue, so the loser sees
+    // the first user and is refused above).
+    if (isUniqueViolation(error) || (error as { code?: string }).code === "40001") {
       throw new AccountError("sign_up_closed", "Sign-up needs an invite link.");
     }
     throw error;
@@ -174,11 +266,30 @@ export async function signUpFirstUser(
 }
 
 /** Look up an invite by its raw token and say whether it can still be used. */
-export async function findUsableInvite(db: Db, token: string, now = new Date()) {
-  const invite = await db.invite.findUnique({
-    where: { tokenHash: hashInviteToken(token) },
-    include: { workspace: { select: { name: true } } },
-  });
+export async function findUsableInvite(sql: SqlExecutor, token: string, now = new Date()) {
+  const row = await sql.get<{
+    id: string;
+    tokenHash: string;
+    workspaceId: string;
+    role: string;
+    createdById: string;
+    createdAt: unknown;
+    expiresAt: unknown;
+    usedAt: unknown;
+    usedById: string | null;
+    note: string;
+    workspaceName: string;
+  }>(
+    `SELECT i."id", i."tokenHash", i."workspaceId", i."role", i."createdById", i."createdAt",
+            i."expiresAt", i."usedAt", i."usedById", i."note", w."name" AS "workspaceName"
+     FROM "Invite" i JOIN "Workspace" w ON w."id" = i."workspaceId"
+     WHERE i."tokenHash" = ?`,
+    [hashInviteToken(token)],
+  );
+  const invite = row && {
+    ...inviteOf(row),
+    workspace: { name: row.workspaceName },
+  };
   if (!invite) throw new AccountError("invite_invalid", "This invite link is not valid.");
   if (invite.usedAt)
     throw new AccountError("invite_used", "This invite link has already been used.");
@@ -190,33 +301,64 @@ export async function findUsableInvite(db: Db, token: string, now = new Date()) 
   return invite;
 }
 
+/** An invite row. */
+export interface InviteRecord {
+  id: string;
+  tokenHash: string;
+  workspaceId: string;
+  role: string;
+  createdById: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  usedById: string | null;
+  note: string;
+}
+
+const INVITE_COLUMNS = `"id", "tokenHash", "workspaceId", "role", "createdById", "createdAt", "expiresAt", "usedAt", "usedById", "note"`;
+
+function inviteOf(row: Record<string, unknown>): InviteRecord {
+  return {
+    id: row.id as string,
+    tokenHash: row.tokenHash as string,
+    workspaceId: row.workspaceId as string,
+    role: row.role as string,
+    createdById: row.createdById as string,
+    createdAt: toDate(row.createdAt),
+    expiresAt: toDate(row.expiresAt),
+    usedAt: toDateOrNull(row.usedAt),
+    usedById: (row.usedById as string | null) ?? null,
+    note: row.note as string,
+  };
+}
+
 /** Redeem an invite: creates the user (or adds an existing user to the workspace) with the invite's role, once. */
 export async function signUpWithInvite(
-  db: Db,
+  sql: Sql,
   input: { token: string; email: string; password: string; name: string },
   now = new Date(),
 ) {
-  const invite = await findUsableInvite(db, input.token, now);
+  const invite = await findUsableInvite(sql, input.token, now);
   if (!isRole(invite.role))
     throw new AccountError("invite_invalid", "This invite link is not valid.");
   const role = invite.role;
   const passwordHash = await hashPassword(passwordSchema.parse(input.password));
   const email = emailSchema.parse(input.email);
   try {
-    return await db.$transaction(async (tx) => {
-      const user = await tx.user.create({
-        data: { email, name: nameSchema.parse(input.name), passwordHash },
+    return await sql.transaction(async (tx) => {
+      const user = await insertUser(tx, {
+        email,
+        name: nameSchema.parse(input.name),
+        passwordHash,
       });
       // Single use even under races: only the request that flips usedAt from null wins.
-      const claimed = await tx.invite.updateMany({
-        where: { id: invite.id, usedAt: null },
-        data: { usedAt: now, usedById: user.id },
-      });
-      if (claimed.count !== 1)
+      const claimed = await tx.run(
+        `UPDATE "Invite" SET "usedAt" = ?, "usedById" = ? WHERE "id" = ? AND "usedAt" IS NULL`,
+        [now, user.id, invite.id],
+      );
+      if (claimed.changes !== 1)
         throw new AccountError("invite_used", "This invite link has already been used.");
-      await tx.membership.create({
-        data: { userId: user.id, workspaceId: invite.workspaceId, role },
-      });
+      await insertMembership(tx, { userId: user.id, workspaceId: invite.workspaceId, role });
       await recordAuditEvent(tx, {
         workspaceId: invite.workspaceId,
         actorId: user.id,
@@ -229,7 +371,7 @@ export async function signUpWithInvite(
       return { user, workspaceId: invite.workspaceId, role };
     });
   } catch (error) {
-    if (isUniqueConstraintError(error)) {
+    if (isUniqueViolation(error)) {
       throw new AccountError(
         "email_taken",
         // Deliberately vague: shown to invite holders, it must not confirm that the email exists.
@@ -242,7 +384,7 @@ export async function signUpWithInvite(
 
 /** Create an invite and return its raw token (shown once; only its hash is stored). */
 export async function createInvite(
-  db: Db,
+  sql: Sql,
   input: {
     workspaceId: string;
     createdById: string;
@@ -257,17 +399,23 @@ export async function createInvite(
 ) {
   const token = randomBytes(24).toString("base64url");
   const now = input.now ?? new Date();
-  const invite = await db.$transaction(async (tx) => {
-    const created = await tx.invite.create({
-      data: {
-        tokenHash: hashInviteToken(token),
-        workspaceId: input.workspaceId,
-        createdById: input.createdById,
-        role: input.role,
-        note: input.note?.trim() ?? "",
-        expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
-      },
-    });
+  const invite = await sql.transaction(async (tx) => {
+    const created = inviteOf(
+      (await tx.get(
+        `INSERT INTO "Invite" ("id", "tokenHash", "workspaceId", "createdById", "role", "createdAt", "expiresAt", "note")
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${INVITE_COLUMNS}`,
+        [
+          createId(),
+          hashInviteToken(token),
+          input.workspaceId,
+          input.createdById,
+          input.role,
+          new Date(),
+          new Date(now.getTime() + (input.ttlMs ?? INVITE_TTL_MS)),
+          input.note?.trim() ?? "",
+        ],
+      ))!,
+    );
     await recordAuditEvent(tx, {
       workspaceId: input.workspaceId,
       actorId: input.createdById,
@@ -291,7 +439,7 @@ export async function createInvite(
  * already; nothing changed).
  */
 export async function removeMember(
-  db: Db,
+  sql: Sql,
   input: {
     membershipId: string;
     now?: Date;
@@ -301,13 +449,13 @@ export async function removeMember(
   },
 ): Promise<boolean> {
   const now = input.now ?? new Date();
-  return db.$transaction(async (tx) => {
-    const membership = await tx.membership.findUnique({
-      where: { id: input.membershipId },
-      select: { userId: true, workspaceId: true, role: true },
-    });
+  return sql.transaction(async (tx) => {
+    const membership = await tx.get<{ userId: string; workspaceId: string; role: string }>(
+      `SELECT "userId", "workspaceId", "role" FROM "Membership" WHERE "id" = ?`,
+      [input.membershipId],
+    );
     if (!membership) return false;
-    await tx.membership.delete({ where: { id: input.membershipId } });
+    await tx.run(`DELETE FROM "Membership" WHERE "id" = ?`, [input.membershipId]);
     await recordAuditEvent(tx, {
       workspaceId: membership.workspaceId,
       actorId: input.actorId ?? null,
@@ -318,10 +466,10 @@ export async function removeMember(
       at: now,
     });
     await revokeMemberAccessTokens(tx, { ...membership, now });
-    await tx.user.updateMany({
-      where: { id: membership.userId },
-      data: { sessionVersion: { increment: 1 } },
-    });
+    await tx.run(
+      `UPDATE "User" SET "sessionVersion" = "sessionVersion" + 1, "updatedAt" = ? WHERE "id" = ?`,
+      [new Date(), membership.userId],
+    );
     return true;
   });
 }

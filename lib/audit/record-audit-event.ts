@@ -1,17 +1,15 @@
 import { randomUUID } from "node:crypto";
 
-import type { Db } from "@/lib/db";
 import type { SqlExecutor } from "@/lib/sql-storage/sql";
 
 import type { AuditKind, AuditTargetType, AuditVia } from "./kinds";
 
 /**
- * Where an event is written: the transaction of the action it records — a Prisma transaction
- * client (`db.$transaction(async (tx) => …)`) or a SQL-layer transaction (`sql.transaction(async
- * (tx) => …)`). The database or SQL client itself works too, for actions that are one
- * statement of their own (a sign-in); then the event is its own transaction.
+ * Where an event is written: the SQL-layer transaction of the action it records
+ * (`sql.transaction(async (tx) => …)`). The SQL client itself works too, for actions that are
+ * one statement of their own; then the event is its own transaction.
  */
-export type AuditWriter = Pick<Db, "auditEvent"> | SqlExecutor;
+export type AuditWriter = SqlExecutor;
 
 /** One event, as a caller records it. */
 export interface AuditEventInput {
@@ -26,10 +24,6 @@ export interface AuditEventInput {
   via: AuditVia;
   /** Default: now. */
   at?: Date;
-}
-
-function isSqlExecutor(writer: AuditWriter): writer is SqlExecutor {
-  return typeof (writer as SqlExecutor).run === "function" && "dialect" in writer;
 }
 
 /**
@@ -50,25 +44,21 @@ export async function recordAuditEvent(writer: AuditWriter, event: AuditEventInp
     via: event.via,
     createdAt: event.at ?? new Date(),
   };
-  if (isSqlExecutor(writer)) {
-    await writer.run(
-      `INSERT INTO "AuditEvent" ("id", "workspaceId", "actorId", "kind", "targetType", "targetId", "details", "via", "createdAt")
+  await writer.run(
+    `INSERT INTO "AuditEvent" ("id", "workspaceId", "actorId", "kind", "targetType", "targetId", "details", "via", "createdAt")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        row.id,
-        row.workspaceId,
-        row.actorId,
-        row.kind,
-        row.targetType,
-        row.targetId,
-        row.details,
-        row.via,
-        row.createdAt,
-      ],
-    );
-    return;
-  }
-  await writer.auditEvent.create({ data: row });
+    [
+      row.id,
+      row.workspaceId,
+      row.actorId,
+      row.kind,
+      row.targetType,
+      row.targetId,
+      row.details,
+      row.via,
+      row.createdAt,
+    ],
+  );
 }
 
 /**

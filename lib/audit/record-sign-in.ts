@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import type { Db } from "@/lib/db";
+import { type SqlExecutor } from "@/lib/sql-storage/sql";
 
 /**
  * Records a sign-in or a failed one. A sign-in has no transaction of its own to share (it
@@ -14,7 +14,7 @@ import type { Db } from "@/lib/db";
  * they are in the metrics and the server log.
  */
 export async function recordSignIn(input: {
-  db: Db;
+  sql: SqlExecutor;
   outcome: "succeeded" | "failed";
   method: "password" | "oidc" | "github";
   /** The account; when null, the one `email` names (if any). */
@@ -25,27 +25,29 @@ export async function recordSignIn(input: {
   at?: Date;
 }): Promise<void> {
   let options = input;
-  const { db } = options;
+  const { sql } = options;
   const userId =
     options.userId ??
     (options.email
-      ? ((await db.user.findUnique({ where: { email: options.email }, select: { id: true } }))
-          ?.id ?? null)
+      ? ((
+          await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [
+            options.email,
+          ])
+        )?.id ?? null)
       : null);
   options = { ...options, userId };
   const workspaceIds = options.userId
     ? (
-        await db.membership.findMany({
-          where: { userId: options.userId },
-          select: { workspaceId: true },
-        })
+        await sql.all<{ workspaceId: string }>(
+          `SELECT "workspaceId" FROM "Membership" WHERE "userId" = ?`,
+          [options.userId],
+        )
       ).map((membership) => membership.workspaceId)
     : [];
   if (workspaceIds.length === 0) {
-    const first = await db.workspace.findFirst({
-      orderBy: { createdAt: "asc" },
-      select: { id: true },
-    });
+    const first = await sql.get<{ id: string }>(
+      `SELECT "id" FROM "Workspace" ORDER BY "createdAt" ASC LIMIT 1`,
+    );
     if (!first) return;
     workspaceIds.push(first.id);
   }
@@ -58,19 +60,25 @@ export async function recordSignIn(input: {
   // One statement for every workspace: atomic without an interactive transaction on the
   // sign-in path (on SQLite Prisma's own connection would hold the write lock across awaits).
   const at = options.at ?? new Date();
-  await db.auditEvent.createMany({
-    data: workspaceIds.map((workspaceId) => ({
-      id: randomUUID(),
+  // A failed attempt on an account was not made by its owner as far as anyone knows: the
+  // account is the target, nobody the actor.
+  const actorId = options.outcome === "succeeded" ? options.userId : null;
+  const kind = options.outcome === "succeeded" ? "signin.succeeded" : "signin.failed";
+  const targetType = options.userId ? "user" : null;
+  const detailsText = JSON.stringify(details);
+  await sql.run(
+    `INSERT INTO "AuditEvent" ("id", "workspaceId", "actorId", "kind", "targetType", "targetId", "details", "via", "createdAt")
+     VALUES ${workspaceIds.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+    workspaceIds.flatMap((workspaceId) => [
+      randomUUID(),
       workspaceId,
-      // A failed attempt on an account was not made by its owner as far as anyone knows: the
-      // account is the target, nobody the actor.
-      actorId: options.outcome === "succeeded" ? options.userId : null,
-      kind: options.outcome === "succeeded" ? "signin.succeeded" : "signin.failed",
-      targetType: options.userId ? "user" : null,
-      targetId: options.userId,
-      details: JSON.stringify(details),
-      via: "web",
-      createdAt: at,
-    })),
-  });
+      actorId,
+      kind,
+      targetType,
+      options.userId,
+      detailsText,
+      "web",
+      at,
+    ]),
+  );
 }

@@ -3,7 +3,9 @@ import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import { z } from "zod";
 import { cairn } from "@/lib/cairn";
-import { getDb, type Db } from "@/lib/db";
+import { getDb } from "@/lib/db";
+import { createId } from "@/lib/db/create-id";
+import { getSql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { isRole } from "@/lib/harness";
 import { recordSignIn } from "@/lib/audit";
 import { authLogger } from "./auth-logger";
@@ -51,25 +53,44 @@ const credentialsSchema = z.object({
  * Invalidates every session token the user holds (sign-out, removal from a workspace): the next
  * request with one is treated as signed out.
  */
-export async function revokeSessions(db: Db, userId: string): Promise<void> {
-  await db.user.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+export async function revokeSessions(sql: SqlExecutor, userId: string): Promise<void> {
+  await sql.run(
+    `UPDATE "User" SET "sessionVersion" = "sessionVersion" + 1, "updatedAt" = ? WHERE "id" = ?`,
+    [new Date(), userId],
+  );
 }
 
 /**
  * Records a sign-in or a failed one in the audit log. Never fails the sign-in: an event that
  * cannot be written is logged (the attempt is in the metrics and the log either way).
  */
-async function auditSignIn(options: Omit<Parameters<typeof recordSignIn>[0], "db">) {
+async function auditSignIn(options: Omit<Parameters<typeof recordSignIn>[0], "sql">) {
   try {
-    await recordSignIn({ db: getDb(), ...options });
+    await recordSignIn({ sql: getSql(), ...options });
   } catch (error) {
     cairn().logger.error({ err: error }, "the sign-in could not be recorded in the audit log");
   }
 }
 
 /** The user's workspace for a new session: the oldest membership. */
-async function primaryMembership(db: Db, userId: string) {
-  return db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
+async function primaryMembership(sql: SqlExecutor, userId: string) {
+  return sql.get<{ workspaceId: string; role: string }>(
+    `SELECT "workspaceId", "role" FROM "Membership" WHERE "userId" = ? ORDER BY "createdAt" ASC LIMIT 1`,
+    [userId],
+  );
+}
+
+/** The user an account (a GitHub or OpenID Connect identity) is linked to, if any. */
+async function linkedUserId(
+  sql: SqlExecutor,
+  provider: string,
+  providerAccountId: string,
+): Promise<string | undefined> {
+  const linked = await sql.get<{ userId: string }>(
+    `SELECT "userId" FROM "Account" WHERE "provider" = ? AND "providerAccountId" = ?`,
+    [provider, providerAccountId],
+  );
+  return linked?.userId;
 }
 
 export const githubEnabled = cairnConfig().github !== null;
@@ -121,7 +142,7 @@ const config: NextAuthConfig = {
         let result: Awaited<ReturnType<typeof checkSignIn>>;
         try {
           const allowed = await passwordSignInAllowed({
-            db: getDb(),
+            sql: getSql(),
             oidc: await currentOidcConfig(),
             email: parsed.data.email,
           });
@@ -173,7 +194,7 @@ const config: NextAuthConfig = {
         const oidc = await currentOidcConfig();
         if (!oidc) return false;
         const result = await resolveOidcSignIn({
-          db: getDb(),
+          sql: getSql(),
           config: oidc,
           profile: (profile ?? {}) as OidcProfile,
           providerAccountId: account.providerAccountId,
@@ -204,21 +225,16 @@ const config: NextAuthConfig = {
       if (account?.provider !== "github") return true;
       // GitHub signs in existing users only: sign-up stays invite-only. A first GitHub sign-in
       // links to the user with the same (GitHub-verified) email.
-      const db = getDb();
-      const linked = await db.account.findUnique({
-        where: {
-          provider_providerAccountId: {
-            provider: "github",
-            providerAccountId: account.providerAccountId,
-          },
-        },
-      });
-      if (linked) {
-        await auditSignIn({ outcome: "succeeded", method: "github", userId: linked.userId });
+      const sql = getSql();
+      const linkedId = await linkedUserId(sql, "github", account.providerAccountId);
+      if (linkedId) {
+        await auditSignIn({ outcome: "succeeded", method: "github", userId: linkedId });
         return true;
       }
       const email = typeof profile?.email === "string" ? profile.email.toLowerCase() : null;
-      const user = email ? await db.user.findUnique({ where: { email } }) : null;
+      const user = email
+        ? await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [email])
+        : undefined;
       if (!user) {
         await auditSignIn({
           outcome: "failed",
@@ -229,9 +245,10 @@ const config: NextAuthConfig = {
         });
         return "/sign-in?error=no_account";
       }
-      await db.account.create({
-        data: { userId: user.id, provider: "github", providerAccountId: account.providerAccountId },
-      });
+      await sql.run(
+        `INSERT INTO "Account" ("id", "userId", "provider", "providerAccountId", "createdAt") VALUES (?, ?, ?, ?, ?)`,
+        [createId(), user.id, "github", account.providerAccountId, new Date()],
+      );
       await auditSignIn({ outcome: "succeeded", method: "github", userId: user.id });
       return true;
     },
@@ -241,9 +258,10 @@ const config: NextAuthConfig = {
         // when the user is a member of it, read from the database here.
         const requested: unknown = (session as { workspaceId?: unknown } | undefined)?.workspaceId;
         if (typeof requested === "string" && typeof token.userId === "string") {
-          const membership = await getDb().membership.findUnique({
-            where: { userId_workspaceId: { userId: token.userId, workspaceId: requested } },
-          });
+          const membership = await getSql().get<{ workspaceId: string; role: string }>(
+            `SELECT "workspaceId", "role" FROM "Membership" WHERE "userId" = ? AND "workspaceId" = ?`,
+            [token.userId, requested],
+          );
           if (membership && isRole(membership.role)) {
             token.workspaceId = membership.workspaceId;
             token.role = membership.role;
@@ -252,25 +270,20 @@ const config: NextAuthConfig = {
         return token;
       }
       if (account) {
-        const db = getDb();
+        const sql = getSql();
         let userId = user?.id;
         if (account.provider === "github" || account.provider === OIDC_PROVIDER_ID) {
-          const linked = await db.account.findUnique({
-            where: {
-              provider_providerAccountId: {
-                provider: account.provider,
-                providerAccountId: account.providerAccountId,
-              },
-            },
-          });
-          userId = linked?.userId;
+          userId = await linkedUserId(sql, account.provider, account.providerAccountId);
         }
         if (!userId) return null;
-        const membership = await primaryMembership(db, userId);
-        const { sessionVersion } = await db.user.findUniqueOrThrow({
-          where: { id: userId },
-          select: { sessionVersion: true },
-        });
+        const membership = await primaryMembership(sql, userId);
+        const found = await sql.get<{ sessionVersion: number | string }>(
+          `SELECT "sessionVersion" FROM "User" WHERE "id" = ?`,
+          [userId],
+        );
+        // What Prisma's findUniqueOrThrow answered for a user that is gone.
+        if (!found) throw new Error(`No user ${userId}`);
+        const sessionVersion = Number(found.sessionVersion);
         token.userId = userId;
         // The token is good only while the user's session version stays this one (see getActor).
         token.sessionVersion = sessionVersion;
@@ -294,7 +307,7 @@ const config: NextAuthConfig = {
     // This signs the user out of every browser, which is what "sign out" should guarantee.
     async signOut(message) {
       const userId = "token" in message ? message.token?.userId : undefined;
-      if (typeof userId === "string") await revokeSessions(getDb(), userId);
+      if (typeof userId === "string") await revokeSessions(getSql(), userId);
     },
   },
 };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { createUserInWorkspace } from "@/lib/accounts";
 import type { OidcConfig } from "@/lib/config";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
@@ -51,7 +52,7 @@ describe(`OpenID Connect sign-in (${testDatabaseProvider()})`, () => {
 
   const signIn = (profile: Record<string, unknown>, config: Partial<OidcConfig> = {}) =>
     resolveOidcSignIn({
-      db: database.db,
+      sql: sqlForDb(database.db),
       config: { ...base, ...config },
       profile,
       providerAccountId: String(profile.sub),
@@ -140,17 +141,25 @@ describe(`OpenID Connect sign-in (${testDatabaseProvider()})`, () => {
   it("OIDC only: password sign-in is refused for everyone but the break-glass admin", async () => {
     const db = database.db;
     const only = { ...base, only: true, breakGlassEmail: "owner@example.com" };
-    expect(await passwordSignInAllowed({ db, oidc: null, email: "anyone@example.com" })).toBe(true);
-    expect(await passwordSignInAllowed({ db, oidc: base, email: "anyone@example.com" })).toBe(true);
-    expect(await passwordSignInAllowed({ db, oidc: only, email: "anyone@example.com" })).toBe(
-      false,
-    );
-    expect(await passwordSignInAllowed({ db, oidc: only, email: " Owner@example.com" })).toBe(true);
+    expect(
+      await passwordSignInAllowed({ sql: sqlForDb(db), oidc: null, email: "anyone@example.com" }),
+    ).toBe(true);
+    expect(
+      await passwordSignInAllowed({ sql: sqlForDb(db), oidc: base, email: "anyone@example.com" }),
+    ).toBe(true);
+    expect(
+      await passwordSignInAllowed({ sql: sqlForDb(db), oidc: only, email: "anyone@example.com" }),
+    ).toBe(false);
+    expect(
+      await passwordSignInAllowed({ sql: sqlForDb(db), oidc: only, email: " Owner@example.com" }),
+    ).toBe(true);
     await db.membership.updateMany({ data: { role: "member" } });
-    expect(await passwordSignInAllowed({ db, oidc: only, email: "owner@example.com" })).toBe(false);
+    expect(
+      await passwordSignInAllowed({ sql: sqlForDb(db), oidc: only, email: "owner@example.com" }),
+    ).toBe(false);
     expect(
       await passwordSignInAllowed({
-        db,
+        sql: sqlForDb(db),
         oidc: { ...only, breakGlassEmail: null },
         email: "owner@example.com",
       }),

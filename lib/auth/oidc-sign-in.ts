@@ -1,5 +1,6 @@
 import type { OidcConfig } from "@/lib/config";
-import type { Db } from "@/lib/db";
+import { createId } from "@/lib/db/create-id";
+import type { Sql, SqlExecutor } from "@/lib/sql-storage/sql";
 import { ROLES, type Role } from "@/lib/harness";
 
 /** The provider id of OpenID Connect sign-in (`/api/auth/signin/oidc`, `Account.provider`). */
@@ -58,12 +59,12 @@ function emailDomain(email: string): string {
  * role on every sign-in (the provider is then the source of truth for it).
  */
 export async function resolveOidcSignIn(options: {
-  db: Db;
+  sql: Sql;
   config: OidcConfig;
   profile: OidcProfile;
   providerAccountId: string;
 }): Promise<OidcSignIn> {
-  const { db, config, profile, providerAccountId } = options;
+  const { sql, config, profile, providerAccountId } = options;
   const email = typeof profile.email === "string" ? profile.email.trim().toLowerCase() : "";
   const verified = profile.email_verified === true || profile.email_verified === "true";
   if (!email || !email.includes("@") || !verified) {
@@ -71,30 +72,28 @@ export async function resolveOidcSignIn(options: {
   }
   const mappedRole = roleFromGroups(config, profile);
   const workspace = config.workspace
-    ? await db.workspace.findFirst({
-        where: { OR: [{ id: config.workspace }, { name: config.workspace }] },
-        select: { id: true },
-      })
+    ? ((await sql.get<{ id: string }>(
+        `SELECT "id" FROM "Workspace" WHERE "id" = ? OR "name" = ? LIMIT 1`,
+        [config.workspace, config.workspace],
+      )) ?? null)
     : null;
 
-  const linked = await db.account.findUnique({
-    where: { provider_providerAccountId: { provider: OIDC_PROVIDER_ID, providerAccountId } },
-    select: { userId: true },
-  });
+  const linked = await sql.get<{ userId: string }>(
+    `SELECT "userId" FROM "Account" WHERE "provider" = ? AND "providerAccountId" = ?`,
+    [OIDC_PROVIDER_ID, providerAccountId],
+  );
   const existing = linked
     ? { id: linked.userId }
-    : await db.user.findUnique({ where: { email }, select: { id: true } });
+    : await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [email]);
   if (existing) {
     if (!linked) {
-      await db.account.create({
-        data: { userId: existing.id, provider: OIDC_PROVIDER_ID, providerAccountId },
-      });
+      await insertAccount(sql, { userId: existing.id, providerAccountId });
     }
     if (mappedRole && workspace) {
-      await db.membership.updateMany({
-        where: { userId: existing.id, workspaceId: workspace.id, role: { not: mappedRole } },
-        data: { role: mappedRole },
-      });
+      await sql.run(
+        `UPDATE "Membership" SET "role" = ? WHERE "userId" = ? AND "workspaceId" = ? AND "role" <> ?`,
+        [mappedRole, existing.id, workspace.id, mappedRole],
+      );
     }
     return { status: "ok", userId: existing.id, joined: null };
   }
@@ -108,12 +107,19 @@ export async function resolveOidcSignIn(options: {
     (typeof profile.name === "string" && profile.name.trim()) ||
     (typeof profile.preferred_username === "string" && profile.preferred_username.trim()) ||
     email.slice(0, email.indexOf("@"));
-  const user = await db.$transaction(async (tx) => {
-    const created = await tx.user.create({ data: { email, name: name.slice(0, 200) } });
-    await tx.account.create({
-      data: { userId: created.id, provider: OIDC_PROVIDER_ID, providerAccountId },
-    });
-    await tx.membership.create({ data: { userId: created.id, workspaceId: workspace.id, role } });
+  const user = await sql.transaction(async (tx) => {
+    const now = new Date();
+    const created = { id: createId() };
+    await tx.run(
+      `INSERT INTO "User" ("id", "email", "name", "passwordHash", "sessionVersion", "createdAt", "updatedAt")
+       VALUES (?, ?, ?, NULL, 0, ?, ?)`,
+      [created.id, email, name.slice(0, 200), now, now],
+    );
+    await insertAccount(tx, { userId: created.id, providerAccountId });
+    await tx.run(
+      `INSERT INTO "Membership" ("id", "userId", "workspaceId", "role", "createdAt") VALUES (?, ?, ?, ?, ?)`,
+      [createId(), created.id, workspace.id, role, now],
+    );
     return created;
   });
   return { status: "ok", userId: user.id, joined: { workspaceId: workspace.id, role } };
@@ -126,7 +132,7 @@ export async function resolveOidcSignIn(options: {
  * locked out of passwords like everyone else.
  */
 export async function passwordSignInAllowed(options: {
-  db: Db;
+  sql: SqlExecutor;
   oidc: OidcConfig | null;
   email: string;
 }): Promise<boolean> {
@@ -134,9 +140,21 @@ export async function passwordSignInAllowed(options: {
   if (!oidc?.only) return true;
   const email = options.email.trim().toLowerCase();
   if (!oidc.breakGlassEmail || email !== oidc.breakGlassEmail) return false;
-  const admin = await options.db.membership.findFirst({
-    where: { role: "admin", user: { email } },
-    select: { id: true },
-  });
-  return admin !== null;
+  const admin = await options.sql.get<{ id: string }>(
+    `SELECT m."id" FROM "Membership" m JOIN "User" u ON u."id" = m."userId"
+     WHERE m."role" = 'admin' AND u."email" = ? LIMIT 1`,
+    [email],
+  );
+  return admin !== undefined;
+}
+
+/** Links an OpenID Connect subject to a user (an `Account` row). */
+async function insertAccount(
+  sql: SqlExecutor,
+  input: { userId: string; providerAccountId: string },
+): Promise<void> {
+  await sql.run(
+    `INSERT INTO "Account" ("id", "userId", "provider", "providerAccountId", "createdAt") VALUES (?, ?, ?, ?, ?)`,
+    [createId(), input.userId, OIDC_PROVIDER_ID, input.providerAccountId, new Date()],
+  );
 }

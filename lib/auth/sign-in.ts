@@ -3,6 +3,7 @@ import { hashPassword, verifyPassword } from "@/lib/accounts";
 import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
 import type { Db } from "@/lib/db";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import {
   countWindowAttempt,
   deleteBucket,
@@ -95,7 +96,16 @@ export async function checkSignIn(options: {
   let user: { id: string; email: string; name: string | null; passwordHash: string | null } | null;
   let valid: boolean;
   try {
-    user = await db.user.findUnique({ where: { email }, omit: { passwordHash: false } });
+    // The user on the SQL layer; the limiter's buckets take the Prisma client until
+    // rate-limit.ts moves (issue 29, the other branch), then `db` becomes the SQL client.
+    user =
+      (await sqlForDb(db).get<{
+        id: string;
+        email: string;
+        name: string | null;
+        passwordHash: string | null;
+      }>(`SELECT "id", "email", "name", "passwordHash" FROM "User" WHERE "email" = ?`, [email])) ??
+      null;
     valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
   } catch (cause) {
     return { status: "unavailable", cause };

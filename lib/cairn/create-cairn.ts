@@ -185,7 +185,10 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       );
     return modelKeyFromSecret(config.authSecret);
   });
-  const workspaceModels = createWorkspaceModels({ db: () => db.get(), key: () => modelKey.get() });
+  const workspaceModels = createWorkspaceModels({
+    sql: () => sql.get(),
+    key: () => modelKey.get(),
+  });
   const oidcKey = lazy(() => {
     if (!config.authSecret)
       throw new Error(
@@ -193,7 +196,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       );
     return oidcKeyFromSecret(config.authSecret);
   });
-  const savedOidc = createSavedOidc({ db: () => db.get(), key: () => oidcKey.get(), logger });
+  const savedOidc = createSavedOidc({ sql: () => sql.get(), key: () => oidcKey.get(), logger });
   const metrics = createMetrics({
     spoolDir: path.join(config.dataDir, "spool"),
     queueDepth: () => queueDepth(sql.get(), target),

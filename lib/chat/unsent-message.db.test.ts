@@ -1,6 +1,7 @@
 // Nothing typed is lost (issue 26): with no model, `POST /api/chat` keeps the message and
 // answers 503 `model:unavailable`; members are told to ask an admin, never how to configure.
 // Once a model is saved on Admin → Settings → Model, the kept message is sent (regenerate).
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
@@ -130,7 +131,7 @@ describe(`a message sent with no model is kept (${testDatabaseProvider()})`, () 
   });
 
   it("once an admin saves a model, the kept message is sent and answered", async () => {
-    await saveModelSettings(world.database.db, {
+    await saveModelSettings(sqlForDb(world.database.db), {
       workspaceId: world.actor.workspaceId,
       input: { provider: "openai-compatible", baseUrl: model.url, model: "tiny-model" },
       key: modelKeyFromSecret(process.env.AUTH_SECRET!),

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { recordAuditEvent } from "@/lib/audit";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { sqlFor } from "@/lib/sql-storage/sql";
+import { sqlFor, sqlForDb } from "@/lib/sql-storage/sql";
 
 import { applyRetention, getRetentionSettings, saveRetentionSettings } from "./index";
 
@@ -87,14 +87,14 @@ describe(`chat and audit retention (${testDatabaseProvider()})`, () => {
       values: { chatRetentionDays: 30, auditRetentionDays: 90 },
       now,
     });
-    await recordAuditEvent(database.db, {
+    await recordAuditEvent(sqlForDb(database.db), {
       workspaceId: ann.workspaceId,
       actorId: ann.userId,
       kind: "signin.succeeded",
       via: "web",
       at: new Date(now.getTime() - 91 * DAY),
     });
-    await recordAuditEvent(database.db, {
+    await recordAuditEvent(sqlForDb(database.db), {
       workspaceId: ann.workspaceId,
       actorId: ann.userId,
       kind: "signin.succeeded",

@@ -6,7 +6,6 @@ import { z } from "zod";
 
 import { accessTokenVia, type AccessTokenIdentity } from "@/lib/access-tokens";
 import { toolErrorText } from "@/lib/app-error";
-import type { Db } from "@/lib/db";
 import {
   ENTRY_KINDS,
   canWriteGlobal,
@@ -34,7 +33,7 @@ import {
   searchToolInput,
 } from "@/lib/search";
 import { suggestGlobalEntryChange } from "@/lib/review";
-import { sqlForDb } from "@/lib/sql-storage/sql";
+import { toDate, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { FEEDBACK_TAGS, rateTurn, type FeedbackRefinementRequester } from "@/lib/feedback";
 
@@ -43,7 +42,8 @@ export const CAIRN_MCP_SERVER_NAME = "cairn";
 
 /** Options for `createCairnMcpServer`. */
 export interface CairnMcpServerOptions {
-  db: Db;
+  /** The database (the SQL layer's client). */
+  sql: Sql;
   /** Who calls: the token's owner with the role read from the membership for this request. */
   identity: AccessTokenIdentity;
   /** The app's persistent dirs and commit log (`getPersistentDirs()`). */
@@ -208,7 +208,7 @@ function oneAtATime() {
  * Stateless: build one per request (see docs/mcp.md).
  */
 export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
-  const { db, identity, dirs } = options;
+  const { sql, identity, dirs } = options;
   const { actor } = identity;
   const via = accessTokenVia(identity.token);
   const server = new McpServer(
@@ -283,7 +283,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     caught(async (input) => {
       // The token's person, their role read for this request: their own memory and chats, the
       // workspace's knowledge, docs and global entries — nobody else's.
-      const hits = await searchPassages(sqlForDb(db), {
+      const hits = await searchPassages(sql, {
         actor,
         query: input.query,
         kinds: input.scope?.map(kindOfScope),
@@ -313,11 +313,11 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
       annotations: { readOnlyHint: true },
     },
     caught(async ({ query, token_budget }) => {
-      const settings = await getWorkspaceSettings(db, actor.workspaceId);
+      const settings = await getWorkspaceSettings(sql, actor.workspaceId);
       const tokenBudget = Math.min(token_budget ?? settings.tokenBudget, settings.tokenBudget);
       const [snapshot, recentRefinements] = await Promise.all([
         harness().snapshot(),
-        recentGlobalRefinements(db, actor.workspaceId),
+        recentGlobalRefinements(sql, actor.workspaceId),
       ]);
       const view = formatHarnessStateWithTokens({
         state: snapshot,
@@ -418,7 +418,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
             caught(async (value: I) => {
               const proposal = proposalOf(value);
               const { id } = await suggestGlobalEntryChange({
-                sql: sqlForDb(db),
+                sql,
                 harnessStorage: options.harnessStorage,
                 actor,
                 proposal,
@@ -581,9 +581,9 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
           tags: input.tags,
         },
         source: "mcp",
-        settings: await getWorkspaceSettings(db, actor.workspaceId),
+        settings: await getWorkspaceSettings(sql, actor.workspaceId),
         requestRefinement: options.requestFeedbackRefinement ?? (async () => null),
-        sql: sqlForDb(db),
+        sql,
       });
       if (result.status === "not_found")
         return toolError(`No answer with turn id ${input.turn_id} in your chats.`);
@@ -697,18 +697,21 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
   return server;
 }
 
-async function recentGlobalRefinements(db: Db, workspaceId: string): Promise<RecentRefinement[]> {
-  const rows = await db.refinement.findMany({
-    where: { workspaceId, scope: "global", status: { not: "imported" } },
-    orderBy: { createdAt: "desc" },
-    take: 3,
-    select: { id: true, summary: true, status: true, createdAt: true },
-  });
+async function recentGlobalRefinements(
+  sql: SqlExecutor,
+  workspaceId: string,
+): Promise<RecentRefinement[]> {
+  const rows = await sql.all<{ id: string; summary: string; status: string; createdAt: unknown }>(
+    `SELECT "id", "summary", "status", "createdAt" FROM "Refinement"
+     WHERE "workspaceId" = ? AND "scope" = 'global' AND "status" <> 'imported'
+     ORDER BY "createdAt" DESC LIMIT 3`,
+    [workspaceId],
+  );
   return rows.map((row) => ({
     id: row.id,
     summary: row.summary,
     status: row.status,
-    createdAt: row.createdAt.toISOString(),
+    createdAt: toDate(row.createdAt).toISOString(),
   }));
 }
 

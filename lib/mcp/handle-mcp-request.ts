@@ -9,7 +9,7 @@ import {
 // The turn limits only, not lib/chat's index: that loads the chat turn (server-only, the model).
 import { turnRateMessage, userTurnRate, type TurnRate } from "@/lib/chat/turn-rate";
 import { userTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
-import type { Db } from "@/lib/db";
+import type { Sql } from "@/lib/sql-storage/sql";
 import type { HarnessStoragePort } from "@/lib/harness";
 import type { PersistentDirsService } from "@/lib/workspace-dirs";
 import {
@@ -27,7 +27,7 @@ export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Options for `handleMcpRequest`. */
 export interface HandleMcpRequestOptions {
-  db: Db;
+  sql: Sql;
   dirs: PersistentDirsService;
   harnessStorage: HarnessStoragePort;
   requestRefinement?: CairnMcpServerOptions["requestRefinement"];
@@ -104,7 +104,7 @@ export async function handleMcpRequest(
   }
   let identity: AccessTokenIdentity;
   try {
-    identity = await authenticateAccessToken(options.db, { token: bearerOf(request) });
+    identity = await authenticateAccessToken(options.sql, { token: bearerOf(request) });
   } catch (error) {
     if (AccessTokenError.isInstance(error)) {
       discardRestOfBody(request);
@@ -218,12 +218,12 @@ async function answer(
   let identity = authenticated;
   const clientName = clientNameOf(body);
   if (clientName !== null && clientName !== identity.token.clientName) {
-    await recordAccessTokenClient(options.db, { id: identity.token.id, clientName });
+    await recordAccessTokenClient(options.sql, { id: identity.token.id, clientName });
     identity = { ...identity, token: { ...identity.token, clientName } };
   }
 
   const server = createCairnMcpServer({
-    db: options.db,
+    sql: options.sql,
     identity,
     dirs: options.dirs,
     harnessStorage: options.harnessStorage,

@@ -7,6 +7,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createPersistentDirsService } from "@/lib/workspace-dirs";
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { handleMcpRequest, type HandleMcpRequestOptions } from "./handle-mcp-request";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 const database = registerTestDatabase();
 let base: Omit<HandleMcpRequestOptions, "slots" | "rate">;
@@ -16,7 +17,7 @@ let token: string;
 beforeAll(async () => {
   const { db, target } = database;
   base = {
-    db,
+    sql: sqlForDb(db),
     dirs: createPersistentDirsService({ db, target }),
     harnessStorage: harnessStorageFor({ db, target }),
   };
@@ -26,7 +27,11 @@ beforeAll(async () => {
     data: { userId: user.id, workspaceId: workspace.id, role: "member" },
   });
   userId = user.id;
-  ({ token } = await createAccessToken(db, { userId, workspaceId: workspace.id, name: "laptop" }));
+  ({ token } = await createAccessToken(sqlForDb(db), {
+    userId,
+    workspaceId: workspace.id,
+    name: "laptop",
+  }));
 });
 
 function post(body: BodyInit, headers: Record<string, string> = {}) {

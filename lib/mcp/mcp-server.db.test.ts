@@ -19,6 +19,7 @@ import { createPersistentDirsService, type PersistentDirsService } from "@/lib/w
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 const database = registerTestDatabase();
 let dirs: PersistentDirsService;
@@ -39,7 +40,12 @@ beforeAll(async () => {
   }
 });
 async function connect(identity: AccessTokenIdentity) {
-  const server = createCairnMcpServer({ db: database.db, identity, dirs, harnessStorage });
+  const server = createCairnMcpServer({
+    sql: sqlForDb(database.db),
+    identity,
+    dirs,
+    harnessStorage,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "unit-test", version: "1.0.0" });
@@ -48,12 +54,12 @@ async function connect(identity: AccessTokenIdentity) {
 }
 
 async function identityFor(role: "editor" | "member", name = `${role} token`) {
-  const { token } = await createAccessToken(database.db, {
+  const { token } = await createAccessToken(sqlForDb(database.db), {
     userId: users[role],
     workspaceId,
     name,
   });
-  return { token, identity: await authenticateAccessToken(database.db, { token }) };
+  return { token, identity: await authenticateAccessToken(sqlForDb(database.db), { token }) };
 }
 
 const textOf = (result: unknown) =>
@@ -63,7 +69,7 @@ const textOf = (result: unknown) =>
 
 describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
   it("stores only the SHA-256 of a prefixed, high-entropy token and shows it once", async () => {
-    const { token, record } = await createAccessToken(database.db, {
+    const { token, record } = await createAccessToken(sqlForDb(database.db), {
       userId: users.member,
       workspaceId,
       name: " laptop ",
@@ -76,14 +82,17 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     });
     expect(row.tokenHash).toBe(hashAccessToken(token));
     expect(JSON.stringify(row)).not.toContain(token);
-    const listed = await listAccessTokens(database.db, { userId: users.member, workspaceId });
+    const listed = await listAccessTokens(sqlForDb(database.db), {
+      userId: users.member,
+      workspaceId,
+    });
     expect(listed.map((item) => item.id)).toContain(record.id);
     expect(Object.keys(listed[0]!)).not.toContain("tokenHash");
   });
 
   it("refuses missing, malformed, unknown, expired and revoked tokens", async () => {
     const refuse = (token: string | null, now?: Date) =>
-      authenticateAccessToken(database.db, { token, now }).then(
+      authenticateAccessToken(sqlForDb(database.db), { token, now }).then(
         () => "accepted",
         (error: { reason: string }) => error.reason,
       );
@@ -92,7 +101,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     expect(await refuse(`cairn_pat_${"A".repeat(43)}`)).toBe("unknown");
 
     const now = new Date("2026-12-01T10:00:00Z");
-    const { token, record } = await createAccessToken(database.db, {
+    const { token, record } = await createAccessToken(sqlForDb(database.db), {
       userId: users.member,
       workspaceId,
       name: "short-lived",
@@ -104,14 +113,26 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
 
     // Someone else cannot revoke it; its owner can, once.
     expect(
-      await revokeAccessToken(database.db, { userId: users.editor, workspaceId, id: record.id }),
+      await revokeAccessToken(sqlForDb(database.db), {
+        userId: users.editor,
+        workspaceId,
+        id: record.id,
+      }),
     ).toBe(false);
     expect(await refuse(token, now)).toBe("accepted");
     expect(
-      await revokeAccessToken(database.db, { userId: users.member, workspaceId, id: record.id }),
+      await revokeAccessToken(sqlForDb(database.db), {
+        userId: users.member,
+        workspaceId,
+        id: record.id,
+      }),
     ).toBe(true);
     expect(
-      await revokeAccessToken(database.db, { userId: users.member, workspaceId, id: record.id }),
+      await revokeAccessToken(sqlForDb(database.db), {
+        userId: users.member,
+        workspaceId,
+        id: record.id,
+      }),
     ).toBe(false);
     expect(await refuse(token, now)).toBe("revoked");
   });
@@ -123,21 +144,25 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
     await database.db.membership.create({
       data: { userId: outsider.id, workspaceId, role: "editor" },
     });
-    const { token } = await createAccessToken(database.db, {
+    const { token } = await createAccessToken(sqlForDb(database.db), {
       userId: outsider.id,
       workspaceId,
       name: "t",
     });
-    expect((await authenticateAccessToken(database.db, { token })).actor.role).toBe("editor");
+    expect((await authenticateAccessToken(sqlForDb(database.db), { token })).actor.role).toBe(
+      "editor",
+    );
     await database.db.membership.update({
       where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
       data: { role: "member" },
     });
-    expect((await authenticateAccessToken(database.db, { token })).actor.role).toBe("member");
+    expect((await authenticateAccessToken(sqlForDb(database.db), { token })).actor.role).toBe(
+      "member",
+    );
     await database.db.membership.delete({
       where: { userId_workspaceId: { userId: outsider.id, workspaceId } },
     });
-    await expect(authenticateAccessToken(database.db, { token })).rejects.toMatchObject({
+    await expect(authenticateAccessToken(sqlForDb(database.db), { token })).rejects.toMatchObject({
       reason: "no_membership",
     });
   });
@@ -145,7 +170,7 @@ describe(`personal access tokens on ${testDatabaseProvider()}`, () => {
 
 describe(`MCP tools on ${testDatabaseProvider()}`, () => {
   it("answers 401 with WWW-Authenticate for a bad token and records the client's name", async () => {
-    const options = { db: database.db, dirs, harnessStorage };
+    const options = { sql: sqlForDb(database.db), dirs, harnessStorage };
     const missing = await handleMcpRequest(
       new Request("http://localhost/api/mcp", { method: "POST", body: "{}" }),
       options,
@@ -219,7 +244,7 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
           },
           body: initialize,
         }),
-        { db: database.db, dirs, harnessStorage, allowedOrigins },
+        { sql: sqlForDb(database.db), dirs, harnessStorage, allowedOrigins },
       );
 
     const rebinding = await call({ host: "evil.example.com", origin: "http://evil.example.com" });
@@ -240,7 +265,7 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
         headers: { host: "evil.example.com" },
         body: "{}",
       }),
-      { db: database.db, dirs, harnessStorage, allowedOrigins: [] },
+      { sql: sqlForDb(database.db), dirs, harnessStorage, allowedOrigins: [] },
     );
     expect(anonymous.status).toBe(403);
 

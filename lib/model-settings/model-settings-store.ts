@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { isHttpUrl } from "@/lib/utils";
 import type { ModelConfig, ModelProvider } from "@/lib/ai/resolve-model-config";
-import type { Db } from "@/lib/db";
 import { recordAuditEvent } from "@/lib/audit";
+import { toDate, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { openSecret, sealSecret, SealedSecretUnreadable, type ModelKeyring } from "./secret-box";
 
 /** The providers the settings form offers, with the words it shows. */
@@ -27,7 +27,10 @@ const httpUrl = z
   .string()
   .trim()
   .max(500)
-  .refine(isHttpUrl, "Enter an address starting with http:// or https://, such as http://127.0.0.1:11434/v1");
+  .refine(
+    isHttpUrl,
+    "Enter an address starting with http:// or https://, such as http://127.0.0.1:11434/v1",
+  );
 
 /** What the form sends. `apiKey` blank keeps the saved key; `clearApiKey` removes it. */
 export const modelSettingsInputSchema = z
@@ -54,12 +57,39 @@ function trimUrl(value: string | undefined): string | null {
   return value ? value.replace(/\/+$/, "") : null;
 }
 
+/** A workspace's `ModelSettings` row. */
+export interface ModelSettingsRow {
+  workspaceId: string;
+  provider: string;
+  baseUrl: string | null;
+  model: string;
+  refineModel: string | null;
+  apiKeyEncrypted: string | null;
+  version: number;
+  updatedAt: Date;
+  updatedBy: string | null;
+}
+
+/** The saved row of a workspace, or null. */
+export async function readModelSettingsRow(
+  sql: SqlExecutor,
+  workspaceId: string,
+): Promise<ModelSettingsRow | null> {
+  const row = await sql.get<Omit<ModelSettingsRow, "updatedAt"> & { updatedAt: unknown }>(
+    `SELECT "workspaceId", "provider", "baseUrl", "model", "refineModel", "apiKeyEncrypted",
+            "version", "updatedAt", "updatedBy"
+     FROM "ModelSettings" WHERE "workspaceId" = ?`,
+    [workspaceId],
+  );
+  return row ? { ...row, version: Number(row.version), updatedAt: toDate(row.updatedAt) } : null;
+}
+
 /** The saved settings of a workspace for the admin page, or null. */
 export async function readModelSettingsView(
-  db: Db,
+  sql: SqlExecutor,
   workspaceId: string,
 ): Promise<ModelSettingsView | null> {
-  const row = await db.modelSettings.findUnique({ where: { workspaceId } });
+  const row = await readModelSettingsRow(sql, workspaceId);
   if (!row) return null;
   return {
     provider: row.provider as ModelProvider,
@@ -78,13 +108,11 @@ export async function readModelSettingsView(
  * changed, since a key for one provider is not sent to another.
  */
 export async function saveModelSettings(
-  db: Db,
+  sql: Sql,
   options: { workspaceId: string; input: ModelSettingsInput; key: ModelKeyring; by: string },
 ): Promise<void> {
   const { input } = options;
-  const current = await db.modelSettings.findUnique({
-    where: { workspaceId: options.workspaceId },
-  });
+  const current = await readModelSettingsRow(sql, options.workspaceId);
   const typed = input.apiKey ? input.apiKey : null;
   const keepOld =
     !typed && !input.clearApiKey && current !== null && current.provider === input.provider;
@@ -101,12 +129,27 @@ export async function saveModelSettings(
     apiKeyEncrypted,
     updatedBy: options.by,
   };
-  await db.$transaction(async (tx) => {
-    await tx.modelSettings.upsert({
-      where: { workspaceId: options.workspaceId },
-      create: { workspaceId: options.workspaceId, ...values },
-      update: { ...values, version: { increment: 1 } },
-    });
+  await sql.transaction(async (tx) => {
+    await tx.run(
+      `INSERT INTO "ModelSettings"
+         ("workspaceId", "provider", "baseUrl", "model", "refineModel", "apiKeyEncrypted", "updatedBy", "version", "updatedAt")
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
+       ON CONFLICT ("workspaceId") DO UPDATE SET
+         "provider" = excluded."provider", "baseUrl" = excluded."baseUrl", "model" = excluded."model",
+         "refineModel" = excluded."refineModel", "apiKeyEncrypted" = excluded."apiKeyEncrypted",
+         "updatedBy" = excluded."updatedBy", "version" = "ModelSettings"."version" + 1,
+         "updatedAt" = excluded."updatedAt"`,
+      [
+        options.workspaceId,
+        values.provider,
+        values.baseUrl,
+        values.model,
+        values.refineModel,
+        values.apiKeyEncrypted,
+        values.updatedBy,
+        new Date(),
+      ],
+    );
     // What changed, never the key itself: only whether one was typed, kept or cleared.
     await recordAuditEvent(tx, {
       workspaceId: options.workspaceId,
@@ -138,13 +181,15 @@ export async function saveModelSettings(
 
 /** Removes a workspace's saved model (chat falls back to the environment or a local Ollama). */
 export async function deleteModelSettings(
-  db: Db,
+  sql: Sql,
   workspaceId: string,
   by: string | null = null,
 ): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const removed = await tx.modelSettings.deleteMany({ where: { workspaceId } });
-    if (removed.count === 0) return;
+  await sql.transaction(async (tx) => {
+    const removed = await tx.run(`DELETE FROM "ModelSettings" WHERE "workspaceId" = ?`, [
+      workspaceId,
+    ]);
+    if (removed.changes === 0) return;
     await recordAuditEvent(tx, {
       workspaceId,
       actorId: by,
@@ -200,7 +245,7 @@ export function workspaceModelOf(
  * the saved one (when the provider is the same), as Save would keep it.
  */
 export async function modelConfigFromInput(
-  db: Db,
+  sql: SqlExecutor,
   options: {
     workspaceId: string;
     input: Pick<ModelSettingsInput, "provider" | "baseUrl" | "apiKey" | "clearApiKey"> & {
@@ -212,10 +257,10 @@ export async function modelConfigFromInput(
   const { input } = options;
   let apiKey = input.apiKey ? input.apiKey : undefined;
   if (!apiKey && !input.clearApiKey) {
-    const saved = await db.modelSettings.findUnique({
-      where: { workspaceId: options.workspaceId },
-      select: { provider: true, apiKeyEncrypted: true },
-    });
+    const saved = await sql.get<{ provider: string; apiKeyEncrypted: string | null }>(
+      `SELECT "provider", "apiKeyEncrypted" FROM "ModelSettings" WHERE "workspaceId" = ?`,
+      [options.workspaceId],
+    );
     if (saved?.apiKeyEncrypted && saved.provider === input.provider)
       apiKey = openSecret(saved.apiKeyEncrypted, options.key);
   }

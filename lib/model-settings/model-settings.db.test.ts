@@ -1,6 +1,7 @@
 // Admin → Settings → Model on both databases: the key sealed at rest and never read back, the
 // precedence of AI_* variables, and the per-version cache that lets a change saved on one
 // instance reach the next turn on another (decision 0043).
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { afterAll, describe, expect, it } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { getChatModel, getRefineModel } from "@/lib/ai";
@@ -42,7 +43,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
 
   it("saves the key sealed, never reads it back to the page, and the next call uses the model", async () => {
     const { db } = world.database;
-    await saveModelSettings(db, {
+    await saveModelSettings(sqlForDb(db), {
       workspaceId: world.actor.workspaceId,
       input: {
         provider: "openai-compatible",
@@ -59,7 +60,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
     });
     expect(row.apiKeyEncrypted).not.toContain("sk-very-secret-42");
     expect(row.baseUrl).toBe("http://127.0.0.1:8000/v1");
-    const view = await readModelSettingsView(db, world.actor.workspaceId);
+    const view = await readModelSettingsView(sqlForDb(db), world.actor.workspaceId);
     expect(view).toMatchObject({ apiKeySet: true, model: "llama3.2", version: 1 });
     expect(JSON.stringify(view)).not.toContain("sk-very-secret-42");
 
@@ -79,7 +80,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
     const { db } = world.database;
     const workspaceId = world.actor.workspaceId;
     const before = await db.modelSettings.findUniqueOrThrow({ where: { workspaceId } });
-    await saveModelSettings(db, {
+    await saveModelSettings(sqlForDb(db), {
       workspaceId,
       input: {
         provider: "openai-compatible",
@@ -94,7 +95,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
     expect(kept.apiKeyEncrypted).toBe(before.apiKeyEncrypted);
     expect(kept.version).toBe(before.version + 1);
     expect(kept.refineModel).toBeNull();
-    await saveModelSettings(db, {
+    await saveModelSettings(sqlForDb(db), {
       workspaceId,
       input: { provider: "openai", baseUrl: "", apiKey: "", model: "gpt-4.1-mini" },
       key,
@@ -112,7 +113,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
     const other = createCairn(testConfig({ database: world.database.target, env: NO_MODEL_ENV }));
     try {
       const save = (model: string) =>
-        saveModelSettings(db, {
+        saveModelSettings(sqlForDb(db), {
           workspaceId,
           input: { provider: "openai-compatible", baseUrl: "http://127.0.0.1:8000/v1", model },
           key,
@@ -131,7 +132,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
       const second = await other.workspaceModels.get(workspaceId, chat!.modelSettingsVersion);
       expect(second?.status === "configured" && second.config.modelId).toBe("second-model");
       // Removed elsewhere: gone here too.
-      await deleteModelSettings(db, workspaceId);
+      await deleteModelSettings(sqlForDb(db), workspaceId);
       expect(await other.workspaceModels.get(workspaceId)).toBeNull();
     } finally {
       await other.close();
@@ -141,7 +142,7 @@ describe(`model settings saved in the app (${testDatabaseProvider()})`, () => {
   it("after AUTH_SECRET changes, a saved key is reported unreadable in words, never used", async () => {
     const { db } = world.database;
     const workspaceId = world.actor.workspaceId;
-    await saveModelSettings(db, {
+    await saveModelSettings(sqlForDb(db), {
       workspaceId,
       input: {
         provider: "openai",
@@ -183,7 +184,7 @@ describe(`AI_* variables win over the saved model (${testDatabaseProvider()})`, 
   afterAll(() => undefined);
 
   it("uses the environment's model while one is set", async () => {
-    await saveModelSettings(world.database.db, {
+    await saveModelSettings(sqlForDb(world.database.db), {
       workspaceId: world.actor.workspaceId,
       input: { provider: "openai-compatible", baseUrl: "http://127.0.0.1:8000/v1", model: "saved" },
       key,

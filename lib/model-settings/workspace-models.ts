@@ -1,6 +1,10 @@
-import type { Db } from "@/lib/db";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import type { ModelKeyring } from "./secret-box";
-import { workspaceModelOf, type WorkspaceModelResult } from "./model-settings-store";
+import {
+  readModelSettingsRow,
+  workspaceModelOf,
+  type WorkspaceModelResult,
+} from "./model-settings-store";
 
 /**
  * The workspaces' saved models, per process: each entry is kept with the row's `version` and
@@ -16,7 +20,7 @@ export interface WorkspaceModels {
 }
 
 export function createWorkspaceModels(options: {
-  db: () => Db;
+  sql: () => SqlExecutor;
   key: () => ModelKeyring;
 }): WorkspaceModels {
   const cache = new Map<string, { version: number; result: WorkspaceModelResult }>();
@@ -25,9 +29,12 @@ export function createWorkspaceModels(options: {
       let version = knownVersion;
       if (version === undefined) {
         const row = await options
-          .db()
-          .modelSettings.findUnique({ where: { workspaceId }, select: { version: true } });
-        version = row?.version ?? null;
+          .sql()
+          .get<{ version: number | string }>(
+            `SELECT "version" FROM "ModelSettings" WHERE "workspaceId" = ?`,
+            [workspaceId],
+          );
+        version = row ? Number(row.version) : null;
       }
       if (version === null) {
         cache.delete(workspaceId);
@@ -35,7 +42,7 @@ export function createWorkspaceModels(options: {
       }
       const cached = cache.get(workspaceId);
       if (cached && cached.version === version) return cached.result;
-      const row = await options.db().modelSettings.findUnique({ where: { workspaceId } });
+      const row = await readModelSettingsRow(options.sql(), workspaceId);
       if (!row) {
         cache.delete(workspaceId);
         return null;

@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { OidcConfig } from "@/lib/config";
 // Directly, not through lib/config: see the module's comment (an import cycle through lib/cairn).
 import { domainList, groupRoles } from "@/lib/config/oidc-lists";
-import type { Db } from "@/lib/db";
 import { ROLES, type Role } from "@/lib/harness";
+import { toDate, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { isHttpUrl } from "@/lib/utils";
 import {
   openSecret,
@@ -44,7 +44,10 @@ const issuerUrl = z
   .trim()
   .min(1, "Enter the issuer URL")
   .max(500)
-  .refine(isHttpUrl, "Enter the issuer's address, starting with https://, such as https://id.example.com/realms/acme");
+  .refine(
+    isHttpUrl,
+    "Enter the issuer's address, starting with https://, such as https://id.example.com/realms/acme",
+  );
 
 /**
  * What the form sends. `clientSecret` blank keeps the saved one. Domains and group pairs are
@@ -84,12 +87,40 @@ function parsePairs(text: string): Readonly<Record<string, Role>> {
   return parsed.success ? parsed.data : {};
 }
 
+/** The instance's `OidcSettings` row, with its workspace's name. */
+interface OidcSettingsRow {
+  workspaceId: string;
+  issuer: string;
+  clientId: string;
+  clientSecretEncrypted: string;
+  name: string;
+  allowedDomains: string;
+  defaultRole: string;
+  groupsClaim: string | null;
+  groupRoles: string;
+  updatedAt: Date;
+  workspace: { name: string };
+}
+
+async function readOidcSettingsRow(sql: SqlExecutor): Promise<OidcSettingsRow | null> {
+  const row = await sql.get<
+    Omit<OidcSettingsRow, "updatedAt" | "workspace"> & { updatedAt: unknown; workspaceName: string }
+  >(
+    `SELECT o."workspaceId", o."issuer", o."clientId", o."clientSecretEncrypted", o."name",
+            o."allowedDomains", o."defaultRole", o."groupsClaim", o."groupRoles", o."updatedAt",
+            w."name" AS "workspaceName"
+     FROM "OidcSettings" o JOIN "Workspace" w ON w."id" = o."workspaceId"
+     WHERE o."id" = ?`,
+    [OIDC_SETTINGS_ID],
+  );
+  if (!row) return null;
+  const { workspaceName, ...rest } = row;
+  return { ...rest, updatedAt: toDate(row.updatedAt), workspace: { name: workspaceName } };
+}
+
 /** The saved settings for the admin page, or null when none are saved. */
-export async function readOidcSettingsView(db: Db): Promise<OidcSettingsView | null> {
-  const row = await db.oidcSettings.findUnique({
-    where: { id: OIDC_SETTINGS_ID },
-    include: { workspace: { select: { name: true } } },
-  });
+export async function readOidcSettingsView(sql: SqlExecutor): Promise<OidcSettingsView | null> {
+  const row = await readOidcSettingsRow(sql);
   if (!row) return null;
   return {
     issuer: row.issuer,
@@ -120,14 +151,14 @@ export class OidcClientSecretMissing extends Error {
  * the saved secret). Auto-joined accounts join `workspaceId`. The version goes up by one.
  */
 export async function saveOidcSettings(
-  db: Db,
+  sql: SqlExecutor,
   options: { input: ParsedInput; workspaceId: string; key: ModelKeyring; by: string },
 ): Promise<void> {
   const { input } = options;
-  const current = await db.oidcSettings.findUnique({
-    where: { id: OIDC_SETTINGS_ID },
-    select: { clientSecretEncrypted: true },
-  });
+  const current = await sql.get<{ clientSecretEncrypted: string }>(
+    `SELECT "clientSecretEncrypted" FROM "OidcSettings" WHERE "id" = ?`,
+    [OIDC_SETTINGS_ID],
+  );
   const typed = input.clientSecret ? input.clientSecret : null;
   if (!typed && !current) throw new OidcClientSecretMissing();
   const values = {
@@ -142,16 +173,38 @@ export async function saveOidcSettings(
     groupRoles: pairsText(input.groupRoles),
     updatedBy: options.by,
   };
-  await db.oidcSettings.upsert({
-    where: { id: OIDC_SETTINGS_ID },
-    create: { id: OIDC_SETTINGS_ID, ...values },
-    update: { ...values, version: { increment: 1 } },
-  });
+  await sql.run(
+    `INSERT INTO "OidcSettings"
+       ("id", "workspaceId", "issuer", "clientId", "clientSecretEncrypted", "name", "allowedDomains",
+        "defaultRole", "groupsClaim", "groupRoles", "updatedBy", "version", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+     ON CONFLICT ("id") DO UPDATE SET
+       "workspaceId" = excluded."workspaceId", "issuer" = excluded."issuer",
+       "clientId" = excluded."clientId", "clientSecretEncrypted" = excluded."clientSecretEncrypted",
+       "name" = excluded."name", "allowedDomains" = excluded."allowedDomains",
+       "defaultRole" = excluded."defaultRole", "groupsClaim" = excluded."groupsClaim",
+       "groupRoles" = excluded."groupRoles", "updatedBy" = excluded."updatedBy",
+       "version" = "OidcSettings"."version" + 1, "updatedAt" = excluded."updatedAt"`,
+    [
+      OIDC_SETTINGS_ID,
+      values.workspaceId,
+      values.issuer,
+      values.clientId,
+      values.clientSecretEncrypted,
+      values.name,
+      values.allowedDomains,
+      values.defaultRole,
+      values.groupsClaim,
+      values.groupRoles,
+      values.updatedBy,
+      new Date(),
+    ],
+  );
 }
 
 /** Removes the saved single sign-on: the sign-in page no longer offers it. */
-export async function deleteOidcSettings(db: Db): Promise<void> {
-  await db.oidcSettings.deleteMany({ where: { id: OIDC_SETTINGS_ID } });
+export async function deleteOidcSettings(sql: SqlExecutor): Promise<void> {
+  await sql.run(`DELETE FROM "OidcSettings" WHERE "id" = ?`, [OIDC_SETTINGS_ID]);
 }
 
 /** What the saved row means to sign-in: a configuration, or why it cannot be used. */
@@ -163,10 +216,25 @@ export type SavedOidcResult =
  * "OIDC only" and the break-glass email are the environment's alone (decision 0053).
  */
 export async function readSavedOidcConfig(
-  db: Db,
+  sql: SqlExecutor,
   key: ModelKeyring,
 ): Promise<SavedOidcResult | null> {
-  const row = await db.oidcSettings.findUnique({ where: { id: OIDC_SETTINGS_ID } });
+  const row = await sql.get<{
+    issuer: string;
+    clientId: string;
+    clientSecretEncrypted: string;
+    name: string;
+    allowedDomains: string;
+    workspaceId: string;
+    defaultRole: string;
+    groupsClaim: string | null;
+    groupRoles: string;
+  }>(
+    `SELECT "issuer", "clientId", "clientSecretEncrypted", "name", "allowedDomains", "workspaceId",
+            "defaultRole", "groupsClaim", "groupRoles"
+     FROM "OidcSettings" WHERE "id" = ?`,
+    [OIDC_SETTINGS_ID],
+  );
   if (!row) return null;
   let clientSecret: string;
   try {
@@ -209,13 +277,12 @@ export async function readSavedOidcConfig(
  * power that an admin of any one workspace must not have (decision 0053).
  */
 export async function mayManageOidcSettings(
-  db: Db,
+  sql: SqlExecutor,
   actor: { workspaceId: string; role: Role },
 ): Promise<boolean> {
   if (actor.role !== "admin") return false;
-  const first = await db.workspace.findFirst({
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true },
-  });
+  const first = await sql.get<{ id: string }>(
+    `SELECT "id" FROM "Workspace" ORDER BY "createdAt" ASC, "id" ASC LIMIT 1`,
+  );
   return first?.id === actor.workspaceId;
 }

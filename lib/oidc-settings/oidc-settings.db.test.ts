@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sqlForDb, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { resolveOidcSignIn } from "@/lib/auth/oidc-sign-in";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
@@ -65,7 +66,7 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
   });
 
   const save = (input: OidcSettingsInput, workspaceId = firstWorkspaceId) =>
-    saveOidcSettings(database.db, {
+    saveOidcSettings(sqlForDb(database.db), {
       input: oidcSettingsInputSchema.parse(input),
       workspaceId,
       key,
@@ -94,7 +95,7 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
     await save(form);
     const row = await database.db.oidcSettings.findUniqueOrThrow({ where: { id: "instance" } });
     expect(JSON.stringify(row)).not.toContain(SECRET);
-    const view = await readOidcSettingsView(database.db);
+    const view = await readOidcSettingsView(sqlForDb(database.db));
     expect(view).toMatchObject({
       issuer: "https://id.example.com/realms/acme",
       clientId: "cairn",
@@ -109,7 +110,7 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
     expect(JSON.stringify(view)).not.toContain(SECRET);
 
     await save({ ...form, clientSecret: "", name: "" });
-    const saved = await readSavedOidcConfig(database.db, key);
+    const saved = await readSavedOidcConfig(sqlForDb(database.db), key);
     expect(saved).toMatchObject({
       status: "configured",
       config: {
@@ -128,31 +129,36 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
   it("says the secret is unreadable under another AUTH_SECRET; removed means none", async () => {
     await save(form);
     expect(
-      await readSavedOidcConfig(database.db, oidcKeyFromSecret("another-secret-0123456789")),
+      await readSavedOidcConfig(
+        sqlForDb(database.db),
+        oidcKeyFromSecret("another-secret-0123456789"),
+      ),
     ).toMatchObject({ status: "unreadable" });
-    await deleteOidcSettings(database.db);
-    expect(await readSavedOidcConfig(database.db, key)).toBeNull();
-    expect(await readOidcSettingsView(database.db)).toBeNull();
+    await deleteOidcSettings(sqlForDb(database.db));
+    expect(await readSavedOidcConfig(sqlForDb(database.db), key)).toBeNull();
+    expect(await readOidcSettingsView(sqlForDb(database.db))).toBeNull();
   });
 
   it("is managed only by admins of the instance's first workspace", async () => {
     const db = database.db;
     const other = await db.workspace.findUniqueOrThrow({ where: { name: "Elsewhere" } });
-    expect(await mayManageOidcSettings(db, { workspaceId: firstWorkspaceId, role: "admin" })).toBe(
-      true,
-    );
-    expect(await mayManageOidcSettings(db, { workspaceId: firstWorkspaceId, role: "editor" })).toBe(
-      false,
-    );
-    expect(await mayManageOidcSettings(db, { workspaceId: other.id, role: "admin" })).toBe(false);
+    expect(
+      await mayManageOidcSettings(sqlForDb(db), { workspaceId: firstWorkspaceId, role: "admin" }),
+    ).toBe(true);
+    expect(
+      await mayManageOidcSettings(sqlForDb(db), { workspaceId: firstWorkspaceId, role: "editor" }),
+    ).toBe(false);
+    expect(
+      await mayManageOidcSettings(sqlForDb(db), { workspaceId: other.id, role: "admin" }),
+    ).toBe(false);
   });
 
   it("signs people in with the saved settings: joins the workspace it was saved from", async () => {
     await save(form);
-    const saved = await readSavedOidcConfig(database.db, key);
+    const saved = await readSavedOidcConfig(sqlForDb(database.db), key);
     if (saved?.status !== "configured") throw new Error("not configured");
     const result = await resolveOidcSignIn({
-      db: database.db,
+      sql: sqlForDb(database.db),
       config: saved.config,
       profile: { sub: "s-1", email: "new@example.org", email_verified: true, groups: ["writers"] },
       providerAccountId: "s-1",
@@ -167,16 +173,26 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
     let reads = 0;
     let broken = false;
     let clock = 0;
-    const db = new Proxy(database.db, {
-      get(target, property, receiver) {
-        if (property === "oidcSettings") {
+    const sql = sqlForDb(database.db);
+    // Counts the reads of the saved row (and fails them while "the database is down").
+    const counted: SqlExecutor = {
+      dialect: sql.dialect,
+      all: (text, params) => sql.all(text, params),
+      get: async (text, params) => {
+        if (text.includes('"OidcSettings"')) {
           reads += 1;
           if (broken) throw new Error("database down");
         }
-        return Reflect.get(target, property, receiver) as unknown;
+        return sql.get(text, params);
       },
+      run: (text, params) => sql.run(text, params),
+    };
+    const cache = createSavedOidc({
+      sql: () => counted,
+      key: () => key,
+      ttlMs: 1000,
+      now: () => clock,
     });
-    const cache = createSavedOidc({ db: () => db, key: () => key, ttlMs: 1000, now: () => clock });
     expect(await cache.current()).toBeNull();
     await save(form);
     expect(await cache.current()).toBeNull();

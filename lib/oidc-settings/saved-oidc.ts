@@ -1,7 +1,7 @@
 import type { OidcConfig } from "@/lib/config";
-import type { Db } from "@/lib/db";
 import type { Logger } from "@/lib/harness";
 import type { ModelKeyring } from "@/lib/model-settings";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import { readSavedOidcConfig } from "./oidc-settings-store";
 
 /**
@@ -18,7 +18,7 @@ export interface SavedOidc {
 }
 
 export function createSavedOidc(options: {
-  db: () => Db;
+  sql: () => SqlExecutor;
   key: () => ModelKeyring;
   logger?: Logger;
   ttlMs?: number;
@@ -31,7 +31,7 @@ export function createSavedOidc(options: {
 
   async function read(): Promise<OidcConfig | null> {
     try {
-      const result = await readSavedOidcConfig(options.db(), options.key());
+      const result = await readSavedOidcConfig(options.sql(), options.key());
       let value: OidcConfig | null = null;
       if (result?.status === "configured") value = result.config;
       else if (result?.status === "unreadable") options.logger?.warn({}, result.message);

@@ -16,7 +16,6 @@ import {
 export function reviewDeps(): ReviewDeps {
   const root = cairn();
   return {
-    db: root.db,
     sql: root.sql,
     appDirs: root.persistentDirs.appDirs,
     harnessStorage: harnessStorageFor(),

@@ -32,7 +32,7 @@ export async function promoteToTeam(
   deps: ReviewDeps,
   options: { actor: Actor; to: PromotionTarget; text: string; note?: string },
 ): Promise<PromotionResult> {
-  const now = await currentActor(deps.db, options.actor);
+  const now = await currentActor(deps.sql, options.actor);
   if (!now) {
     throw new HarnessForbiddenError({
       surface: "suggestion",

@@ -47,7 +47,6 @@ beforeAll(async () => {
   });
   service = createPersistentDirsService({ db, target: database.target });
   deps = {
-    db,
     sql: sqlFor(database.target),
     appDirs: service.appDirs,
     harnessStorage: harnessStorageFor({ target: database.target }),

@@ -1,5 +1,4 @@
 import { currentActor } from "@/lib/accounts";
-import type { Db } from "@/lib/db";
 import {
   canWriteGlobal,
   commitChangeSet,
@@ -20,7 +19,7 @@ import {
   type HarnessStoragePort,
 } from "@/lib/harness";
 import type { AppDir } from "@/lib/workspace-dirs/app-dirs";
-import type { Sql } from "@/lib/sql-storage/sql";
+import type { Sql, SqlExecutor } from "@/lib/sql-storage/sql";
 import { readDirFiles } from "./read-dir-file";
 import {
   claimSuggestion,
@@ -37,7 +36,6 @@ import {
 
 /** What deciding a suggestion needs: the database, the app's dirs and the harness storage. */
 export interface ReviewDeps {
-  db: Db;
   sql: Sql;
   appDirs: readonly AppDir[];
   harnessStorage: HarnessStoragePort;
@@ -72,8 +70,8 @@ export type SuggestionEdit =
  * The approver as of now: the role is read from the database at this moment, never taken from
  * the request or from when the page was opened. Editors and admins only.
  */
-async function reviewerNow(db: Db, actor: Actor): Promise<Actor> {
-  const now = await currentActor(db, actor);
+async function reviewerNow(sql: SqlExecutor, actor: Actor): Promise<Actor> {
+  const now = await currentActor(sql, actor);
   if (!now) {
     throw new HarnessForbiddenError({
       surface: "suggestion",
@@ -116,8 +114,10 @@ function provenance(suggestion: SuggestionView, approverName: string): string {
   return `suggested by ${suggestion.authorName ?? "a former member"}, approved by ${approverName}`;
 }
 
-async function nameOf(db: Db, userId: string): Promise<string> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { name: true } });
+async function nameOf(sql: SqlExecutor, userId: string): Promise<string> {
+  const user = await sql.get<{ name: string }>(`SELECT "name" FROM "User" WHERE "id" = ?`, [
+    userId,
+  ]);
   return user?.name ?? "someone";
 }
 
@@ -135,13 +135,13 @@ export async function approveSuggestion(
   deps: ReviewDeps,
   options: { actor: Actor; id: string; edit?: SuggestionEdit; note?: string },
 ): Promise<ApproveResult> {
-  const approver = await reviewerNow(deps.db, options.actor);
+  const approver = await reviewerNow(deps.sql, options.actor);
   const suggestion = await suggestionOrThrow(deps.sql, approver, options.id);
   if (!(await claimSuggestion(deps.sql, { workspaceId: approver.workspaceId, id: suggestion.id })))
     throw alreadyDecided(suggestion);
   let result: ApproveResult;
   try {
-    const via = provenance(suggestion, await nameOf(deps.db, approver.userId));
+    const via = provenance(suggestion, await nameOf(deps.sql, approver.userId));
     result =
       suggestion.target === "dir"
         ? await applyDirSuggestion(deps, approver, suggestion, via, options.edit)
@@ -171,10 +171,10 @@ export async function approveSuggestion(
  * read again now: editors and admins only.
  */
 export async function rejectSuggestion(
-  deps: Pick<ReviewDeps, "db" | "sql">,
+  deps: Pick<ReviewDeps, "sql">,
   options: { actor: Actor; id: string; reason: string },
 ): Promise<void> {
-  const reviewer = await reviewerNow(deps.db, options.actor);
+  const reviewer = await reviewerNow(deps.sql, options.actor);
   const reason = options.reason.trim();
   if (!reason) {
     throw new HarnessValidationError({

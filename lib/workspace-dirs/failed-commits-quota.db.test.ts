@@ -9,6 +9,7 @@ import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { createCairnMcpServer } from "@/lib/mcp";
 import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 // Decision 0030, "Commit failures have a bound": a commit refused at the history quota is kept on
 // Commit failures with its change set and base (~2 MB per refused 1 MB rewrite). Without a bound
@@ -47,14 +48,14 @@ beforeAll(async () => {
     faultInjection: { mode: "fail-first-commit", marker: "flaky" },
     faultInjectionSeen: new Set(),
   });
-  const { token } = await createAccessToken(db, {
+  const { token } = await createAccessToken(sqlForDb(db), {
     userId: member.userId,
     workspaceId: member.workspaceId,
     name: "laptop",
   });
-  const identity = await authenticateAccessToken(db, { token });
+  const identity = await authenticateAccessToken(sqlForDb(db), { token });
   const server = createCairnMcpServer({
-    db,
+    sql: sqlForDb(db),
     identity,
     dirs: service,
     harnessStorage: harnessStorageFor({ db, target: database.target }),

@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -100,14 +101,14 @@ describe(`dir history quota at each door on ${testDatabaseProvider()}`, () => {
   });
 
   it("an MCP write: the tool answers with the reason and where the change is kept", async () => {
-    const { token } = await createAccessToken(database.db, {
+    const { token } = await createAccessToken(sqlForDb(database.db), {
       userId: member.userId,
       workspaceId: member.workspaceId,
       name: "laptop",
     });
-    const identity = await authenticateAccessToken(database.db, { token });
+    const identity = await authenticateAccessToken(sqlForDb(database.db), { token });
     const server = createCairnMcpServer({
-      db: database.db,
+      sql: sqlForDb(database.db),
       identity,
       dirs: service,
       harnessStorage: harnessStorageFor({ db: database.db, target: database.target }),

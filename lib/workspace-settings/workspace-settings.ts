@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
+import { sqlForDb, toBool, type SqlExecutor } from "@/lib/sql-storage/sql";
 
 /** Workspace settings with their defaults and bounds (the admin settings page edits them). */
 export const workspaceSettingsSchema = z.object({
@@ -33,32 +34,69 @@ export const DEFAULT_WORKSPACE_SETTINGS: WorkspaceSettingsValues = {
   feedbackGuardRail: false,
 };
 
+/**
+ * A workspace's settings, or the defaults when none are saved. Takes the SQL layer's client or
+ * transaction; transitional (issue 29): a Prisma client is still accepted from modules that have
+ * not moved yet (it reads through that database's SQL client).
+ */
 export async function getWorkspaceSettings(
-  db: Db,
+  database: SqlExecutor | Db,
   workspaceId: string,
 ): Promise<WorkspaceSettingsValues> {
-  const row = await db.workspaceSettings.findUnique({ where: { workspaceId } });
+  const sql =
+    typeof (database as { dialect?: unknown }).dialect === "string"
+      ? (database as SqlExecutor)
+      : sqlForDb(database as Db);
+  const row = await sql.get<Record<keyof WorkspaceSettingsValues, unknown>>(
+    `SELECT "tokenBudget", "refineEveryTurns", "refineAfterCompaction", "refineCooldownMinutes",
+            "globalRefineNeedsApproval", "feedbackRefineThreshold", "feedbackJudgeAfter",
+            "feedbackGuardRail"
+     FROM "WorkspaceSettings" WHERE "workspaceId" = ?`,
+    [workspaceId],
+  );
   if (!row) return DEFAULT_WORKSPACE_SETTINGS;
   return {
-    tokenBudget: row.tokenBudget,
-    refineEveryTurns: row.refineEveryTurns,
-    refineAfterCompaction: row.refineAfterCompaction,
-    refineCooldownMinutes: row.refineCooldownMinutes,
-    globalRefineNeedsApproval: row.globalRefineNeedsApproval,
-    feedbackRefineThreshold: row.feedbackRefineThreshold,
-    feedbackJudgeAfter: row.feedbackJudgeAfter,
-    feedbackGuardRail: row.feedbackGuardRail,
+    tokenBudget: Number(row.tokenBudget),
+    refineEveryTurns: Number(row.refineEveryTurns),
+    refineAfterCompaction: toBool(row.refineAfterCompaction),
+    refineCooldownMinutes: Number(row.refineCooldownMinutes),
+    globalRefineNeedsApproval: toBool(row.globalRefineNeedsApproval),
+    feedbackRefineThreshold: Number(row.feedbackRefineThreshold),
+    feedbackJudgeAfter: Number(row.feedbackJudgeAfter),
+    feedbackGuardRail: toBool(row.feedbackGuardRail),
   };
 }
 
 export async function saveWorkspaceSettings(
-  db: Db,
+  sql: SqlExecutor,
   workspaceId: string,
   values: WorkspaceSettingsValues,
 ): Promise<void> {
-  await db.workspaceSettings.upsert({
-    where: { workspaceId },
-    create: { workspaceId, ...values },
-    update: values,
-  });
+  await sql.run(
+    `INSERT INTO "WorkspaceSettings"
+       ("workspaceId", "tokenBudget", "refineEveryTurns", "refineAfterCompaction",
+        "refineCooldownMinutes", "globalRefineNeedsApproval", "feedbackRefineThreshold",
+        "feedbackJudgeAfter", "feedbackGuardRail", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT ("workspaceId") DO UPDATE SET
+       "tokenBudget" = excluded."tokenBudget", "refineEveryTurns" = excluded."refineEveryTurns",
+       "refineAfterCompaction" = excluded."refineAfterCompaction",
+       "refineCooldownMinutes" = excluded."refineCooldownMinutes",
+       "globalRefineNeedsApproval" = excluded."globalRefineNeedsApproval",
+       "feedbackRefineThreshold" = excluded."feedbackRefineThreshold",
+       "feedbackJudgeAfter" = excluded."feedbackJudgeAfter",
+       "feedbackGuardRail" = excluded."feedbackGuardRail", "updatedAt" = excluded."updatedAt"`,
+    [
+      workspaceId,
+      values.tokenBudget,
+      values.refineEveryTurns,
+      values.refineAfterCompaction,
+      values.refineCooldownMinutes,
+      values.globalRefineNeedsApproval,
+      values.feedbackRefineThreshold,
+      values.feedbackJudgeAfter,
+      values.feedbackGuardRail,
+      new Date(),
+    ],
+  );
 }

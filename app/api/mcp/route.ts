@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db";
 import { handleMcpRequest } from "@/lib/mcp";
 import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { requestFeedbackRefinement } from "@/lib/refinement-runs";
 import { harnessStorageFor } from "@/lib/sql-storage";
+import { getSql } from "@/lib/sql-storage/sql";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
  */
 function handle(request: Request): Promise<Response> {
   return handleMcpRequest(request, {
-    db: getDb(),
+    sql: getSql(),
     dirs: getPersistentDirs(),
     harnessStorage: harnessStorageFor(),
     requestFeedbackRefinement,

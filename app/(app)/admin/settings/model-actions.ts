@@ -28,7 +28,7 @@ export const saveModelSettingsAction = action(
       if (input.clearApiKey || !saved?.apiKeyEncrypted || saved.provider !== input.provider)
         fail("validation:input", "Enter the API key: this provider needs one.");
     }
-    await saveModelSettings(getDb(), {
+    await saveModelSettings(getSql(), {
       workspaceId: actor.workspaceId,
       input,
       key: cairn().modelKey(),
@@ -43,7 +43,7 @@ export const saveModelSettingsAction = action(
 export const removeModelSettingsAction = action(
   { input: z.object({}), role: "admin" },
   async ({ actor }) => {
-    await deleteModelSettings(getDb(), actor.workspaceId, actor.userId);
+    await deleteModelSettings(getSql(), actor.workspaceId, actor.userId);
     cairn().workspaceModels.forget(actor.workspaceId);
     revalidatePath("/admin/settings");
   },
@@ -70,7 +70,7 @@ async function configOf(
     fail("validation:input", "Enter the server's Base URL first (usually ending in /v1).");
   }
   try {
-    return await modelConfigFromInput(getDb(), {
+    return await modelConfigFromInput(getSql(), {
       workspaceId,
       input: { ...input, baseUrl },
       key: cairn().modelKey(),

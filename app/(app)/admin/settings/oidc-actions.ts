@@ -5,7 +5,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { cairn } from "@/lib/cairn";
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import type { Actor } from "@/lib/harness";
 import {
   deleteOidcSettings,
@@ -21,7 +21,7 @@ import {
  */
 
 async function requireOidcManager(actor: Actor) {
-  if (!(await mayManageOidcSettings(getDb(), actor))) forbidden();
+  if (!(await mayManageOidcSettings(getSql(), actor))) forbidden();
 }
 
 export const saveOidcSettingsAction = action(
@@ -34,7 +34,7 @@ export const saveOidcSettingsAction = action(
         "The server's CAIRN_OIDC_* variables set single sign-on; remove them to manage it here.",
       );
     try {
-      await saveOidcSettings(getDb(), {
+      await saveOidcSettings(getSql(), {
         input,
         workspaceId: actor.workspaceId,
         key: cairn().oidcKey(),
@@ -54,7 +54,7 @@ export const removeOidcSettingsAction = action(
   { input: z.object({}), role: "admin" },
   async ({ actor }) => {
     await requireOidcManager(actor);
-    await deleteOidcSettings(getDb());
+    await deleteOidcSettings(getSql());
     cairn().savedOidc.forget();
     cairn().logger.info({ userId: actor.userId }, "single sign-on settings removed");
     revalidatePath("/admin/settings");

@@ -28,8 +28,8 @@ export default async function SettingsPage() {
     [
       loadWorkspaceSettings(actor.workspaceId),
       getModelOverview({ workspaceId: actor.workspaceId }),
-      readModelSettingsView(getDb(), actor.workspaceId),
-      mayManageOidcSettings(getDb(), actor),
+      readModelSettingsView(getSql(), actor.workspaceId),
+      mayManageOidcSettings(getSql(), actor),
       currentOidcConfig(),
       cairn().search.mode(actor.workspaceId),
       getRetentionSettings({ sql: getSql(), workspaceId: actor.workspaceId }),
@@ -38,7 +38,7 @@ export default async function SettingsPage() {
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   const config = cairnConfig();
   const [savedOidc, workspace] = managesOidc
-    ? await Promise.all([readOidcSettingsView(getDb()), workspaceNameOrThrow(actor.workspaceId)])
+    ? await Promise.all([readOidcSettingsView(getSql()), workspaceNameOrThrow(actor.workspaceId)])
     : [null, null];
   return (
     <div className="space-y-6">
