@@ -1,4 +1,5 @@
 import type { LanguageModel } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import type { ModelReady } from "./get-model";
 
 /**
@@ -29,4 +30,31 @@ export function chatModelOnly<T extends object>(original: T, model: LanguageMode
     getChatModel: () => readyModel(model),
     getRefineModel: () => Promise.resolve(notReady),
   };
+}
+
+/**
+ * A mock `@/lib/ai` whose chat model is `chat` and whose refinement model is `refine`: for tests
+ * of turns that store refinement requests. Used as `chatModelOnly` is.
+ */
+export function chatAndRefineModels<T extends object>(
+  original: T,
+  models: { chat: LanguageModel; refine: LanguageModel },
+): T {
+  return {
+    ...original,
+    getChatModel: () => readyModel(models.chat),
+    getRefineModel: () => readyModel(models.refine),
+  };
+}
+
+/**
+ * A refinement model for tests where refinements are only requested, never run (no worker): it
+ * records calls like any mock and fails if one is made.
+ */
+export function idleRefineModel(): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: async () => {
+      throw new Error("no refinement runs in this test");
+    },
+  });
 }
