@@ -3,6 +3,22 @@ import { MockLanguageModelV4 } from "ai/test";
 import type { ModelReady } from "./get-model";
 
 /**
+ * An environment with no AI_* variable and no Ollama, for a test's Cairn (`installTestCairn`'s
+ * `env`): only a model saved in the app counts. Nothing listens on the discard port, so the
+ * Ollama probe is refused at once.
+ */
+export const NO_MODEL_ENV: Record<string, string> = {
+  AI_PROVIDER: "",
+  AI_MODEL: "",
+  AI_API_KEY: "",
+  AI_BASE_URL: "",
+  AI_REFINE_MODEL: "",
+  OPENAI_API_KEY: "",
+  ANTHROPIC_API_KEY: "",
+  OLLAMA_BASE_URL: "http://127.0.0.1:9",
+};
+
+/**
  * What `getChatModel` / `getRefineModel` answer when `model` (an AI SDK mock) is configured: for
  * tests that mock `@/lib/ai` (`vi.mock`), e.g. `getRefineModel: () => readyModel(model)`. Imports
  * nothing of `@/lib/ai` at runtime, so a mock factory can load it.
