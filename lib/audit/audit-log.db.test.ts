@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 
 import { createAccessToken, revokeAccessToken } from "@/lib/access-tokens";
 import { createInvite, createUserInWorkspace, removeMember } from "@/lib/accounts";
+import type { Db } from "@/lib/db";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor } from "@/lib/sql-storage/sql";
 
@@ -34,15 +35,19 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
 
   it("writes the event in the caller's Prisma transaction: rolled back with the action", async () => {
     const { userId, workspaceId } = await admin();
+    // An action that renames the workspace and records it, in its transaction.
+    const renameAndRecord = async (tx: Pick<Db, "workspace" | "auditEvent">) => {
+      await tx.workspace.update({ where: { id: workspaceId }, data: { name: "Renamed" } });
+      await recordAuditEvent(tx, {
+        workspaceId,
+        actorId: userId,
+        kind: "retention.changed",
+        via: "web",
+      });
+    };
     await expect(
       database.db.$transaction(async (tx) => {
-        await tx.workspace.update({ where: { id: workspaceId }, data: { name: "Renamed" } });
-        await recordAuditEvent(tx, {
-          workspaceId,
-          actorId: userId,
-          kind: "retention.changed",
-          via: "web",
-        });
+        await renameAndRecord(tx);
         throw new Error("the action failed after recording");
       }),
     ).rejects.toThrow("the action failed");
@@ -51,15 +56,7 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
       (await database.db.workspace.findUniqueOrThrow({ where: { id: workspaceId } })).name,
     ).toBe("Acme");
 
-    await database.db.$transaction(async (tx) => {
-      await tx.workspace.update({ where: { id: workspaceId }, data: { name: "Renamed" } });
-      await recordAuditEvent(tx, {
-        workspaceId,
-        actorId: userId,
-        kind: "retention.changed",
-        via: "web",
-      });
-    });
+    await database.db.$transaction(renameAndRecord);
     expect(await database.db.auditEvent.count()).toBe(1);
   });
 
