@@ -7,6 +7,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { createPersistentDirsService } from "@/lib/workspace-dirs";
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { handleMcpRequest, type HandleMcpRequestOptions } from "./handle-mcp-request";
+import { mcpPost } from "./testing";
 
 const database = registerTestDatabase();
 let base: Omit<HandleMcpRequestOptions, "slots" | "rate">;
@@ -30,17 +31,7 @@ beforeAll(async () => {
 });
 
 function post(body: BodyInit, headers: Record<string, string> = {}) {
-  return new Request("http://localhost/api/mcp", {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body,
-    duplex: "half",
-  } as RequestInit & { duplex: "half" });
+  return mcpPost({ token, body, headers });
 }
 
 let nextId = 1;
