@@ -1,14 +1,12 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 
 import type { CairnConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db";
-import { validateRelativePath } from "@/lib/harness";
 import { createDirBacking, sqlFor } from "@/lib/sql-storage";
-import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
+import { parseDirFolderArgs } from "./dir-folder-args";
+import { resolveDirTarget } from "./dir-target";
 import type { CommandIo } from "./harness-commands";
-import { UsageError } from "./usage-error";
 
 export const DIR_EXPORT_USAGE =
   "cairn dir export <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
@@ -30,22 +28,10 @@ export async function dirExportCommand(
   io: CommandIo,
   config: CairnConfig,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      workspace: { type: "string" },
-      dir: { type: "string" },
-      email: { type: "string" },
-      prefix: { type: "string" },
-    },
-  });
-  const [folder] = positionals;
-  if (!folder || positionals.length > 1) throw new UsageError(`usage: ${DIR_EXPORT_USAGE}`);
-  checkDirTargetArgs(values);
-  const prefix = values.prefix ? `${validateRelativePath({ path: values.prefix })}/` : "";
-  const root = path.resolve(folder);
+  const parsed = parseDirFolderArgs(args, DIR_EXPORT_USAGE);
+  const { root, target: dirTarget } = parsed;
+  // The files under `--prefix` are the paths starting with it and a slash.
+  const prefix = parsed.prefix ? `${parsed.prefix}/` : "";
   const present = await readdir(root).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [];
     throw error;
@@ -57,7 +43,7 @@ export async function dirExportCommand(
 
   const target = config.database;
   await migrateDatabase({ target });
-  const resolved = await resolveDirTarget(sqlFor(target), values, io);
+  const resolved = await resolveDirTarget(sqlFor(target), dirTarget, io);
   if (!resolved) return 1;
   const { workspace, dirKey, harnessDir } = resolved;
   const backing = createDirBacking<null>({

@@ -73,42 +73,16 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
   });
 
   it("imports into a member's memory, and refuses a person who is not a member", async () => {
-    const io = capture();
-    expect(
-      await main(
-        [
-          "dir",
-          "import",
-          folder,
-          "--workspace",
-          "Importers",
-          "--dir",
-          "user",
-          "--email",
-          "ivy@example.com",
-        ],
+    const intoMemoryOf = (email: string, io: ReturnType<typeof capture>) =>
+      main(
+        ["dir", "import", folder, "--workspace", "Importers", "--dir", "user", "--email", email],
         io.io,
-      ),
-    ).toBe(0);
+      );
+    expect(await intoMemoryOf("ivy@example.com", capture())).toBe(0);
     const files = await listDirFiles({ sql: sqlFor(database.target), dirKey: "user:u-imp" });
     expect(files.files.map((file) => file.path)).toEqual(["README.md", "policies/travel.md"]);
     const refused = capture();
-    expect(
-      await main(
-        [
-          "dir",
-          "import",
-          folder,
-          "--workspace",
-          "Importers",
-          "--dir",
-          "user",
-          "--email",
-          "nobody@example.com",
-        ],
-        refused.io,
-      ),
-    ).toBe(1);
+    expect(await intoMemoryOf("nobody@example.com", refused)).toBe(1);
     expect(refused.err.join("\n")).toMatch(/no member nobody@example.com/);
   });
 

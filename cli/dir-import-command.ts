@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { opendir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 
 import type { CairnConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db";
@@ -9,9 +8,9 @@ import { HarnessValidationError, validateRelativePath, type ChangedFile } from "
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { indexDirCommit } from "@/lib/search";
 import { createDirBacking, listDirFiles, sqlFor } from "@/lib/sql-storage";
-import { checkDirTargetArgs, resolveDirTarget } from "./dir-target";
+import { parseDirFolderArgs } from "./dir-folder-args";
+import { resolveDirTarget } from "./dir-target";
 import type { CommandIo } from "./harness-commands";
-import { UsageError } from "./usage-error";
 
 export const DIR_IMPORT_USAGE =
   "cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
@@ -70,22 +69,7 @@ export async function dirImportCommand(
   /** `searchIndex: false` (benchmarks only): the import without its search indexing, to measure its share. */
   options: { searchIndex?: boolean } = {},
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      workspace: { type: "string" },
-      dir: { type: "string" },
-      email: { type: "string" },
-      prefix: { type: "string" },
-    },
-  });
-  const [folder] = positionals;
-  if (!folder || positionals.length > 1) throw new UsageError(`usage: ${DIR_IMPORT_USAGE}`);
-  checkDirTargetArgs(values);
-  const prefix = values.prefix ? validateRelativePath({ path: values.prefix }) : "";
-  const root = path.resolve(folder);
+  const { root, target: dirTarget, prefix } = parseDirFolderArgs(args, DIR_IMPORT_USAGE);
   if (!(await stat(root).catch(() => null))?.isDirectory()) {
     io.err(`cairn: ${root} is not a folder`);
     return 1;
@@ -93,7 +77,7 @@ export async function dirImportCommand(
 
   const target = config.database;
   await migrateDatabase({ target });
-  const resolved = await resolveDirTarget(sqlFor(target), values, io);
+  const resolved = await resolveDirTarget(sqlFor(target), dirTarget, io);
   if (!resolved) return 1;
   const { workspace, dirKey, harnessDir } = resolved;
   const sql = sqlFor(target);

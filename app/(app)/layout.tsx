@@ -1,4 +1,4 @@
-import { KeyRound, Download, LogOut } from "lucide-react";
+import { KeyRound, Download, LogOut, type LucideIcon } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(auth)/actions";
@@ -57,24 +57,20 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
             </span>
             <WorkspaceSwitcher workspaces={workspaces} />
             <Badge data-testid="current-role">{actor.role}</Badge>
-            <Link
+            <HeaderIconLink
               href="/settings/tokens"
-              aria-label="Access tokens"
+              label="Access tokens"
               title="Access tokens (MCP)"
-              data-testid="nav-tokens"
-              className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
-            >
-              <KeyRound className="size-4" />
-            </Link>
-            <Link
+              testId="nav-tokens"
+              icon={KeyRound}
+            />
+            <HeaderIconLink
               href="/settings/data"
-              aria-label="Your data"
+              label="Your data"
               title="Your data (download)"
-              data-testid="nav-your-data"
-              className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
-            >
-              <Download className="size-4" />
-            </Link>
+              testId="nav-your-data"
+              icon={Download}
+            />
             <ThemeToggle />
             <form action={signOutAction}>
               <Button
@@ -94,5 +90,27 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         {children}
       </main>
     </div>
+  );
+}
+
+/** A header link shown as an icon: `label` for screen readers, `title` on hover. */
+function HeaderIconLink(props: {
+  href: string;
+  label: string;
+  title: string;
+  testId: string;
+  icon: LucideIcon;
+}) {
+  const Icon = props.icon;
+  return (
+    <Link
+      href={props.href}
+      aria-label={props.label}
+      title={props.title}
+      data-testid={props.testId}
+      className="hover:bg-muted inline-flex size-9 items-center justify-center rounded-md"
+    >
+      <Icon className="size-4" />
+    </Link>
   );
 }

@@ -11,6 +11,7 @@ import {
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
+import { TextField } from "@/components/ui/text-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { useAction } from "@/lib/actions/use-action";
@@ -127,42 +128,36 @@ export function ModelSettingsForm({
             ))}
           </select>
         </div>
-        <div className="space-y-2">
-          <Label htmlFor="model-base-url">Base URL</Label>
-          <Input
-            id="model-base-url"
-            data-testid="model-form-base-url"
-            inputMode="url"
-            autoComplete="off"
-            value={baseUrl}
-            placeholder={provider === "openai-compatible" ? "http://127.0.0.1:11434/v1" : ""}
-            onChange={(event) => setBaseUrl(event.target.value)}
-            aria-describedby="model-base-url-hint"
-          />
-          <p id="model-base-url-hint" className="text-muted-foreground text-xs">
-            {hint}
-          </p>
-        </div>
-        <div className="space-y-2">
-          <Label htmlFor="model-api-key">API key</Label>
-          <Input
-            id="model-api-key"
-            data-testid="model-form-api-key"
-            type="password"
-            autoComplete="off"
-            value={apiKey}
-            placeholder={keySaved ? "Saved — leave empty to keep it" : ""}
-            onChange={(event) => setApiKey(event.target.value)}
-            aria-describedby="model-api-key-hint"
-          />
-          <p id="model-api-key-hint" className="text-muted-foreground text-xs">
-            {keySaved
+        <TextField
+          id="model-base-url"
+          label="Base URL"
+          data-testid="model-form-base-url"
+          inputMode="url"
+          autoComplete="off"
+          value={baseUrl}
+          placeholder={provider === "openai-compatible" ? "http://127.0.0.1:11434/v1" : ""}
+          onValueChange={setBaseUrl}
+          hintId="model-base-url-hint"
+          hint={hint}
+        />
+        <TextField
+          id="model-api-key"
+          label="API key"
+          data-testid="model-form-api-key"
+          type="password"
+          autoComplete="off"
+          value={apiKey}
+          placeholder={keySaved ? "Saved — leave empty to keep it" : ""}
+          onValueChange={setApiKey}
+          hintId="model-api-key-hint"
+          hint={
+            keySaved
               ? "A key is saved (encrypted; it is never shown again). Type a new one to replace it."
               : provider === "openai-compatible"
                 ? "Only if the server asks for one."
-                : "Stored encrypted; it is never shown again."}
-          </p>
-        </div>
+                : "Stored encrypted; it is never shown again."
+          }
+        />
         <div className="space-y-2">
           <Label htmlFor="model-id">Model</Label>
           <div className="flex gap-2">
@@ -203,22 +198,17 @@ export function ModelSettingsForm({
           ) : null}
           <FormMessage message={lister.error} tone="error" />
         </div>
-        <div className="space-y-2">
-          <Label htmlFor="model-refine-id">Refinement model (optional)</Label>
-          <Input
-            id="model-refine-id"
-            data-testid="model-form-refine-id"
-            list="model-choices"
-            autoComplete="off"
-            value={refineModel}
-            onChange={(event) => setRefineModel(event.target.value)}
-            aria-describedby="model-refine-hint"
-          />
-          <p id="model-refine-hint" className="text-muted-foreground text-xs">
-            A cheaper model on the same endpoint for refining and reviewing what Cairn remembers.
-            Empty: the chat model does it.
-          </p>
-        </div>
+        <TextField
+          id="model-refine-id"
+          label="Refinement model (optional)"
+          data-testid="model-form-refine-id"
+          list="model-choices"
+          autoComplete="off"
+          value={refineModel}
+          onValueChange={setRefineModel}
+          hintId="model-refine-hint"
+          hint="A cheaper model on the same endpoint for refining and reviewing what Cairn remembers. Empty: the chat model does it."
+        />
         <div role="status" aria-live="polite">
           {test ? (
             <p

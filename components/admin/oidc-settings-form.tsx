@@ -8,7 +8,7 @@ import {
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
-import { Input } from "@/components/ui/input";
+import { TextField } from "@/components/ui/text-field";
 import { Label } from "@/components/ui/label";
 import { useAction } from "@/lib/actions/use-action";
 import type { Role } from "@/lib/harness";
@@ -103,84 +103,70 @@ export function OidcSettingsForm({
         }}
       >
         <fieldset disabled={envOverride} className="space-y-4 disabled:opacity-60">
-          <div className="space-y-2">
-            <Label htmlFor="oidc-issuer">Issuer URL</Label>
-            <Input
-              id="oidc-issuer"
-              data-testid="oidc-form-issuer"
-              inputMode="url"
-              autoComplete="off"
-              value={issuer}
-              placeholder="https://id.example.com/realms/acme"
-              onChange={(event) => setIssuer(event.target.value)}
-              aria-invalid={fieldError("issuer") ? true : undefined}
-              aria-describedby="oidc-issuer-hint"
-            />
-            <p id="oidc-issuer-hint" className="text-muted-foreground text-xs">
-              {fieldError("issuer") ??
-                "Where /.well-known/openid-configuration is served, without that part."}
-            </p>
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor="oidc-client-id">Client ID</Label>
-            <Input
-              id="oidc-client-id"
-              data-testid="oidc-form-client-id"
-              autoComplete="off"
-              value={clientId}
-              onChange={(event) => setClientId(event.target.value)}
-            />
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor="oidc-client-secret">Client secret</Label>
-            <Input
-              id="oidc-client-secret"
-              data-testid="oidc-form-client-secret"
-              type="password"
-              autoComplete="off"
-              value={clientSecret}
-              placeholder={saved ? "Saved — leave empty to keep it" : ""}
-              onChange={(event) => setClientSecret(event.target.value)}
-              aria-describedby="oidc-client-secret-hint"
-            />
-            <p id="oidc-client-secret-hint" className="text-muted-foreground text-xs">
-              {saved
+          <TextField
+            id="oidc-issuer"
+            label="Issuer URL"
+            data-testid="oidc-form-issuer"
+            inputMode="url"
+            autoComplete="off"
+            value={issuer}
+            placeholder="https://id.example.com/realms/acme"
+            onValueChange={setIssuer}
+            error={fieldError("issuer")}
+            hintId="oidc-issuer-hint"
+            hint="Where /.well-known/openid-configuration is served, without that part."
+          />
+          <TextField
+            id="oidc-client-id"
+            label="Client ID"
+            data-testid="oidc-form-client-id"
+            autoComplete="off"
+            value={clientId}
+            onValueChange={setClientId}
+          />
+          <TextField
+            id="oidc-client-secret"
+            label="Client secret"
+            data-testid="oidc-form-client-secret"
+            type="password"
+            autoComplete="off"
+            value={clientSecret}
+            placeholder={saved ? "Saved — leave empty to keep it" : ""}
+            onValueChange={setClientSecret}
+            hintId="oidc-client-secret-hint"
+            hint={
+              saved
                 ? "A secret is saved (encrypted; it is never shown again). Type a new one to replace it."
-                : "Stored encrypted; it is never shown again."}
-            </p>
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor="oidc-name">Button label</Label>
-            <Input
-              id="oidc-name"
-              data-testid="oidc-form-name"
-              autoComplete="off"
-              value={name}
-              placeholder="single sign-on"
-              onChange={(event) => setName(event.target.value)}
-              aria-describedby="oidc-name-hint"
-            />
-            <p id="oidc-name-hint" className="text-muted-foreground text-xs">
-              The sign-in page shows &ldquo;Sign in with {name.trim() || "single sign-on"}&rdquo;.
-            </p>
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor="oidc-domains">Domains that join automatically</Label>
-            <Input
-              id="oidc-domains"
-              data-testid="oidc-form-domains"
-              autoComplete="off"
-              value={allowedDomains}
-              placeholder="example.com, example.org"
-              onChange={(event) => setAllowedDomains(event.target.value)}
-              aria-invalid={fieldError("allowedDomains") ? true : undefined}
-              aria-describedby="oidc-domains-hint"
-            />
-            <p id="oidc-domains-hint" className="text-muted-foreground text-xs">
-              {fieldError("allowedDomains") ??
-                `A new person whose verified email has one of these domains joins ${joinWorkspace} on first sign-in. Empty: people join by invite only; existing accounts sign in either way.`}
-            </p>
-          </div>
+                : "Stored encrypted; it is never shown again."
+            }
+          />
+          <TextField
+            id="oidc-name"
+            label="Button label"
+            data-testid="oidc-form-name"
+            autoComplete="off"
+            value={name}
+            placeholder="single sign-on"
+            onValueChange={setName}
+            hintId="oidc-name-hint"
+            hint={
+              <>
+                The sign-in page shows &ldquo;Sign in with {name.trim() || "single sign-on"}&rdquo;.
+              </>
+            }
+          />
+          <TextField
+            id="oidc-domains"
+            label="Domains that join automatically"
+            data-testid="oidc-form-domains"
+            autoComplete="off"
+            value={allowedDomains}
+            placeholder="example.com, example.org"
+            onValueChange={setAllowedDomains}
+            error={fieldError("allowedDomains")}
+            hintId="oidc-domains-hint"
+            hint={`A new person whose verified email has one of these domains joins ${joinWorkspace} on first sign-in. Empty: people join by invite only; existing accounts sign in either way.`}
+          />
           <div className="space-y-2">
             <Label htmlFor="oidc-default-role">Their role</Label>
             <select
@@ -200,40 +186,30 @@ export function OidcSettingsForm({
           <details className="space-y-3 text-sm" open={Boolean(saved?.groupsClaim)}>
             <summary className="cursor-pointer font-medium">Roles from groups (optional)</summary>
             <div className="space-y-4 pt-3">
-              <div className="space-y-2">
-                <Label htmlFor="oidc-groups-claim">Groups claim</Label>
-                <Input
-                  id="oidc-groups-claim"
-                  data-testid="oidc-form-groups-claim"
-                  autoComplete="off"
-                  value={groupsClaim}
-                  placeholder="groups"
-                  onChange={(event) => setGroupsClaim(event.target.value)}
-                  aria-invalid={fieldError("groupsClaim") ? true : undefined}
-                  aria-describedby="oidc-groups-claim-hint"
-                />
-                <p id="oidc-groups-claim-hint" className="text-muted-foreground text-xs">
-                  {fieldError("groupsClaim") ??
-                    "The claim that lists a person's groups. Empty: groups are ignored."}
-                </p>
-              </div>
-              <div className="space-y-2">
-                <Label htmlFor="oidc-group-roles">Group → role</Label>
-                <Input
-                  id="oidc-group-roles"
-                  data-testid="oidc-form-group-roles"
-                  autoComplete="off"
-                  value={groupRoles}
-                  placeholder="cairn-admins=admin, writers=editor"
-                  onChange={(event) => setGroupRoles(event.target.value)}
-                  aria-invalid={fieldError("groupRoles") ? true : undefined}
-                  aria-describedby="oidc-group-roles-hint"
-                />
-                <p id="oidc-group-roles-hint" className="text-muted-foreground text-xs">
-                  {fieldError("groupRoles") ??
-                    `The highest mapped role is set in ${joinWorkspace} at every sign-in: the identity provider decides it.`}
-                </p>
-              </div>
+              <TextField
+                id="oidc-groups-claim"
+                label="Groups claim"
+                data-testid="oidc-form-groups-claim"
+                autoComplete="off"
+                value={groupsClaim}
+                placeholder="groups"
+                onValueChange={setGroupsClaim}
+                error={fieldError("groupsClaim")}
+                hintId="oidc-groups-claim-hint"
+                hint="The claim that lists a person's groups. Empty: groups are ignored."
+              />
+              <TextField
+                id="oidc-group-roles"
+                label="Group → role"
+                data-testid="oidc-form-group-roles"
+                autoComplete="off"
+                value={groupRoles}
+                placeholder="cairn-admins=admin, writers=editor"
+                onValueChange={setGroupRoles}
+                error={fieldError("groupRoles")}
+                hintId="oidc-group-roles-hint"
+                hint={`The highest mapped role is set in ${joinWorkspace} at every sign-in: the identity provider decides it.`}
+              />
             </div>
           </details>
           <FormMessage message={save.error ?? done} tone={save.error ? "error" : "info"} />

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { saveRetentionAction } from "@/app/(app)/admin/settings/retention-actions";
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
@@ -13,6 +13,34 @@ import type { RetentionSettingsValues } from "@/lib/erasure";
 /** Days as the input shows them: empty for forever. */
 const shown = (days: number | null) => (days === null ? "" : String(days));
 const parsed = (text: string) => (text.trim() === "" ? null : Number(text));
+
+/** A number of days, empty for forever; `children` explain what goes when. */
+function DaysField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  testId: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className="space-y-2">
+      <Label htmlFor={props.id}>{props.label}</Label>
+      <Input
+        id={props.id}
+        type="number"
+        min={1}
+        placeholder="Keep forever"
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        data-testid={props.testId}
+      />
+      <p className="text-muted-foreground text-xs">{props.children}</p>
+      <FormMessage message={props.error} />
+    </div>
+  );
+}
 
 /** Admin → Settings → Retention: how long chats and audit events are kept (empty: forever). */
 export function RetentionForm({ initial }: { initial: RetentionSettingsValues }) {
@@ -37,41 +65,29 @@ export function RetentionForm({ initial }: { initial: RetentionSettingsValues })
           );
         }}
       >
-        <div className="space-y-2">
-          <Label htmlFor="chatRetentionDays">Delete chats idle for more than (days)</Label>
-          <Input
-            id="chatRetentionDays"
-            type="number"
-            min={1}
-            placeholder="Keep forever"
-            value={chatDays}
-            onChange={(event) => setChatDays(event.target.value)}
-            data-testid="chat-retention-days"
-          />
-          <p className="text-muted-foreground text-xs">
-            Empty keeps chats forever. With a number, a job deletes every chat nobody has used for
-            that many days — its messages, turns and chat notes with their history — within the
-            hour. Memory files and company knowledge are not chats and stay.
-          </p>
-          <FormMessage message={fieldErrors?.chatRetentionDays?.[0]} />
-        </div>
-        <div className="space-y-2">
-          <Label htmlFor="auditRetentionDays">Delete audit events older than (days)</Label>
-          <Input
-            id="auditRetentionDays"
-            type="number"
-            min={1}
-            placeholder="Keep forever"
-            value={auditDays}
-            onChange={(event) => setAuditDays(event.target.value)}
-            data-testid="audit-retention-days"
-          />
-          <p className="text-muted-foreground text-xs">
-            Empty keeps the audit log forever. Nobody can edit or delete an audit event; only this
-            setting removes old ones.
-          </p>
-          <FormMessage message={fieldErrors?.auditRetentionDays?.[0]} />
-        </div>
+        <DaysField
+          id="chatRetentionDays"
+          label="Delete chats idle for more than (days)"
+          value={chatDays}
+          onChange={setChatDays}
+          testId="chat-retention-days"
+          error={fieldErrors?.chatRetentionDays?.[0]}
+        >
+          Empty keeps chats forever. With a number, a job deletes every chat nobody has used for
+          that many days — its messages, turns and chat notes with their history — within the hour.
+          Memory files and company knowledge are not chats and stay.
+        </DaysField>
+        <DaysField
+          id="auditRetentionDays"
+          label="Delete audit events older than (days)"
+          value={auditDays}
+          onChange={setAuditDays}
+          testId="audit-retention-days"
+          error={fieldErrors?.auditRetentionDays?.[0]}
+        >
+          Empty keeps the audit log forever. Nobody can edit or delete an audit event; only this
+          setting removes old ones.
+        </DaysField>
         <div className="flex items-center gap-3">
           <Button type="submit" disabled={pending} data-testid="save-retention">
             Save retention

@@ -7,6 +7,7 @@ import { promoteToTeamAction } from "@/app/(app)/review/promote-actions";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { FormMessage } from "@/components/ui/form-message";
+import type { ActionResult } from "@/lib/actions/result";
 import { useAction } from "@/lib/actions/use-action";
 
 const textareaClass =
@@ -38,14 +39,51 @@ function NoteField(props: { value: string; onChange: (value: string) => void }) 
 }
 
 /**
- * For a person who may read company knowledge but not change it: edit a file's text and send it
- * for review (a suggestion against the version shown), instead of saving.
+ * The why-note, the last failure and Send / Cancel: the foot of every form here that sends
+ * something for review.
  */
-export function SuggestFileChange(props: {
-  harnessDir: string;
-  path: string;
+function ReviewFormFoot(props: {
+  note: string;
+  onNoteChange: (value: string) => void;
+  error: string | null;
+  sendDisabled: boolean;
+  sendTestId: string;
+  sendLabel: string;
+  onSend: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <NoteField value={props.note} onChange={props.onNoteChange} />
+      <FormMessage message={props.error} />
+      <div className="flex flex-wrap gap-2">
+        <Button
+          size="sm"
+          disabled={props.sendDisabled}
+          data-testid={props.sendTestId}
+          onClick={props.onSend}
+        >
+          {props.sendLabel}
+        </Button>
+        <Button variant="ghost" size="sm" onClick={props.onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * "Suggest a change" for one text, against the version shown: a button that opens the text for
+ * editing with a why-note; `send` stores the suggestion (enabled once the text differs).
+ */
+function SuggestTextChange(props: {
   text: string;
-  cursor: string | number;
+  formClassName: string;
+  textareaLabel: string;
+  textareaClassName: string;
+  spellCheck?: boolean;
+  send: (text: string, note: string) => Promise<ActionResult<unknown>>;
 }) {
   const { pending, error, run } = useAction();
   const [open, setOpen] = useState(false);
@@ -65,44 +103,61 @@ export function SuggestFileChange(props: {
       </Button>
     );
   return (
-    <div className="space-y-2" data-testid="suggest-change-form">
+    <div className={props.formClassName} data-testid="suggest-change-form">
       <textarea
-        aria-label={`Suggested text of ${props.path}`}
+        aria-label={props.textareaLabel}
         data-testid="suggest-text"
-        spellCheck={false}
-        className={`${textareaClass} min-h-[16rem]`}
+        spellCheck={props.spellCheck}
+        className={`${textareaClass} ${props.textareaClassName}`}
         value={text}
         onChange={(event) => setText(event.target.value)}
       />
-      <NoteField value={note} onChange={setNote} />
-      <FormMessage message={error} />
-      <div className="flex flex-wrap gap-2">
-        <Button
-          size="sm"
-          disabled={pending || text === props.text}
-          data-testid="suggest-send"
-          onClick={() =>
-            run(
-              () =>
-                suggestFileChangeAction({
-                  harnessDir: props.harnessDir,
-                  path: props.path,
-                  content: text,
-                  baseCursor: props.cursor,
-                  baseContent: props.text,
-                  note,
-                }),
-              { onSuccess: () => setDone("Suggested for review: an editor or admin decides.") },
-            )
-          }
-        >
-          Send for review
-        </Button>
-        <Button variant="ghost" size="sm" onClick={() => setOpen(false)}>
-          Cancel
-        </Button>
-      </div>
+      <ReviewFormFoot
+        note={note}
+        onNoteChange={setNote}
+        error={error}
+        sendDisabled={pending || text === props.text}
+        sendTestId="suggest-send"
+        sendLabel="Send for review"
+        onSend={() =>
+          run(() => props.send(text, note), {
+            onSuccess: () => setDone("Suggested for review: an editor or admin decides."),
+          })
+        }
+        onCancel={() => setOpen(false)}
+      />
     </div>
+  );
+}
+
+/**
+ * For a person who may read company knowledge but not change it: edit a file's text and send it
+ * for review (a suggestion against the version shown), instead of saving.
+ */
+export function SuggestFileChange(props: {
+  harnessDir: string;
+  path: string;
+  text: string;
+  cursor: string | number;
+}) {
+  return (
+    <SuggestTextChange
+      text={props.text}
+      formClassName="space-y-2"
+      textareaLabel={`Suggested text of ${props.path}`}
+      textareaClassName="min-h-[16rem]"
+      spellCheck={false}
+      send={(content, note) =>
+        suggestFileChangeAction({
+          harnessDir: props.harnessDir,
+          path: props.path,
+          content,
+          baseCursor: props.cursor,
+          baseContent: props.text,
+          note,
+        })
+      }
+    />
   );
 }
 
@@ -113,62 +168,24 @@ export function SuggestEntryChange(props: {
   version: number;
   content: string;
 }) {
-  const { pending, error, run } = useAction();
-  const [open, setOpen] = useState(false);
-  const [content, setContent] = useState(props.content);
-  const [note, setNote] = useState("");
-  const [done, setDone] = useState<string | null>(null);
-  if (done) return <Suggested message={done} />;
-  if (!open)
-    return (
-      <Button
-        variant="outline"
-        size="sm"
-        data-testid="suggest-change"
-        onClick={() => setOpen(true)}
-      >
-        Suggest a change
-      </Button>
-    );
   return (
-    <div className="max-w-3xl space-y-2" data-testid="suggest-change-form">
-      <textarea
-        aria-label="Suggested content"
-        data-testid="suggest-text"
-        className={`${textareaClass} min-h-[12rem]`}
-        value={content}
-        onChange={(event) => setContent(event.target.value)}
-      />
-      <NoteField value={note} onChange={setNote} />
-      <FormMessage message={error} />
-      <div className="flex flex-wrap gap-2">
-        <Button
-          size="sm"
-          disabled={pending || content === props.content}
-          data-testid="suggest-send"
-          onClick={() =>
-            run(
-              () =>
-                suggestEntryChangeAction({
-                  action: "update",
-                  kind: props.kind,
-                  id: props.id,
-                  expectedVersion: props.version,
-                  content,
-                  note,
-                  source: "entry-page",
-                }),
-              { onSuccess: () => setDone("Suggested for review: an editor or admin decides.") },
-            )
-          }
-        >
-          Send for review
-        </Button>
-        <Button variant="ghost" size="sm" onClick={() => setOpen(false)}>
-          Cancel
-        </Button>
-      </div>
-    </div>
+    <SuggestTextChange
+      text={props.content}
+      formClassName="max-w-3xl space-y-2"
+      textareaLabel="Suggested content"
+      textareaClassName="min-h-[12rem]"
+      send={(content, note) =>
+        suggestEntryChangeAction({
+          action: "update",
+          kind: props.kind,
+          id: props.id,
+          expectedVersion: props.version,
+          content,
+          note,
+          source: "entry-page",
+        })
+      }
+    />
   );
 }
 
@@ -264,41 +281,38 @@ export function PromoteForm(props: {
         value={text}
         onChange={(event) => setText(event.target.value)}
       />
-      <NoteField value={note} onChange={setNote} />
-      <FormMessage message={error} />
-      <div className="flex flex-wrap gap-2">
-        <Button
-          size="sm"
-          disabled={pending || !text.trim() || (target === "entry" ? !title.trim() : !path.trim())}
-          data-testid="promote-send"
-          onClick={() =>
-            run(
-              () =>
-                promoteToTeamAction({
-                  to:
-                    target === "entry"
-                      ? { target, kind: props.kind ?? "memory", title }
-                      : { target, path },
-                  text,
-                  note,
-                }),
-              {
-                onSuccess: (result) =>
-                  setDone(
-                    result.status === "applied"
-                      ? "Added for the team."
-                      : "Suggested for review: an editor or admin decides.",
-                  ),
-              },
-            )
-          }
-        >
-          {props.canApply ? "Add for the team" : "Send for review"}
-        </Button>
-        <Button variant="ghost" size="sm" onClick={() => setOpen(false)}>
-          Cancel
-        </Button>
-      </div>
+      <ReviewFormFoot
+        note={note}
+        onNoteChange={setNote}
+        error={error}
+        sendDisabled={
+          pending || !text.trim() || (target === "entry" ? !title.trim() : !path.trim())
+        }
+        sendTestId="promote-send"
+        sendLabel={props.canApply ? "Add for the team" : "Send for review"}
+        onSend={() =>
+          run(
+            () =>
+              promoteToTeamAction({
+                to:
+                  target === "entry"
+                    ? { target, kind: props.kind ?? "memory", title }
+                    : { target, path },
+                text,
+                note,
+              }),
+            {
+              onSuccess: (result) =>
+                setDone(
+                  result.status === "applied"
+                    ? "Added for the team."
+                    : "Suggested for review: an editor or admin decides.",
+                ),
+            },
+          )
+        }
+        onCancel={() => setOpen(false)}
+      />
     </div>
   );
 }

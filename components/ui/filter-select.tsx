@@ -28,3 +28,14 @@ export const SCOPE_OPTIONS = [
   ["global", "Global"],
   ["local", "Local"],
 ] as const;
+
+/** A person filter's choices: each member by name (or email), the viewer as "Me". */
+export function memberOptions(
+  memberships: readonly { userId: string; user: { name: string | null; email: string } }[],
+  viewerId: string,
+): [value: string, label: string][] {
+  return memberships.map((membership) => [
+    membership.userId,
+    membership.userId === viewerId ? "Me" : membership.user.name || membership.user.email,
+  ]);
+}

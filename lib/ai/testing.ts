@@ -1,5 +1,22 @@
 import type { LanguageModel } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import type { ModelReady } from "./get-model";
+
+/**
+ * An environment with no AI_* variable and no Ollama, for a test's Cairn (`installTestCairn`'s
+ * `env`): only a model saved in the app counts. Nothing listens on the discard port, so the
+ * Ollama probe is refused at once.
+ */
+export const NO_MODEL_ENV: Record<string, string> = {
+  AI_PROVIDER: "",
+  AI_MODEL: "",
+  AI_API_KEY: "",
+  AI_BASE_URL: "",
+  AI_REFINE_MODEL: "",
+  OPENAI_API_KEY: "",
+  ANTHROPIC_API_KEY: "",
+  OLLAMA_BASE_URL: "http://127.0.0.1:9",
+};
 
 /**
  * What `getChatModel` / `getRefineModel` answer when `model` (an AI SDK mock) is configured: for
@@ -29,4 +46,31 @@ export function chatModelOnly<T extends object>(original: T, model: LanguageMode
     getChatModel: () => readyModel(model),
     getRefineModel: () => Promise.resolve(notReady),
   };
+}
+
+/**
+ * A mock `@/lib/ai` whose chat model is `chat` and whose refinement model is `refine`: for tests
+ * of turns that store refinement requests. Used as `chatModelOnly` is.
+ */
+export function chatAndRefineModels<T extends object>(
+  original: T,
+  models: { chat: LanguageModel; refine: LanguageModel },
+): T {
+  return {
+    ...original,
+    getChatModel: () => readyModel(models.chat),
+    getRefineModel: () => readyModel(models.refine),
+  };
+}
+
+/**
+ * A refinement model for tests where refinements are only requested, never run (no worker): it
+ * records calls like any mock and fails if one is made.
+ */
+export function idleRefineModel(): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: async () => {
+      throw new Error("no refinement runs in this test");
+    },
+  });
 }

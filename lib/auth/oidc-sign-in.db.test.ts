@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { sqlForDb } from "@/lib/sql-storage/sql";
 import { createUserInWorkspace } from "@/lib/accounts";
 import type { OidcConfig } from "@/lib/config";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   OIDC_PROVIDER_ID,
   passwordSignInAllowed,
@@ -29,13 +29,7 @@ const base: OidcConfig = {
 };
 
 describe(`OpenID Connect sign-in (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
+  const database = registerTestDatabase();
   beforeEach(async () => {
     const db = database.db;
     await db.account.deleteMany();

@@ -3,6 +3,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
+import { idleRefineModel } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
@@ -27,20 +28,14 @@ const chatModel = new MockLanguageModelV4({
     ),
 });
 // The refinement itself never runs here (no worker): the request is only stored and queued.
-const refineModel = new MockLanguageModelV4({
-  doGenerate: async () => {
-    throw new Error("no refinement runs in this test");
-  },
-});
+const refineModel = idleRefineModel();
 
 vi.mock("@/lib/ai", async (importOriginal) => {
-  const original = await importOriginal<typeof AiModule>();
-  const { readyModel } = await import("@/lib/ai/testing");
-  return {
-    ...original,
-    getChatModel: () => readyModel(chatModel),
-    getRefineModel: () => readyModel(refineModel),
-  };
+  const { chatAndRefineModels } = await import("@/lib/ai/testing");
+  return chatAndRefineModels(await importOriginal<typeof AiModule>(), {
+    chat: chatModel,
+    refine: refineModel,
+  });
 });
 
 /**

@@ -1,11 +1,10 @@
-import { installTestCairn } from "@/lib/cairn/testing";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
+import { describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { streamOf, textReply } from "@/lib/harness/testing";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -19,26 +18,7 @@ let calls = 0;
 const model = new MockLanguageModelV4({
   doStream: async () => {
     if (calls++ === 0) await firstMayAnswer;
-    return {
-      stream: simulateReadableStream({
-        chunks: [
-          { type: "stream-start", warnings: [] },
-          { type: "text-start", id: "t" },
-          { type: "text-delta", id: "t", delta: `answer ${calls}` },
-          { type: "text-end", id: "t" },
-          {
-            type: "finish",
-            usage: {
-              inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-              outputTokens: { total: 5, text: 5, reasoning: undefined },
-            },
-            finishReason: { unified: "stop", raw: "stop" },
-          },
-        ],
-        initialDelayInMs: null,
-        chunkDelayInMs: null,
-      }),
-    };
+    return streamOf(textReply(`answer ${calls}`));
   },
 });
 
@@ -56,32 +36,10 @@ function promptText(index: number): string {
 }
 
 describe(`concurrent turns in one chat (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  let actor: Actor;
-  let chatId: string;
-  let app: ReturnType<typeof installTestCairn>;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = installTestCairn({ database: database.target });
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      role: "admin",
-      workspaceName: "Acme",
-    });
-    actor = { userId: user.id, workspaceId: workspace.id, role: "admin" };
-    chatId = (
-      await database.db.chat.create({
-        data: { workspaceId: workspace.id, userId: user.id, title: "Notes" },
-      })
-    ).id;
-  });
-  afterAll(async () => {
-    await app.cleanup();
-    await database.cleanup();
-  });
+  const world = registerAppTestWorld({ role: "admin", email: "ada@example.com" });
 
   it("runs one turn, refuses the others as busy, and keeps each prompt to its own chat", async () => {
+    const { database, actor, chatId } = world;
     const { startChatTurn } = await import("./run-chat-turn");
     const first = await startChatTurn({ actor, chatId, message: userMessage("m1", "first") });
     expect(first.status).toBe("started");

@@ -143,6 +143,26 @@ async function relevantPassages(actor: Actor, text: string, tokenBudget: number)
 }
 
 /**
+ * Both kinds of turn's telemetry: a span per model step under the turn's, when traces are on
+ * (decision 0038); nothing otherwise.
+ */
+function turnTelemetry(
+  root: ReturnType<typeof cairn>,
+  span: TurnSpan,
+): Pick<HarnessDefinition<AppExtraBody, AppSession>, "telemetry"> {
+  if (root.config.tracing.endpoint === null) return {};
+  return {
+    telemetry: {
+      isEnabled: true,
+      recordInputs: root.config.tracing.content,
+      recordOutputs: root.config.tracing.content,
+      functionId: "cairn.chat.turn",
+      integrations: [span.modelSteps],
+    },
+  };
+}
+
+/**
  * The harness definition of a temporary chat's turn (issue 26, decision 0055): the model and
  * the chat's own messages only. No persistent dirs (so no memory, company knowledge, docs,
  * `memory` or `bash` tool), no harness store (no prompt notes, memories, skills or sub-agents in
@@ -165,15 +185,7 @@ function temporaryHarness(
       threshold: root.config.compactionThreshold,
     },
     logger,
-    ...(root.config.tracing.endpoint !== null && {
-      telemetry: {
-        isEnabled: true,
-        recordInputs: root.config.tracing.content,
-        recordOutputs: root.config.tracing.content,
-        functionId: "cairn.chat.turn",
-        integrations: [span.modelSteps],
-      },
-    }),
+    ...turnTelemetry(root, span),
   };
 }
 
@@ -227,16 +239,7 @@ function appHarness(
     recentRefinements: () =>
       listRecentRefinements(getSql(), { workspaceId: actor.workspaceId, chatId }),
     logger,
-    // A span per model step under the turn's, when traces are on (decision 0038).
-    ...(root.config.tracing.endpoint !== null && {
-      telemetry: {
-        isEnabled: true,
-        recordInputs: root.config.tracing.content,
-        recordOutputs: root.config.tracing.content,
-        functionId: "cairn.chat.turn",
-        integrations: [span.modelSteps],
-      },
-    }),
+    ...turnTelemetry(root, span),
   };
   return definition;
 }

@@ -4,12 +4,11 @@
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import { installTestCairn } from "@/lib/cairn/testing";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import { openTurnCheckout, runMemoryCommand, type Actor } from "@/lib/harness";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { openTurnCheckout, runMemoryCommand } from "@/lib/harness";
 import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 
 vi.hoisted(() => {
@@ -66,30 +65,13 @@ const POLICY = [
 ].join("\n");
 
 describe(`a turn's search leads to a view of the right lines (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  let actor: Actor;
-  let chatId: string;
-  let app: ReturnType<typeof installTestCairn>;
+  const world = registerAppTestWorld({ role: "editor", email: "ada@example.com" });
   beforeAll(async () => {
-    database = await createTestDatabase();
-    app = installTestCairn({ database: database.target });
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      role: "editor",
-      workspaceName: "Acme",
-    });
-    actor = { userId: user.id, workspaceId: workspace.id, role: "editor" };
-    chatId = (
-      await database.db.chat.create({
-        data: { workspaceId: workspace.id, userId: user.id, title: "Policy" },
-      })
-    ).id;
     const { cairn } = await import("@/lib/cairn");
     const dirs = cairn().persistentDirs;
     const turn = await openTurnCheckout({
       dirs: dirs.dirs,
-      extraBody: { actor },
+      extraBody: { actor: world.actor },
       session: null,
       commitLog: dirs.commitLog,
     });
@@ -100,10 +82,6 @@ describe(`a turn's search leads to a view of the right lines (${testDatabaseProv
     });
     expect((await turn.finishTurn({ status: "completed" })).status).toBe("succeeded");
   });
-  afterAll(async () => {
-    await app.cleanup();
-    await database.cleanup();
-  });
 
   it("searches, then views exactly the passage's lines", async () => {
     const { startChatTurn } = await import("./run-chat-turn");
@@ -112,7 +90,7 @@ describe(`a turn's search leads to a view of the right lines (${testDatabaseProv
       role: "user",
       parts: [{ type: "text", text: "How long is the retention window for customer data?" }],
     };
-    const started = await startChatTurn({ actor, chatId, message });
+    const started = await startChatTurn({ actor: world.actor, chatId: world.chatId, message });
     expect(started.status).toBe("started");
     if (started.status === "started")
       expect(await started.response.text()).toContain("Ninety days.");

@@ -3,12 +3,10 @@
 // stored answer is cut to exactly that, marked stopped.
 import { simulateReadableStream, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
+import { describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import { installTestCairn } from "@/lib/cairn/testing";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor } from "@/lib/sql-storage/sql";
 import { cutToShown, keepShownPartOfStoppedReply } from "./stopped-reply";
 
@@ -73,26 +71,10 @@ describe("cutToShown", () => {
 });
 
 describe(`a stopped reply (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  let actor: Actor;
-  let app: ReturnType<typeof installTestCairn>;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = installTestCairn({ database: database.target });
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      role: "member",
-      workspaceName: "Acme",
-    });
-    actor = { userId: user.id, workspaceId: workspace.id, role: "member" };
-  });
-  afterAll(async () => {
-    await app.cleanup();
-    await database.cleanup();
-  });
+  const world = registerAppTestWorld({ role: "member", email: "ada@example.com" });
 
   it("stores what the browser showed when Stop was pressed, labelled stopped", async () => {
+    const { database, actor } = world;
     const chat = await database.db.chat.create({
       data: { workspaceId: actor.workspaceId, userId: actor.userId, title: "Stop me" },
     });
@@ -141,6 +123,7 @@ describe(`a stopped reply (${testDatabaseProvider()})`, () => {
   });
 
   it("leaves a reply that was not stopped whole, and says when no turn answered", async () => {
+    const { database, actor } = world;
     const chat = await database.db.chat.create({
       data: { workspaceId: actor.workspaceId, userId: actor.userId, title: "Whole" },
     });

@@ -1,10 +1,8 @@
 // Issue 26: temporary chats are never listed and are deleted 24 hours after they started, by a
 // job on the durable queue (the `Job` table on SQLite, pg-boss on PostgreSQL).
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
-import { installTestCairn } from "@/lib/cairn/testing";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import { testJobQueues } from "@/lib/jobs/testing";
 import { searchPassages } from "@/lib/search";
 import { sqlFor } from "@/lib/sql-storage/sql";
@@ -25,28 +23,12 @@ vi.mock("server-only", () => ({}));
 const HOUR = 60 * 60 * 1000;
 
 describe(`temporary chats (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  let actor: Actor;
-  let app: ReturnType<typeof installTestCairn>;
-  const queues = testJobQueues(() => database.target);
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = installTestCairn({ database: database.target });
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      role: "member",
-      workspaceName: "Acme",
-    });
-    actor = { userId: user.id, workspaceId: workspace.id, role: "member" };
-  });
+  const world = registerAppTestWorld({ role: "member", email: "ada@example.com" });
+  const queues = testJobQueues(() => world.database.target);
   afterEach(() => queues.closeAll());
-  afterAll(async () => {
-    await app.cleanup();
-    await database.cleanup();
-  });
 
   async function chat(title: string, options: { temporary?: boolean; ageHours?: number } = {}) {
+    const { database, actor } = world;
     const createdAt = new Date(Date.now() - (options.ageHours ?? 0) * HOUR);
     const row = await database.db.chat.create({
       data: {
@@ -73,6 +55,7 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
   }
 
   it("lists permanent chats only, also when searching", async () => {
+    const { database, actor } = world;
     const kept = await chat("Kept plans");
     const temporary = await chat("Secret plans", { temporary: true });
     const page = await listChats(actor, { sql: database.sql });
@@ -92,6 +75,7 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
   });
 
   it("deletes temporary chats 24 hours old with their messages and turns, and nothing else", async () => {
+    const { database } = world;
     const old = await chat("Old temporary", { temporary: true, ageHours: 25 });
     const young = await chat("Young temporary", { temporary: true, ageHours: 23 });
     const permanent = await chat("Old permanent", { ageHours: 48 });
@@ -113,6 +97,7 @@ describe(`temporary chats (${testDatabaseProvider()})`, () => {
   });
 
   it("the deletion job, enqueued when the chat starts, deletes it once its 24 hours are up", async () => {
+    const { database } = world;
     const due = await chat("Due temporary", { temporary: true, ageHours: 24.5 });
     const queue = queues.open();
     // Enqueued as the app does at creation, with a day's delay…

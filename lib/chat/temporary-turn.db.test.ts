@@ -3,14 +3,13 @@
 // delegate, search or refine tool, and no harness, dirs or memory prompt sections — where a
 // normal chat's turn in the same workspace has them all.
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
-import { simulateReadableStream, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createUserInWorkspace } from "@/lib/accounts";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import { installTestCairn } from "@/lib/cairn/testing";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
-import type { Actor } from "@/lib/harness";
+import { testDatabaseProvider } from "@/lib/db/testing";
+import { streamOf, textReply } from "@/lib/harness/testing";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -18,26 +17,7 @@ vi.hoisted(() => {
 vi.mock("server-only", () => ({}));
 
 const model = new MockLanguageModelV4({
-  doStream: async () => ({
-    stream: simulateReadableStream({
-      chunks: [
-        { type: "stream-start", warnings: [] },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Noted for now." },
-        { type: "text-end", id: "t" },
-        {
-          type: "finish",
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-            outputTokens: { total: 5, text: 5, reasoning: undefined },
-          },
-          finishReason: { unified: "stop", raw: "stop" },
-        },
-      ],
-      initialDelayInMs: null,
-      chunkDelayInMs: null,
-    }),
-  }),
+  doStream: async () => streamOf(textReply("Noted for now.")),
 });
 
 vi.mock("@/lib/ai", async (importOriginal) => {
@@ -61,36 +41,25 @@ function systemText(call: LanguageModelV4CallOptions): string {
 }
 
 describe(`a temporary chat's turn (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
-  let actor: Actor;
-  let app: ReturnType<typeof installTestCairn>;
+  const world = registerAppTestWorld({ role: "admin", email: "ada@example.com" });
   beforeAll(async () => {
-    database = await createTestDatabase();
-    app = installTestCairn({ database: database.target });
-    const { user, workspace } = await createUserInWorkspace(database.db, {
-      email: "ada@example.com",
-      password: "long-password",
-      role: "admin",
-      workspaceName: "Acme",
-    });
-    actor = { userId: user.id, workspaceId: workspace.id, role: "admin" };
     // Something the harness would show in every normal turn's prompt.
     const { harnessFor } = await import("@/lib/harness-for-actor");
-    const harness = await harnessFor(actor, null);
+    const harness = await harnessFor(world.actor, null);
     await harness.createMemory({
       title: "Deploy day",
       content: "We deploy on Fridays-harness-marker.",
       global: true,
     });
   });
-  afterAll(async () => {
-    await app.cleanup();
-    await database.cleanup();
-  });
 
   async function runTurn(chatId: string, id: string, text: string) {
     const { startChatTurn } = await import("./run-chat-turn");
-    const started = await startChatTurn({ actor, chatId, message: userMessage(id, text) });
+    const started = await startChatTurn({
+      actor: world.actor,
+      chatId,
+      message: userMessage(id, text),
+    });
     expect(started.status).toBe("started");
     if (started.status !== "started") throw new Error(started.status);
     const body = await started.response.text();
@@ -99,6 +68,7 @@ describe(`a temporary chat's turn (${testDatabaseProvider()})`, () => {
   }
 
   it("sends no memory, harness or search tools and no harness, dirs or memory sections; a normal chat's turn has them", async () => {
+    const { database, actor } = world;
     const normal = await database.db.chat.create({
       data: { workspaceId: actor.workspaceId, userId: actor.userId, title: "Normal" },
     });
@@ -158,6 +128,7 @@ describe(`a temporary chat's turn (${testDatabaseProvider()})`, () => {
   });
 
   it("refuses /refine in a temporary chat, storing nothing", async () => {
+    const { database, actor } = world;
     const temporary = await database.db.chat.create({
       data: {
         workspaceId: actor.workspaceId,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AuthModule from "@/lib/auth/auth";
+import { NO_MODEL_ENV } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { modelKeyFromSecret, saveModelSettings } from "@/lib/model-settings";
 import { loadChatMessages } from "./messages";
@@ -34,17 +35,6 @@ vi.mock("@/lib/auth/auth", async (importOriginal) => ({
       expires: new Date(Date.now() + 3_600_000).toISOString(),
     },
 }));
-
-const NO_MODEL_ENV = {
-  AI_PROVIDER: "",
-  AI_MODEL: "",
-  AI_API_KEY: "",
-  AI_BASE_URL: "",
-  AI_REFINE_MODEL: "",
-  OPENAI_API_KEY: "",
-  ANTHROPIC_API_KEY: "",
-  OLLAMA_BASE_URL: "http://127.0.0.1:9",
-};
 
 /** A one-answer OpenAI-compatible endpoint on loopback, for the model saved mid-test. */
 async function startTinyModelServer() {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
+import { idleRefineModel } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, TurnTraceEvent } from "@/lib/harness";
 import { streamOf, textReply } from "@/lib/harness/testing";
@@ -18,20 +19,14 @@ const chatModel = new MockLanguageModelV4({
   doStream: async () => streamOf(textReply("The deploy day is Tuesday.")),
 });
 // Refinements are only requested here (no worker runs them).
-const refineModel = new MockLanguageModelV4({
-  doGenerate: async () => {
-    throw new Error("no refinement runs in this test");
-  },
-});
+const refineModel = idleRefineModel();
 
 vi.mock("@/lib/ai", async (importOriginal) => {
-  const original = await importOriginal<typeof AiModule>();
-  const { readyModel } = await import("@/lib/ai/testing");
-  return {
-    ...original,
-    getChatModel: () => readyModel(chatModel),
-    getRefineModel: () => readyModel(refineModel),
-  };
+  const { chatAndRefineModels } = await import("@/lib/ai/testing");
+  return chatAndRefineModels(await importOriginal<typeof AiModule>(), {
+    chat: chatModel,
+    refine: refineModel,
+  });
 });
 
 describe(`answer outcomes (${testDatabaseProvider()})`, () => {

@@ -8,6 +8,7 @@ import { createPersistentDirsService } from "@/lib/workspace-dirs";
 import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { handleMcpRequest, type HandleMcpRequestOptions } from "./handle-mcp-request";
 import { sqlForDb } from "@/lib/sql-storage/sql";
+import { mcpPost } from "./testing";
 
 const database = registerTestDatabase();
 let base: Omit<HandleMcpRequestOptions, "slots" | "rate">;
@@ -35,17 +36,7 @@ beforeAll(async () => {
 });
 
 function post(body: BodyInit, headers: Record<string, string> = {}) {
-  return new Request("http://localhost/api/mcp", {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body,
-    duplex: "half",
-  } as RequestInit & { duplex: "half" });
+  return mcpPost({ token, body, headers });
 }
 
 let nextId = 1;

@@ -20,6 +20,7 @@ import { harnessStorageFor, listDirCommits, sqlFor } from "@/lib/sql-storage";
 import { createCairnMcpServer } from "./create-cairn-mcp-server";
 import { handleMcpRequest } from "./handle-mcp-request";
 import { sqlForDb } from "@/lib/sql-storage/sql";
+import { mcpPost } from "./testing";
 
 const database = registerTestDatabase();
 let dirs: PersistentDirsService;
@@ -190,13 +191,8 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
 
     const { token, identity } = await identityFor("member", "client-name");
     const initialized = await handleMcpRequest(
-      new Request("http://localhost/api/mcp", {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
+      mcpPost({
+        token,
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 1,
@@ -234,16 +230,7 @@ describe(`MCP tools on ${testDatabaseProvider()}`, () => {
     });
     const call = (headers: Record<string, string>, allowedOrigins: string[] = []) =>
       handleMcpRequest(
-        new Request("http://127.0.0.1:3000/api/mcp", {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${token}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            ...headers,
-          },
-          body: initialize,
-        }),
+        mcpPost({ url: "http://127.0.0.1:3000/api/mcp", token, body: initialize, headers }),
         { sql: sqlForDb(database.db), dirs, harnessStorage, allowedOrigins },
       );
 

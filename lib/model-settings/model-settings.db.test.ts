@@ -8,6 +8,7 @@ import { getChatModel, getRefineModel } from "@/lib/ai";
 import { createCairn } from "@/lib/cairn";
 import { testConfig } from "@/lib/cairn/testing";
 import { findChatForTurn, sqlOf } from "@/lib/chat/queries";
+import { NO_MODEL_ENV } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import {
   deleteModelSettings,
@@ -15,19 +16,6 @@ import {
   readModelSettingsView,
   saveModelSettings,
 } from "./index";
-
-/** No AI_* variable and no Ollama: only what is saved in the app counts. */
-const NO_MODEL_ENV = {
-  AI_PROVIDER: "",
-  AI_MODEL: "",
-  AI_API_KEY: "",
-  AI_BASE_URL: "",
-  AI_REFINE_MODEL: "",
-  OPENAI_API_KEY: "",
-  ANTHROPIC_API_KEY: "",
-  // Nothing listens on the discard port: the Ollama probe is refused at once.
-  OLLAMA_BASE_URL: "http://127.0.0.1:9",
-};
 
 const key = modelKeyFromSecret(process.env.AUTH_SECRET!);
 

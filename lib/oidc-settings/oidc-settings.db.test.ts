@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { sqlForDb, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { resolveOidcSignIn } from "@/lib/auth/oidc-sign-in";
-import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
+import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   createSavedOidc,
   deleteOidcSettings,
@@ -31,15 +31,9 @@ const form: OidcSettingsInput = {
 };
 
 describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})`, () => {
-  let database: TestDatabase;
+  const database = registerTestDatabase();
   let firstWorkspaceId: string;
   let firstAdminId: string;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.cleanup();
-  });
   beforeEach(async () => {
     const db = database.db;
     await db.oidcSettings.deleteMany();

@@ -10,6 +10,7 @@ import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { promoteToTeam } from "./promote";
 import type { ReviewDeps } from "./review";
 import { getSuggestion, listPendingRefinements } from "./suggestion-store";
+import { createTestMembers } from "@/lib/workspace-dirs/testing";
 
 // Issue 27, item 2: "Suggest for the team" promotes a note or a passage — a suggestion for a
 // member, applied in one step for an editor — and pending global refinements share the queue.
@@ -25,14 +26,7 @@ const COMPANY = "/persistent/company";
 beforeAll(async () => {
   const db = database.db;
   await db.workspace.create({ data: { id: "wp", name: "wp" } });
-  for (const actor of [member, editor]) {
-    await db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    await db.membership.create({
-      data: { userId: actor.userId, workspaceId: "wp", role: actor.role },
-    });
-  }
+  await createTestMembers(db, [member, editor]);
   service = createPersistentDirsService({ db, target: database.target });
   deps = {
     sql: sqlFor(database.target),

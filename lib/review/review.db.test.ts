@@ -13,6 +13,7 @@ import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { approveSuggestion, rejectSuggestion, type ReviewDeps } from "./review";
 import { suggestGlobalEntryChange } from "./suggest-entry";
 import { getSuggestion, listSuggestions } from "./suggestion-store";
+import { createTestMembers, saveOverCurrent } from "@/lib/workspace-dirs/testing";
 
 // Issue 27, item 1: a member's write to company knowledge or a global entry becomes a
 // suggestion; editors approve (as any write, with provenance), approve over a conflict, edit then
@@ -34,14 +35,7 @@ const POLICY = ["# Travel", "Book economy.", "Receipts within 30 days.", "Ask yo
 beforeAll(async () => {
   const db = database.db;
   await db.workspace.create({ data: { id: "w1", name: "w1" } });
-  for (const actor of [member, editor, demoted]) {
-    await db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    await db.membership.create({
-      data: { userId: actor.userId, workspaceId: "w1", role: actor.role },
-    });
-  }
+  await createTestMembers(db, [member, editor, demoted]);
   await db.chat.create({
     data: { id: "c-member", workspaceId: "w1", userId: member.userId, title: "c" },
   });
@@ -55,16 +49,7 @@ beforeAll(async () => {
 });
 
 async function save(actor: Actor, path: string, content: string) {
-  const opened = await service.readFile({ actor, harnessDir: COMPANY, path });
-  const listed = await service.listFiles({ actor, harnessDir: COMPANY });
-  const saved = await service.saveFile({
-    actor,
-    harnessDir: COMPANY,
-    path,
-    content,
-    baseCursor: opened?.cursor ?? listed.cursor,
-    baseContent: opened?.text ?? null,
-  });
+  const saved = await saveOverCurrent(service, { actor, harnessDir: COMPANY, path, content });
   expect(saved.status).toBe("saved");
 }
 

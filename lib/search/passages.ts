@@ -85,6 +85,9 @@ export function splitIntoPassages(text: string): Passage[] {
   }
   const passages: Passage[] = [];
   let open: (Passage & { chars: number }) | null = null;
+  // A finished passage, without its running size.
+  const close = ({ chars: _chars, ...passage }: Passage & { chars: number }) =>
+    passages.push(passage);
   for (const piece of pieces) {
     const body = piece.lines.join("\n");
     const end = piece.start + piece.lines.length - 1;
@@ -101,13 +104,7 @@ export function splitIntoPassages(text: string): Passage[] {
       open.chars += body.length + 2;
       continue;
     }
-    if (open)
-      passages.push({
-        heading: open.heading,
-        text: open.text,
-        lineStart: open.lineStart,
-        lineEnd: open.lineEnd,
-      });
+    if (open) close(open);
     open = {
       heading: piece.heading,
       text: body,
@@ -116,13 +113,7 @@ export function splitIntoPassages(text: string): Passage[] {
       chars: body.length,
     };
   }
-  if (open)
-    passages.push({
-      heading: open.heading,
-      text: open.text,
-      lineStart: open.lineStart,
-      lineEnd: open.lineEnd,
-    });
+  if (open) close(open);
   return passages;
 }
 

@@ -13,6 +13,7 @@ import {
   type DocumentConvertPayload,
   type UploadService,
 } from "./upload-service";
+import { createTestMembers } from "@/lib/workspace-dirs/testing";
 
 // Uploads and their conversion jobs on the test database (SQLite by default, PostgreSQL with
 // CAIRN_TEST_DB=postgres): one commit per batch, refusals per file, conversions exactly once
@@ -31,14 +32,7 @@ let dirs: PersistentDirsService;
 
 beforeAll(async () => {
   await database.db.workspace.create({ data: { id: editor.workspaceId, name: "Uploads" } });
-  for (const actor of [editor, member]) {
-    await database.db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    await database.db.membership.create({
-      data: { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role },
-    });
-  }
+  await createTestMembers(database.db, [editor, member]);
   dirs = createPersistentDirsService({ db: database.db, target: database.target });
 });
 

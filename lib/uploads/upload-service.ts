@@ -6,6 +6,7 @@ import {
   HarnessError,
   type Actor,
   type ChangeSet,
+  type DirCursor,
   type FileContent,
 } from "@/lib/harness";
 import {
@@ -154,6 +155,18 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
     if (!dir) throw new Error(`No persistent dir ${harnessDir}.`);
     return dir;
   };
+  /** Commits one change to `dir`, retried up to five times while other commits land. */
+  const commitTo = (
+    dir: AppDir,
+    extraBody: AppExtraBody,
+    change: {
+      changes: ChangeSet;
+      base: Record<string, FileContent | null>;
+      baseCursor: DirCursor;
+      mergeText: boolean;
+    },
+  ) =>
+    commitChangeSet({ dir: dir.definition, extraBody, session: null, ...change, maxAttempts: 5 });
   const maxFileBytes = (dir: AppDir) =>
     Math.min(
       options.limits?.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
@@ -231,15 +244,11 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
           });
         }
       }
-      const outcome = await commitChangeSet({
-        dir: dir.definition,
-        extraBody,
-        session: null,
+      const outcome = await commitTo(dir, extraBody, {
         changes,
         base,
         baseCursor: current.cursor,
         mergeText: false,
-        maxAttempts: 5,
       });
       if (outcome.status === "conflict" || outcome.status === "failed") {
         const message =
@@ -309,17 +318,13 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
         changes.deleted.push(payload.originalPath);
         base[payload.originalPath] = original;
       }
-      const outcome = await commitChangeSet({
-        dir: dir.definition,
-        extraBody,
-        session: null,
+      const outcome = await commitTo(dir, extraBody, {
         changes,
         base,
         baseCursor: current.cursor,
         // The placeholder as base: if another worker replaced it meanwhile, this is a conflict
         // and nothing is written twice.
         mergeText: false,
-        maxAttempts: 5,
       });
       if (outcome.status === "conflict") return "skipped";
       if (outcome.status === "failed") {
@@ -344,16 +349,12 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
           updated: base === null ? [] : [{ path: IMPORTED_NOTES_PATH, content }],
           deleted: [],
         };
-        const outcome = await commitChangeSet({
-          dir: dir.definition,
-          extraBody,
-          session: null,
+        const outcome = await commitTo(dir, extraBody, {
           changes,
           base: { [IMPORTED_NOTES_PATH]: base },
           baseCursor: current.cursor,
           // Two accepts at once both append: a line-wise merge keeps both.
           mergeText: true,
-          maxAttempts: 5,
         });
         if (outcome.status === "stored" || outcome.status === "already-applied")
           return { path: IMPORTED_NOTES_PATH };

@@ -8,6 +8,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { parseFaultInjection } from "./fault-injection";
 import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import { createTestMembers } from "./testing";
 
 const database = registerTestDatabase();
 let docsFolder: string;
@@ -23,14 +24,7 @@ beforeAll(async () => {
   for (const workspaceId of ["w1", "w2"]) {
     await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
   }
-  for (const actor of [editor, member, admin, outsider]) {
-    await database.db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    await database.db.membership.create({
-      data: { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role },
-    });
-  }
+  await createTestMembers(database.db, [editor, member, admin, outsider]);
   docsFolder = await mkdtemp(path.join(tmpdir(), "cairn-docs-"));
   await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
   service = createPersistentDirsService({

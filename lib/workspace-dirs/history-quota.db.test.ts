@@ -11,6 +11,7 @@ import { createCairnMcpServer } from "@/lib/mcp";
 import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { compactHistory } from "./history-compaction";
 import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import { saveOverCurrent } from "./testing";
 
 // Issue 31, finding 5: rewriting one 1 MB file 40 times added 43 MB of history. With a history
 // quota (decision 0030) the write past it is refused at every door — the Files editor, a chat
@@ -44,16 +45,7 @@ beforeAll(async () => {
 });
 
 async function save(path: string, content: string) {
-  const opened = await service.readFile({ actor: member, harnessDir: USER, path });
-  const listed = await service.listFiles({ actor: member, harnessDir: USER });
-  return service.saveFile({
-    actor: member,
-    harnessDir: USER,
-    path,
-    content,
-    baseCursor: opened?.cursor ?? listed.cursor,
-    baseContent: opened?.text ?? null,
-  });
+  return saveOverCurrent(service, { actor: member, harnessDir: USER, path, content });
 }
 
 describe(`dir history quota at each door on ${testDatabaseProvider()}`, () => {

@@ -19,6 +19,7 @@ import {
 } from "@/lib/harness/testing";
 import type { AppExtraBody, AppSession } from "./app-dirs";
 import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import { createTestMembers, saveOverCurrent } from "./testing";
 
 // Issue 31, finding 6: an editor plants instructions in company knowledge; an admin's agent reads
 // them and copies the admin's private memory into company knowledge, which the editor reads.
@@ -52,13 +53,8 @@ const ONBOARDING = [
 beforeAll(async () => {
   const db = database.db;
   await db.workspace.create({ data: { id: "w1", name: "w1" } });
+  await createTestMembers(db, [admin, editor]);
   for (const actor of [admin, editor]) {
-    await db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    await db.membership.create({
-      data: { userId: actor.userId, workspaceId: "w1", role: actor.role },
-    });
     await db.chat.create({
       data: { id: `c-${actor.userId}`, workspaceId: "w1", userId: actor.userId, title: "c" },
     });
@@ -70,16 +66,7 @@ beforeAll(async () => {
 
 /** Saves `content` over `path` from the Files page, as whatever it holds now. */
 async function save(actor: Actor, harnessDir: string, path: string, content: string) {
-  const opened = await service.readFile({ actor, harnessDir, path });
-  const listed = await service.listFiles({ actor, harnessDir });
-  const saved = await service.saveFile({
-    actor,
-    harnessDir,
-    path,
-    content,
-    baseCursor: opened?.cursor ?? listed.cursor,
-    baseContent: opened?.text ?? null,
-  });
+  const saved = await saveOverCurrent(service, { actor, harnessDir, path, content });
   expect(saved.status).toBe("saved");
 }
 

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import { createTestMembers, saveOverCurrent } from "./testing";
 
 // The chat's failed-save line: a turn's live save status and its inline Retry (issue 15, item 8).
 
@@ -20,14 +21,8 @@ const COMPANY = "/persistent/company";
 beforeAll(async () => {
   const db = database.db;
   await db.workspace.create({ data: { id: "w1", name: "w1" } });
+  await createTestMembers(db, [member, editor, neighbour]);
   for (const actor of [member, editor, neighbour]) {
-    await db.user.create({
-      data: { id: actor.userId, email: `${actor.userId}@example.com`, name: actor.userId },
-    });
-    // Company commits check the role again in the database.
-    await db.membership.create({
-      data: { userId: actor.userId, workspaceId: "w1", role: actor.role },
-    });
     await db.chat.create({
       data: { id: `c-${actor.userId}`, workspaceId: "w1", userId: actor.userId, title: "c" },
     });
@@ -37,16 +32,7 @@ beforeAll(async () => {
 
 /** Saves `content` over `path` from the Files page, as whatever it holds now. */
 async function edit(actor: Actor, harnessDir: string, path: string, content: string) {
-  const opened = await service.readFile({ actor, harnessDir, path });
-  const listed = await service.listFiles({ actor, harnessDir });
-  const saved = await service.saveFile({
-    actor,
-    harnessDir,
-    path,
-    content,
-    baseCursor: opened?.cursor ?? listed.cursor,
-    baseContent: opened?.text ?? null,
-  });
+  const saved = await saveOverCurrent(service, { actor, harnessDir, path, content });
   expect(saved.status).toBe("saved");
 }
 

@@ -8,7 +8,7 @@ import { STATUS_LABELS, TRIGGER_LABELS } from "@/components/refinements/refineme
 import { StatusBadge } from "@/components/refinements/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
+import { FilterSelect, SCOPE_OPTIONS, memberOptions } from "@/components/ui/filter-select";
 import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { isRollbackable, mayWriteRefinementScope, requireActor } from "@/lib/auth";
@@ -153,12 +153,7 @@ export default async function RefinementsPage({
           label="Who"
           value={filters.who}
           any="Anyone"
-          options={memberships.map((membership) => [
-            membership.userId,
-            membership.userId === actor.userId
-              ? "Me"
-              : membership.user.name || membership.user.email,
-          ])}
+          options={memberOptions(memberships, actor.userId)}
         />
         <Button type="submit" variant="outline">
           Filter

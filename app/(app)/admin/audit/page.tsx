@@ -2,7 +2,7 @@ import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonVariants } from "@/components/ui/button";
-import { FilterSelect } from "@/components/ui/filter-select";
+import { FilterSelect, memberOptions } from "@/components/ui/filter-select";
 import { Input } from "@/components/ui/input";
 import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
@@ -59,12 +59,7 @@ export default async function AuditPage({
           label="Person"
           value={query.person}
           any="Anyone"
-          options={members.map((membership) => [
-            membership.userId,
-            membership.userId === actor.userId
-              ? "Me"
-              : membership.user.name || membership.user.email,
-          ])}
+          options={memberOptions(members, actor.userId)}
         />
         <FilterSelect
           name="kind"

@@ -24,17 +24,22 @@ const change = {
   deleted: [],
 };
 
+/** What every commit here sends besides its dir: `change` over the first version of a.md. */
+const changeOverFirstVersion = {
+  extraBody: null,
+  session: null,
+  changes: change,
+  base: { "a.md": "one\n" },
+  baseCursor: 0,
+};
+
 describe("commitChange (the commit engine)", () => {
   it("traces started, lets the caller settle, then closes with the record it named", async () => {
     const { backing, dir, events, trace } = setup();
     const order: string[] = [];
     const { outcome, settled } = await commitChange({
       dir,
-      extraBody: null,
-      session: null,
-      changes: change,
-      base: { "a.md": "one\n" },
-      baseCursor: 0,
+      ...changeOverFirstVersion,
       trace: { ...trace, emit: (event) => (order.push(event.type), trace.emit(event)) },
       settle: async (result) => {
         order.push(`settle:${result.status}`);
@@ -58,11 +63,7 @@ describe("commitChange (the commit engine)", () => {
     const { backing, dir, events, trace } = setup();
     const { outcome } = await commitChange({
       dir,
-      extraBody: null,
-      session: null,
-      changes: change,
-      base: { "a.md": "one\n" },
-      baseCursor: 0,
+      ...changeOverFirstVersion,
       refusal: { code: "confirm:private-to-shared", message: "waits" },
       trace,
       settle: async () => ({
@@ -84,11 +85,7 @@ describe("commitChange (the commit engine)", () => {
     await expect(
       commitChange({
         dir,
-        extraBody: null,
-        session: null,
-        changes: change,
-        base: { "a.md": "one\n" },
-        baseCursor: 0,
+        ...changeOverFirstVersion,
         trace,
         settle: async () => {
           throw new Error("commit log down");
@@ -103,11 +100,7 @@ describe("commitChange (the commit engine)", () => {
     backing.writeExternally({ files: { "a.md": "three\n" } });
     const { outcome } = await commitChange({
       dir,
-      extraBody: null,
-      session: null,
-      changes: change,
-      base: { "a.md": "one\n" },
-      baseCursor: 0,
+      ...changeOverFirstVersion,
       mergeText: false,
       trace,
       settle: async () => ({ commitId: "rec-3" }),
@@ -126,11 +119,7 @@ describe("commitChangeSet through the engine", () => {
     const { backing, events, trace } = setup();
     const outcome = await commitChangeSet({
       dir: { harnessDir: "/persistent/notes", ...backing },
-      extraBody: null,
-      session: null,
-      changes: change,
-      base: { "a.md": "one\n" },
-      baseCursor: 0,
+      ...changeOverFirstVersion,
       trace,
     });
     expect(outcome.status).toBe("stored");

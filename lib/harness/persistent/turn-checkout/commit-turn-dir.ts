@@ -32,6 +32,19 @@ export interface TurnCommitContext {
   note?: string;
 }
 
+/** What `keepUnsettledTurnCommit` takes from the turn, for either way a turn's commit is kept. */
+function keptFromTurn(context: TurnCommitContext) {
+  return {
+    extraBody: context.extraBody,
+    session: context.session,
+    turnId: context.turnId,
+    commitLog: context.commitLog,
+    spool: context.spool,
+    retryPolicy: context.retryPolicy,
+    clock: context.trace.clock,
+  };
+}
+
 /**
  * Commits one dir of a turn (after-turn at the boundary, or manual through `commitManual()`)
  * through the commit engine: skipped when read-only or unchanged; held for the person when it
@@ -99,13 +112,7 @@ export async function commitTurnDir(
         baseCursor: state.cursor,
         owner: held ? held.owner : ownerOf(state.dir.definition, context.extraBody),
         held: held !== null,
-        extraBody: context.extraBody,
-        session: context.session,
-        turnId: context.turnId,
-        commitLog: context.commitLog,
-        spool: context.spool,
-        retryPolicy: context.retryPolicy,
-        clock: context.trace.clock,
+        ...keptFromTurn(context),
       });
       return { ...kept, commitId: kept.record?.id, error: kept.result.error };
     },
@@ -175,13 +182,7 @@ async function suggestTurnDir(
       baseCursor: state.cursor,
       owner: ownerOf(state.dir.definition, context.extraBody),
       held: true,
-      extraBody: context.extraBody,
-      session: context.session,
-      turnId: context.turnId,
-      commitLog: context.commitLog,
-      spool: context.spool,
-      retryPolicy: context.retryPolicy,
-      clock: context.trace.clock,
+      ...keptFromTurn(context),
     });
     // Held so it is never retried into the store, but it waits on Commit failures, not on the
     // private-text confirmation (which would store it).
