@@ -26,7 +26,7 @@ const PARALLEL = Number(process.env.BENCH_BODY_PARALLEL ?? 2);
 const app = await startAppServer({ port: PORT });
 try {
   const serverPid = serverPidBelow(app.pid);
-  const { user, workspace } = await createUserInWorkspace(app.db, {
+  const { user, workspace } = await createUserInWorkspace(sqlForDb(app.db), {
     email: "bench@acme.test",
     password: "bench-password",
     name: "Bench",

@@ -199,7 +199,7 @@ async function setUp(provider: "sqlite" | "postgresql", modelURL: string): Promi
   const warmChatIds: string[] = [];
   // User 0 runs the sequential turns; users 1..CHATS the concurrency run.
   for (let index = 0; index <= CHATS; index++) {
-    const { user, workspace } = await createUserInWorkspace(db, {
+    const { user, workspace } = await createUserInWorkspace(sqlForDb(db), {
       email: email(index),
       password: password(index),
       role: index === 0 ? "admin" : "member",

@@ -66,7 +66,7 @@ let results: string;
 beforeAll(
   async () => {
     app = await startAppServer({ port });
-    const { user, workspace } = await createUserInWorkspace(app.db, {
+    const { user, workspace } = await createUserInWorkspace(sqlForDb(app.db), {
       email: "conformance@acme.test",
       password: "integration-password",
       name: "Conformance",

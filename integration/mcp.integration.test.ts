@@ -31,7 +31,7 @@ beforeAll(
     // shared by every write of the file's editor); the rate has its own test (request-bodies).
     app = await startAppServer({ port, env: { CAIRN_TURNS_PER_MINUTE: "600" } });
     for (const role of ["editor", "member"] as const) {
-      const { user, workspace } = await createUserInWorkspace(app.db, {
+      const { user, workspace } = await createUserInWorkspace(sqlForDb(app.db), {
         email: `${role}@acme.test`,
         password: "integration-password",
         name: `${role[0]!.toUpperCase()}${role.slice(1)}`,

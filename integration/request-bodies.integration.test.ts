@@ -50,7 +50,7 @@ beforeAll(
       },
     });
     serverPid = serverPidBelow(app.pid);
-    const { user, workspace } = await createUserInWorkspace(app.db, {
+    const { user, workspace } = await createUserInWorkspace(sqlForDb(app.db), {
       email: "member@acme.test",
       password: "integration-password",
       name: "Member",

@@ -25,7 +25,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
   });
 
   async function memberWithToken(email = "mo@example.com") {
-    const { user, workspace } = await createUserInWorkspace(database.db, {
+    const { user, workspace } = await createUserInWorkspace(database.sql, {
       email,
       password,
       role: "member",
@@ -64,7 +64,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
     expect(await removeMember(sqlForDb(database.db), { membershipId: membership.id })).toBe(false);
 
     // Added again (the CLI adds an existing account whose password matches).
-    const readded = await createUserInWorkspace(database.db, {
+    const readded = await createUserInWorkspace(database.sql, {
       email: user.email,
       password,
       role: "member",
@@ -101,7 +101,7 @@ describe(`access tokens end with their membership (${testDatabaseProvider()})`, 
 
   it("keeps the tokens of the removed person's other workspaces", async () => {
     const { user, workspace, token } = await memberWithToken();
-    const other = await createUserInWorkspace(database.db, {
+    const other = await createUserInWorkspace(database.sql, {
       email: user.email,
       password,
       role: "member",

@@ -63,7 +63,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   });
 
   it("never returns the password hash unless asked for it", async () => {
-    const { user } = await createUserInWorkspace(database.db, {
+    const { user } = await createUserInWorkspace(database.sql, {
       email: "max@example.com",
       password: "long-password",
       role: "member",
@@ -79,21 +79,21 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
   });
 
   it("adds an existing user to a second workspace only with their password, and refuses duplicates", async () => {
-    await createUserInWorkspace(database.db, {
+    await createUserInWorkspace(database.sql, {
       email: "max@example.com",
       password: "long-password",
       role: "member",
       workspaceName: "Acme",
     });
     await expect(
-      createUserInWorkspace(database.db, {
+      createUserInWorkspace(database.sql, {
         email: "max@example.com",
         password: "other-password",
         role: "admin",
         workspaceName: "Beta",
       }),
     ).rejects.toMatchObject({ reason: "email_taken" });
-    const added = await createUserInWorkspace(database.db, {
+    const added = await createUserInWorkspace(database.sql, {
       email: "max@example.com",
       password: "long-password",
       role: "editor",
@@ -102,7 +102,7 @@ describe(`accounts (${testDatabaseProvider()})`, () => {
     expect(added.added).toBe(true);
     expect(await database.db.membership.count({ where: { userId: added.user.id } })).toBe(2);
     await expect(
-      createUserInWorkspace(database.db, {
+      createUserInWorkspace(database.sql, {
         email: "max@example.com",
         password: "long-password",
         role: "editor",

@@ -3,17 +3,14 @@ import { z } from "zod";
 import { hasErrorMarker, HarnessError, isRole, registerErrorType, type Role } from "@/lib/harness";
 import { revokeMemberAccessTokens } from "@/lib/access-tokens";
 import { recordAuditEvent, type AuditVia } from "@/lib/audit";
-import type { Db } from "@/lib/db";
 import { createId } from "@/lib/db/create-id";
 import {
   isUniqueViolation,
-  sqlForDb,
   toDate,
   toDateOrNull,
   type Sql,
   type SqlExecutor,
 } from "@/lib/sql-storage/sql";
-import { isSql } from "./current-actor";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
 /** Why an account step was refused. */
@@ -83,15 +80,6 @@ export function hashInviteToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/**
- * The SQL client for a database handle. Transitional (issue 29): tests and modules of the other
- * branch still hand a Prisma client to `createUserInWorkspace`; once all have moved, it takes
- * `Sql` only.
- */
-function sqlOf(database: Sql | Db): Sql {
-  return isSql(database) ? database : sqlForDb(database);
-}
-
 /** A user as the app reads one (never the password hash). */
 export interface UserRecord {
   id: string;
@@ -159,10 +147,9 @@ async function insertMembership(
  * password, or a user already in the workspace, is refused with `email_taken`.
  */
 export async function createUserInWorkspace(
-  database: Sql | Db,
+  sql: Sql,
   input: { email: string; password: string; name?: string; role: Role; workspaceName: string },
 ) {
-  const sql = sqlOf(database);
   const email = emailSchema.parse(input.email);
   const password = passwordSchema.parse(input.password);
   const workspaceName = workspaceNameSchema.parse(input.workspaceName);

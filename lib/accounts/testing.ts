@@ -2,6 +2,7 @@ import { installTestCairn } from "@/lib/cairn/testing";
 import { createTestDatabase, registerFixture, type TestDatabase } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { createUserInWorkspace } from "./accounts";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 /**
  * For tests of app modules that reach the process's Cairn (`getDb()`, `getPersistentDirs()`, …):
@@ -21,7 +22,7 @@ export async function createAppTestWorld(options: {
 }> {
   const database = await createTestDatabase();
   const app = installTestCairn({ database: database.target, env: options.env });
-  const { user, workspace } = await createUserInWorkspace(database.db, {
+  const { user, workspace } = await createUserInWorkspace(sqlForDb(database.db), {
     email: options.email ?? "eve@example.com",
     password: "long-password",
     role: options.role,

@@ -23,7 +23,7 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
   });
 
   async function admin() {
-    const { user, workspace } = await createUserInWorkspace(database.db, {
+    const { user, workspace } = await createUserInWorkspace(database.sql, {
       email: "ada@example.com",
       password: "long-password",
       role: "admin",
@@ -125,7 +125,7 @@ describe(`the audit log (${testDatabaseProvider()})`, () => {
 
   it("records the actions themselves: invites, tokens and removals, each with its event", async () => {
     const { userId, workspaceId } = await admin();
-    const { user: member } = await createUserInWorkspace(database.db, {
+    const { user: member } = await createUserInWorkspace(database.sql, {
       email: "mo@example.com",
       password: "long-password",
       role: "member",

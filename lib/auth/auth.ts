@@ -3,7 +3,6 @@ import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import { z } from "zod";
 import { cairn } from "@/lib/cairn";
-import { getDb } from "@/lib/db";
 import { createId } from "@/lib/db/create-id";
 import { getSql, type SqlExecutor } from "@/lib/sql-storage/sql";
 import { isRole } from "@/lib/harness";
@@ -151,7 +150,7 @@ const config: NextAuthConfig = {
             throw new PasswordSignInOff();
           }
           const address = clientAddressOf(request.headers);
-          result = await checkSignIn({ db: getDb(), ...parsed.data, address });
+          result = await checkSignIn({ sql: getSql(), ...parsed.data, address });
         } catch (cause) {
           if (cause instanceof PasswordSignInOff) throw cause;
           result = { status: "unavailable", cause };

@@ -36,7 +36,7 @@ describe(`OpenID Connect sign-in (${testDatabaseProvider()})`, () => {
     await db.membership.deleteMany();
     await db.user.deleteMany();
     await db.workspace.deleteMany();
-    await createUserInWorkspace(db, {
+    await createUserInWorkspace(sqlForDb(db), {
       email: "owner@example.com",
       password: "owner-password-1",
       role: "admin",

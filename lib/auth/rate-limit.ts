@@ -1,5 +1,4 @@
-import type { Db } from "@/lib/db";
-import { sqlForDb, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
+import type { SqlExecutor, SqlValue } from "@/lib/sql-storage/sql";
 
 /**
  * Sign-in limits, kept in the database (`RateLimitBucket`) so every instance shares them. Every
@@ -59,18 +58,6 @@ export function signInBuckets(options: { email: string; address: string | null }
   };
 }
 
-/**
- * What the limiter runs on: the SQL layer. A Prisma client is still accepted while
- * lib/auth/sign-in.ts hands one (issue 29, transitional): its database's SQL client is used.
- */
-export type RateLimitDatabase = SqlExecutor | Db;
-
-function executorOf(database: RateLimitDatabase): SqlExecutor {
-  return typeof (database as Partial<SqlExecutor>).dialect === "string"
-    ? (database as SqlExecutor)
-    : sqlForDb(database as Db);
-}
-
 /** A piece of SQL with `?` placeholders and the values they bind. */
 interface Fragment {
   text: string;
@@ -111,16 +98,16 @@ function ms(value: number): Fragment {
   return q`CAST(${BigInt(Math.floor(value))} AS BIGINT)`;
 }
 
-function all<T>(database: RateLimitDatabase, fragment: Fragment): Promise<T[]> {
-  return executorOf(database).all<T>(fragment.text, fragment.params);
+function all<T>(sql: SqlExecutor, fragment: Fragment): Promise<T[]> {
+  return sql.all<T>(fragment.text, fragment.params);
 }
 
-function get<T>(database: RateLimitDatabase, fragment: Fragment): Promise<T | undefined> {
-  return executorOf(database).get<T>(fragment.text, fragment.params);
+function get<T>(sql: SqlExecutor, fragment: Fragment): Promise<T | undefined> {
+  return sql.get<T>(fragment.text, fragment.params);
 }
 
-async function run(database: RateLimitDatabase, fragment: Fragment): Promise<void> {
-  await executorOf(database).run(fragment.text, fragment.params);
+async function run(sql: SqlExecutor, fragment: Fragment): Promise<void> {
+  await sql.run(fragment.text, fragment.params);
 }
 
 /**
@@ -129,7 +116,7 @@ async function run(database: RateLimitDatabase, fragment: Fragment): Promise<voi
  * even when it is then refused, and two concurrent attempts never see the same count.
  */
 export async function countWindowAttempt(
-  db: RateLimitDatabase,
+  db: SqlExecutor,
   options: { bucket: string; limit: number; windowMs: number; now: number },
 ): Promise<Admission & { count: number; windowStart: number }> {
   const { bucket, limit, windowMs, now } = options;
@@ -160,7 +147,7 @@ export async function countWindowAttempt(
 
 /** Gives back an attempt counted in the current window (a successful sign-in is no failure). */
 export async function refundWindowAttempt(
-  db: RateLimitDatabase,
+  db: SqlExecutor,
   options: { bucket: string; windowStart: number },
 ): Promise<void> {
   await run(
@@ -187,7 +174,7 @@ export function backoffDelayMs(n: number, limits: SignInLimits): number {
  * open slot exactly one takes it once backoff has started.
  */
 export async function takeBackoffSlot(
-  db: RateLimitDatabase,
+  db: SqlExecutor,
   options: { bucket: string; limits: SignInLimits; now: number },
 ): Promise<Admission> {
   const { bucket, limits, now } = options;
@@ -230,7 +217,7 @@ export async function takeBackoffSlot(
 
 /** Whether `bucket` (a "known address" marker) was touched within `withinMs`. */
 export async function isRecent(
-  db: RateLimitDatabase,
+  db: SqlExecutor,
   options: { bucket: string; withinMs: number; now: number },
 ): Promise<boolean> {
   const rows = await all<{ one: number }>(
@@ -244,7 +231,7 @@ export async function isRecent(
 
 /** Marks `bucket` as touched now (creates it when missing). */
 export async function touchBucket(
-  db: RateLimitDatabase,
+  db: SqlExecutor,
   options: { bucket: string; now: number },
 ): Promise<void> {
   await run(
@@ -256,7 +243,7 @@ export async function touchBucket(
   );
 }
 
-export async function deleteBucket(db: RateLimitDatabase, bucket: string): Promise<void> {
+export async function deleteBucket(db: SqlExecutor, bucket: string): Promise<void> {
   await run(db, q`DELETE FROM "RateLimitBucket" WHERE "bucket" = ${bucket}`);
 }
 
@@ -264,7 +251,7 @@ export async function deleteBucket(db: RateLimitDatabase, bucket: string): Promi
  * Removes buckets no rule looks at any more: window and backoff buckets quiet for a day (their
  * windows and backoff runs are over), known-address markers older than 30 days.
  */
-export async function pruneBuckets(db: RateLimitDatabase, now: number): Promise<void> {
+export async function pruneBuckets(db: SqlExecutor, now: number): Promise<void> {
   await run(
     db,
     q`

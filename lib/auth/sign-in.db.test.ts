@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts";
-import type { Db } from "@/lib/db";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/lib/db/testing";
 import { SIGN_IN_WINDOW_MS, type SignInLimits } from "./rate-limit";
 import { checkSignIn, type SignInCheck } from "./sign-in";
@@ -33,7 +33,7 @@ describe(`sign-in limits (${testDatabaseProvider()})`, () => {
     await database.db.membership.deleteMany();
     await database.db.user.deleteMany();
     await database.db.workspace.deleteMany();
-    await createUserInWorkspace(database.db, {
+    await createUserInWorkspace(database.sql, {
       email: "owner@example.com",
       password: "right-password",
       role: "admin",
@@ -52,7 +52,7 @@ describe(`sign-in limits (${testDatabaseProvider()})`, () => {
     email?: string;
   }) {
     return checkSignIn({
-      db: database.db,
+      sql: database.sql,
       email: options.email ?? "owner@example.com",
       password: options.password,
       address: options.address,
@@ -220,16 +220,16 @@ describe(`sign-in limits (${testDatabaseProvider()})`, () => {
   });
 
   it("fails closed, without checking the password, when the limiter cannot write", async () => {
-    const broken = new Proxy(database.db, {
-      get(target, property, receiver) {
-        if (property === "$queryRaw") {
-          return () => Promise.reject(new Error("Unable to start a transaction in the given time"));
-        }
-        return Reflect.get(target, property, receiver) as unknown;
-      },
-    }) as Db;
+    const unavailable = () =>
+      Promise.reject(new Error("Unable to start a transaction in the given time"));
+    const broken: SqlExecutor = {
+      dialect: database.sql.dialect,
+      all: unavailable,
+      get: unavailable,
+      run: unavailable,
+    };
     const result = await checkSignIn({
-      db: broken,
+      sql: broken,
       email: "owner@example.com",
       password: "right-password",
       address: "198.51.100.77",

@@ -2,8 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hashPassword, verifyPassword } from "@/lib/accounts";
 import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
-import type { Db } from "@/lib/db";
-import { sqlForDb } from "@/lib/sql-storage/sql";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import {
   countWindowAttempt,
   deleteBucket,
@@ -54,21 +53,22 @@ function dummyPasswordHash(): Promise<string> {
  * is `unavailable`: the password is not checked (fail closed).
  */
 export async function checkSignIn(options: {
-  db: Db;
+  /** The database the limiter and the user live in (`getSql()` in the app). */
+  sql: SqlExecutor;
   email: string;
   password: string;
   address: string | null;
   limits?: SignInLimits;
   now?: number;
 }): Promise<SignInCheck> {
-  const { db, password, address } = options;
+  const { sql, password, address } = options;
   const email = options.email.trim().toLowerCase();
   const limits = options.limits ?? signInLimitsOf(cairnConfig().signIn);
   const now = options.now ?? Date.now();
   const buckets = signInBuckets({ email, address });
 
   const countAttempt = (bucket: string, limit: number) =>
-    countWindowAttempt(db, { bucket, limit, windowMs: SIGN_IN_WINDOW_MS, now });
+    countWindowAttempt(sql, { bucket, limit, windowMs: SIGN_IN_WINDOW_MS, now });
   let addressWindow: number | null = null;
   let throughBackoff = false;
   try {
@@ -82,10 +82,10 @@ export async function checkSignIn(options: {
       if (!counted.allowed) return { status: "limited", reason: "pair", ...retry(counted) };
     }
     const known = buckets.known
-      ? await isRecent(db, { bucket: buckets.known, withinMs: KNOWN_ADDRESS_MS, now })
+      ? await isRecent(sql, { bucket: buckets.known, withinMs: KNOWN_ADDRESS_MS, now })
       : false;
     if (!known) {
-      const slot = await takeBackoffSlot(db, { bucket: buckets.email, limits, now });
+      const slot = await takeBackoffSlot(sql, { bucket: buckets.email, limits, now });
       if (!slot.allowed) return { status: "limited", reason: "email", ...retry(slot) };
       throughBackoff = true;
     }
@@ -96,10 +96,8 @@ export async function checkSignIn(options: {
   let user: { id: string; email: string; name: string | null; passwordHash: string | null } | null;
   let valid: boolean;
   try {
-    // The user on the SQL layer; the limiter's buckets take the Prisma client until
-    // rate-limit.ts moves (issue 29, the other branch), then `db` becomes the SQL client.
     user =
-      (await sqlForDb(db).get<{
+      (await sql.get<{
         id: string;
         email: string;
         name: string | null;
@@ -115,13 +113,13 @@ export async function checkSignIn(options: {
   // The owner is in: forgive this address's failures for the email, remember the address, and
   // give back the attempt counted against the address (a success is not a failure).
   try {
-    if (buckets.pair) await deleteBucket(db, buckets.pair);
-    if (buckets.known) await touchBucket(db, { bucket: buckets.known, now });
-    if (throughBackoff) await deleteBucket(db, buckets.email);
+    if (buckets.pair) await deleteBucket(sql, buckets.pair);
+    if (buckets.known) await touchBucket(sql, { bucket: buckets.known, now });
+    if (throughBackoff) await deleteBucket(sql, buckets.email);
     if (buckets.address && addressWindow !== null) {
-      await refundWindowAttempt(db, { bucket: buckets.address, windowStart: addressWindow });
+      await refundWindowAttempt(sql, { bucket: buckets.address, windowStart: addressWindow });
     }
-    await pruneBuckets(db, now);
+    await pruneBuckets(sql, now);
   } catch (error) {
     // The password was right; bookkeeping that failed only leaves stricter counts behind.
     cairn().logger.error({ err: error }, "sign-in limiter bookkeeping failed");

@@ -3,6 +3,7 @@ import { createUserInWorkspace } from "@/lib/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -44,7 +45,7 @@ describe(`a person with ${CHATS.toLocaleString("en")} chats (${testDatabaseProvi
     for (let start = 0; start < rows.length; start += 1000) {
       await db.chat.createMany({ data: rows.slice(start, start + 1000) });
     }
-    const { user } = await createUserInWorkspace(db, {
+    const { user } = await createUserInWorkspace(sqlForDb(db), {
       email: "olga@example.com",
       password: "long-password",
       role: "member",

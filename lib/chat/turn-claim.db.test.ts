@@ -10,7 +10,7 @@ describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
   let chatId: string;
   beforeAll(async () => {
-    const { user, workspace } = await createUserInWorkspace(database.db, {
+    const { user, workspace } = await createUserInWorkspace(database.sql, {
       email: "ada@example.com",
       password: "long-password",
       role: "admin",

@@ -84,7 +84,7 @@ describe(`a message sent with no model is kept (${testDatabaseProvider()})`, () 
   beforeAll(async () => {
     model = await startTinyModelServer();
     const { db } = world.database;
-    const { user } = await createUserInWorkspace(db, {
+    const { user } = await createUserInWorkspace(sqlForDb(db), {
       email: "max@example.com",
       password: "long-password",
       role: "member",

@@ -5,6 +5,7 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import type { JobQueue } from "@/lib/jobs/job-queue";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -72,7 +73,7 @@ describe(`a person's data export (${testDatabaseProvider()})`, () => {
     }
 
     // Someone else in the same workspace, with a chat, a note and a memory file of their own.
-    const other = await createUserInWorkspace(db, {
+    const other = await createUserInWorkspace(sqlForDb(db), {
       email: "ole@example.com",
       password: "long-password",
       role: "member",

@@ -12,33 +12,6 @@ const FOLDERS = ["lib", "app", "components", "cli"];
 /** lib/db's own client setup, and the generated clients. */
 const SETUP = new Set(["lib/db/client.ts", "lib/db/connections.ts", "lib/db/migrate.ts"]);
 
-/**
- * TEMPORARY (issue 29): files another branch moves to the SQL layer. Empty this list once that
- * branch is merged; a file here that no longer uses Prisma fails the test too, so the list only
- * shrinks.
- */
-const NOT_YET_MOVED = new Set<string>([
-  "cli/dir-target.ts",
-  "cli/dirs-commands.ts",
-  "cli/harness-commands.ts",
-  "cli/mcp-commands.ts",
-  "lib/access-tokens/access-tokens.ts",
-  "lib/accounts/accounts.ts",
-  "lib/accounts/current-actor.ts",
-  "lib/accounts/queries.ts",
-  "lib/audit/record-audit-event.ts",
-  "lib/audit/record-sign-in.ts",
-  "lib/auth/auth.ts",
-  "lib/auth/oidc-sign-in.ts",
-  "lib/auth/sign-in.ts",
-  "lib/mcp/create-cairn-mcp-server.ts",
-  "lib/model-settings/model-settings-store.ts",
-  "lib/model-settings/workspace-models.ts",
-  "lib/oidc-settings/oidc-settings-store.ts",
-  "lib/review/review.ts",
-  "lib/workspace-settings/workspace-settings.ts",
-]);
-
 function productionFiles(folder: string): string[] {
   const files: string[] = [];
   const walk = (relative: string) => {
@@ -113,19 +86,21 @@ describe("one way to the database at run time", () => {
 
   it("no production file queries through Prisma (only lib/db's setup may hold a client)", () => {
     const offenders: string[] = [];
-    const stillUsing = new Set<string>();
     for (const file of FOLDERS.flatMap(productionFiles)) {
       const found = prismaQueriesIn(readFileSync(path.join(ROOT, file), "utf8"), models);
-      if (found.length === 0) continue;
-      if (NOT_YET_MOVED.has(file)) {
-        stillUsing.add(file);
-        continue;
-      }
-      offenders.push(`${file}\n  ${found.join("\n  ")}`);
+      if (found.length > 0) offenders.push(`${file}\n  ${found.join("\n  ")}`);
     }
     expect(offenders, "query through the SQL layer (lib/sql-storage/sql) instead").toEqual([]);
-    // The temporary list only shrinks: a file that moved leaves it.
-    const moved = [...NOT_YET_MOVED].filter((file) => !stillUsing.has(file));
-    expect(moved, "remove these from NOT_YET_MOVED").toEqual([]);
+  });
+
+  it("no production file outside lib/db asks for the process's Prisma client", () => {
+    const offenders = FOLDERS.flatMap(productionFiles).filter(
+      (file) =>
+        !file.startsWith("lib/db/") &&
+        /\bgetDb\(\)/.test(
+          readFileSync(path.join(ROOT, file), "utf8").replace(/^\s*(\/\/|\*|\/\*).*$/gm, ""),
+        ),
+    );
+    expect(offenders, "take the SQL client (getSql() or cairn().sql) instead").toEqual([]);
   });
 });

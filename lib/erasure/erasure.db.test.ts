@@ -7,6 +7,7 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import { sqlFor } from "@/lib/sql-storage/sql";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -167,7 +168,7 @@ describe(`erasure (${testDatabaseProvider()})`, () => {
     const { erasePerson } = await import("./index");
     const { listAuditEvents } = await import("@/lib/audit");
     const { db, eve, first, COMPANY_DIR, dirs } = await setUp();
-    const admin = await createUserInWorkspace(db, {
+    const admin = await createUserInWorkspace(sqlForDb(db), {
       email: "ada@example.com",
       password: "long-password",
       role: "admin",

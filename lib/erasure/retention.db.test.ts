@@ -29,7 +29,7 @@ describe(`chat and audit retention (${testDatabaseProvider()})`, () => {
   });
 
   async function person(email: string, workspaceName: string) {
-    const { user, workspace } = await createUserInWorkspace(database.db, {
+    const { user, workspace } = await createUserInWorkspace(database.sql, {
       email,
       password: "long-password",
       role: "admin",

@@ -310,7 +310,7 @@ describe(`answer outcomes (${testDatabaseProvider()})`, () => {
   });
 
   it("lets a person rate only answers of their own chats; workspace numbers count everyone's without text", async () => {
-    const { user } = await createUserInWorkspace(world.database.db, {
+    const { user } = await createUserInWorkspace(world.database.sql, {
       email: "other@example.com",
       password: "long-password",
       role: "admin",

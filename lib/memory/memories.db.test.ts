@@ -3,6 +3,7 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -48,7 +49,7 @@ describe(`the Memory page's list (${testDatabaseProvider()})`, () => {
       source: "agent",
     });
     // An editor of the same workspace writes a global memory by hand.
-    const other = await createUserInWorkspace(db, {
+    const other = await createUserInWorkspace(sqlForDb(db), {
       email: "ed@example.com",
       password: "long-password",
       role: "editor",

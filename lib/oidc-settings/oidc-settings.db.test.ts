@@ -41,7 +41,7 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
     await db.membership.deleteMany();
     await db.user.deleteMany();
     await db.workspace.deleteMany();
-    const first = await createUserInWorkspace(db, {
+    const first = await createUserInWorkspace(sqlForDb(db), {
       email: "owner@example.com",
       password: "owner-password-1",
       role: "admin",
@@ -51,7 +51,7 @@ describe(`single sign-on saved on Admin → Settings (${testDatabaseProvider()})
     firstAdminId = first.user.id;
     // A later workspace, created after the instance's first.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await createUserInWorkspace(db, {
+    await createUserInWorkspace(sqlForDb(db), {
       email: "other@elsewhere.com",
       password: "other-password-1",
       role: "admin",

@@ -2,7 +2,6 @@ import "server-only";
 import { getRefineModel } from "@/lib/ai";
 import { loadChatMessages } from "@/lib/chat/messages";
 import { cairn } from "@/lib/cairn";
-import { getDb } from "@/lib/db";
 import { feedbackEvidence, type FeedbackRefinementRequester } from "@/lib/feedback";
 import {
   heldRefinementLock,
@@ -258,7 +257,7 @@ export async function runRefinementJob(job: Job<RefinementJobPayload>): Promise<
     try {
       const [harness, settings, messages] = await Promise.all([
         harnessFor(actor, payload.chatId),
-        getWorkspaceSettings(getDb(), actor.workspaceId),
+        getWorkspaceSettings(getSql(), actor.workspaceId),
         loadChatMessages(getSql(), payload.chatId),
       ]);
       // A feedback review reads its evidence now: the ratings claimed for this refinement.
@@ -411,7 +410,7 @@ export async function maybeAutoRefine(options: {
   settings?: WorkspaceSettingsValues;
 }): Promise<void> {
   const settings =
-    options.settings ?? (await getWorkspaceSettings(getDb(), options.actor.workspaceId));
+    options.settings ?? (await getWorkspaceSettings(getSql(), options.actor.workspaceId));
   // One statement: the last review and the completed turns since (the count is cheap, so it is
   // read even when the cooldown then decides).
   const { lastReviewAt, turnsSince: turns } = await refinementStore().getChatReviewProgress({

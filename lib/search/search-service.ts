@@ -5,6 +5,7 @@ import type { Sql } from "@/lib/sql-storage/sql";
 import { indexDocsFolder, needsInitialReindex, reindexAll, type SearchKind } from "./index-store";
 import { searchPassages, type SearchHit } from "./search";
 import type { SearchEmbeddings } from "./embeddings";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 /** How a workspace's searches rank: lexical only, or re-ranked with an embedding model. */
 export type SearchMode = { mode: "lexical"; reason: string } | { mode: "semantic"; model: string };
@@ -69,7 +70,7 @@ export function createSearchService(options: {
         : { mode: "semantic", model: embeddings.label };
     },
     async search(actor, query) {
-      const now = await currentActor(db, { ...actor, role: "member" });
+      const now = await currentActor(sqlForDb(db), { ...actor, role: "member" });
       if (!now) {
         throw new HarnessForbiddenError({
           surface: "harness",

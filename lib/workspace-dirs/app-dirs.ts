@@ -24,6 +24,7 @@ import { indexDirCommit } from "@/lib/search/index-store";
 import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
 import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
+import { sqlForDb } from "@/lib/sql-storage/sql";
 
 /**
  * The per-turn host data the app hands the runtime: the Actor, built on the server from the
@@ -222,7 +223,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
   const company = databaseDir(companyDirKey);
   const companyStore: typeof company.store = async (storeOptions) => {
     const actor = actorOrThrow(storeOptions.extraBody);
-    const now = await currentActor(db, actor);
+    const now = await currentActor(sqlForDb(db), actor);
     if (!now || !canWriteGlobal(now)) {
       throw new HarnessForbiddenError({
         surface: "dir",
@@ -269,7 +270,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
         note,
       }) => {
         const actor = actorOrThrow(extraBody);
-        if (!(await currentActor(db, actor))) {
+        if (!(await currentActor(sqlForDb(db), actor))) {
           throw new HarnessForbiddenError({
             surface: "dir",
             message: "Not suggested: you are no longer a member of this workspace.",

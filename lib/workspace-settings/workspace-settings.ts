@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { Db } from "@/lib/db";
-import { sqlForDb, toBool, type SqlExecutor } from "@/lib/sql-storage/sql";
+import { toBool, type SqlExecutor } from "@/lib/sql-storage/sql";
 
 /** Workspace settings with their defaults and bounds (the admin settings page edits them). */
 export const workspaceSettingsSchema = z.object({
@@ -35,18 +34,12 @@ export const DEFAULT_WORKSPACE_SETTINGS: WorkspaceSettingsValues = {
 };
 
 /**
- * A workspace's settings, or the defaults when none are saved. Takes the SQL layer's client or
- * transaction; transitional (issue 29): a Prisma client is still accepted from modules that have
- * not moved yet (it reads through that database's SQL client).
+ * A workspace's settings, or the defaults when none are saved.
  */
 export async function getWorkspaceSettings(
-  database: SqlExecutor | Db,
+  sql: SqlExecutor,
   workspaceId: string,
 ): Promise<WorkspaceSettingsValues> {
-  const sql =
-    typeof (database as { dialect?: unknown }).dialect === "string"
-      ? (database as SqlExecutor)
-      : sqlForDb(database as Db);
   const row = await sql.get<Record<keyof WorkspaceSettingsValues, unknown>>(
     `SELECT "tokenBudget", "refineEveryTurns", "refineAfterCompaction", "refineCooldownMinutes",
             "globalRefineNeedsApproval", "feedbackRefineThreshold", "feedbackJudgeAfter",

@@ -1,7 +1,7 @@
 "use server";
 
 import { action, fail } from "@/lib/actions";
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import { rateTurn, rateTurnInputSchema, type ChatRating } from "@/lib/feedback";
 import { requestFeedbackRefinement } from "@/lib/refinement-runs";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
@@ -13,7 +13,7 @@ import { getWorkspaceSettings } from "@/lib/workspace-settings";
 export const rateAnswerAction = action(
   { input: rateTurnInputSchema },
   async ({ input, actor }): Promise<{ rating: ChatRating | null; refinementId: string | null }> => {
-    const settings = await getWorkspaceSettings(getDb(), actor.workspaceId);
+    const settings = await getWorkspaceSettings(getSql(), actor.workspaceId);
     const result = await rateTurn({
       actor,
       input,

@@ -12,7 +12,7 @@ import { FilterSelect, SCOPE_OPTIONS, memberOptions } from "@/components/ui/filt
 import { TableHead } from "@/components/ui/table-head";
 import { listWorkspaceMembers } from "@/lib/accounts/queries";
 import { isRollbackable, mayWriteRefinementScope, requireActor } from "@/lib/auth";
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import { countAnsweredFeedback, getAutoVerdicts, refinementOutcomes } from "@/lib/feedback";
 import { getWorkspaceSettings } from "@/lib/workspace-settings";
 import { decodeRefinementCursor, REFINEMENT_STATUSES, REFINEMENT_TRIGGERS } from "@/lib/harness";
@@ -94,7 +94,7 @@ export default async function RefinementsPage({
     ),
     refinementOutcomes({ workspaceId: actor.workspaceId, refinements: measured }),
     getAutoVerdicts(measured.map((refinement) => refinement.id)),
-    getWorkspaceSettings(getDb(), actor.workspaceId),
+    getWorkspaceSettings(getSql(), actor.workspaceId),
     countAnsweredFeedback(
       page.items.filter((item) => item.trigger === "feedback").map((item) => item.id),
     ),

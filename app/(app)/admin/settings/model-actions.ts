@@ -4,7 +4,6 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { action, fail } from "@/lib/actions";
 import { cairn } from "@/lib/cairn";
-import { getDb } from "@/lib/db";
 import { getSql } from "@/lib/sql-storage/sql";
 import {
   deleteModelSettings,

@@ -10,7 +10,6 @@ import { getModelOverview } from "@/lib/ai";
 import { currentOidcConfig, requireRole } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
 import { cairnConfig } from "@/lib/config";
-import { getDb } from "@/lib/db";
 import { getRetentionSettings } from "@/lib/erasure";
 import { getSql } from "@/lib/sql-storage/sql";
 import { readModelSettingsView } from "@/lib/model-settings";

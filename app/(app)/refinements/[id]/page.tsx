@@ -29,7 +29,7 @@ import {
 } from "@/lib/auth";
 import type { RecordedEdit, Refinement } from "@/lib/harness";
 import { getOwnChat } from "@/lib/chat/queries";
-import { getDb } from "@/lib/db";
+import { getSql } from "@/lib/sql-storage/sql";
 import {
   FEEDBACK_TAG_LABELS,
   getAutoVerdicts,
@@ -162,7 +162,7 @@ export default async function RefinementPage(props: { params: Promise<{ id: stri
       refinementOutcomes({ workspaceId: actor.workspaceId, refinements: [refinement] }),
       getAutoVerdicts([refinement.id]),
       listAnsweredFeedback({ viewer: actor, refinementId: refinement.id }),
-      getWorkspaceSettings(getDb(), actor.workspaceId),
+      getWorkspaceSettings(getSql(), actor.workspaceId),
     ]);
   const nameOf = (userId: string | null) =>
     userId === null
