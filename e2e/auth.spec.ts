@@ -83,11 +83,7 @@ test("an admin invites a user and the link signs them up as member", async ({
 
 test("an invite link works only once", async ({ browser, firstAdmin, signIn }, testInfo) => {
   const adminPage = await signIn(firstAdmin);
-  const { link, memberPage } = await invitedMember(
-    browser,
-    adminPage,
-    memberOf(testTag(testInfo)),
-  );
+  const { link, memberPage } = await invitedMember(browser, adminPage, memberOf(testTag(testInfo)));
   await memberPage.context().close();
 
   const page = await newPage(browser);

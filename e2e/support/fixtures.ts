@@ -83,7 +83,10 @@ interface Fixtures {
   /** The name a spec gives its workspaces (`test.use({ workspaceName: "Chat Co" })`). */
   workspaceName: string;
   team: Team;
-  signIn: (person: Parameters<typeof signedIn>[1], options?: Parameters<typeof signedIn>[2]) => Promise<Page>;
+  signIn: (
+    person: Parameters<typeof signedIn>[1],
+    options?: Parameters<typeof signedIn>[2],
+  ) => Promise<Page>;
   firstAdmin: Person;
 }
 
