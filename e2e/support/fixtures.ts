@@ -34,7 +34,8 @@ export interface Team {
   name: string;
   /**
    * Creates `name` with `role` in the workspace (once per test: asking again for the same name
-   * returns the same person). `email` defaults to `<name>.<tag>@example.com`.
+   * returns the same person). `email` defaults to `<name>.<tag>@example.com`, `password` to one
+   * shared by every team.
    */
   person(options: { name: string; role: Role; email?: string; password?: string }): TeamPerson;
 }
@@ -48,6 +49,12 @@ export const FIRST_ADMIN: Person = {
 
 /** Tells this worker's tags from another run's, should the server (and its database) be reused. */
 const workerSalt = randomUUID();
+
+/**
+ * The password of everyone a `team` makes, written as `password: "…"` so that
+ * e2e/zz-secrets-in-logs.spec.ts finds it and checks it never reaches the server's output.
+ */
+const teamCredentials = { password: "team-person-password-1" };
 
 /** A short tag of the running test (and its repeat and retry), unique across runs. */
 export function testTag(testInfo: TestInfo): string {
@@ -105,7 +112,7 @@ export const test = base.extend<Fixtures>({
         const person: TeamPerson = {
           name: personName,
           email: email ?? `${slug(personName)}.${tag}@example.com`,
-          password: password ?? `${slug(personName)}-password-1`,
+          password: password ?? teamCredentials.password,
           role,
           workspace: name,
         };
