@@ -1,71 +1,106 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
+import { expect, FIRST_ADMIN, test, testTag } from "./support/fixtures";
 import { AuthPages, callServerAction, type Person } from "./support/pages";
 
-const admin: Person = { name: "Ada Admin", email: "ada@example.com", password: "correct-horse-1" };
-const member: Person = {
-  name: "Max Member",
-  email: "max@example.com",
-  password: "battery-staple-2",
-};
-
-test.describe.configure({ mode: "serial" });
-
-let adminPage: Page;
-let memberPage: Page;
-let inviteLink: string;
+const admin = FIRST_ADMIN;
 
 async function newPage(browser: Browser) {
   const context = await browser.newContext();
   return context.newPage();
 }
 
+/** The admin's members page: makes an invite of `role` and returns its link. */
+async function createInvite(adminPage: Page, role: "member" | "editor" | "admin" = "member") {
+  await adminPage.goto("/admin/members");
+  await adminPage.getByTestId("invite-role").selectOption(role);
+  await adminPage.getByTestId("create-invite").click();
+  const link = await adminPage.getByTestId("invite-link").inputValue();
+  expect(link).toMatch(/\/sign-up\?invite=[\w-]+$/);
+  return link;
+}
+
+/** Max, a member signed up through an invite of the first admin's workspace (one per test). */
+function memberOf(tag: string): Person {
+  return { name: "Max Member", email: `max.${tag}@example.com`, password: "battery-staple-2" };
+}
+
+/** A member who joined through an invite, signed in on their own page. */
+async function invitedMember(browser: Browser, adminPage: Page, member: Person) {
+  const link = await createInvite(adminPage);
+  const memberPage = await newPage(browser);
+  await new AuthPages(memberPage).signUpWithInvite(link, member);
+  return { link, memberPage };
+}
+
+// The first test needs an empty database: it runs first in the suite (auth.spec.ts sorts first)
+// and in this file, or alone.
 test("the first sign-up becomes admin of a new workspace", async ({ browser }) => {
-  adminPage = await newPage(browser);
+  const adminPage = await newPage(browser);
   await new AuthPages(adminPage).signUpFirstUser(admin);
   await expect(adminPage.getByTestId("current-role")).toHaveText("admin");
   await expect(adminPage.getByTestId("nav-admin")).toBeVisible();
   await expect(adminPage.getByTestId("current-user")).toContainText("Acme");
+  await adminPage.context().close();
 });
 
-test("sign-up without an invite is closed once a user exists", async ({ browser }) => {
+test("sign-up without an invite is closed once a user exists", async ({ browser, firstAdmin }) => {
+  expect(firstAdmin.email).toBe(admin.email);
   const page = await newPage(browser);
   await page.goto("/sign-up");
   await expect(page.getByTestId("sign-up-closed")).toContainText("invite link");
   await page.context().close();
 });
 
-test("sign-in with a wrong password shows an error", async ({ browser }) => {
+test("sign-in with a wrong password shows an error", async ({ browser, firstAdmin }) => {
   const page = await newPage(browser);
   const auth = new AuthPages(page);
-  await auth.signIn({ email: admin.email, password: "not-the-password" });
+  await auth.signIn({ email: firstAdmin.email, password: "not-the-password" });
   await expect(page.getByTestId("form-error")).toHaveText("Wrong email or password.");
   await expect(page).toHaveURL(/\/sign-in/);
-  await auth.signIn(admin);
+  await auth.signIn(firstAdmin);
   await expect(page).toHaveURL(/\/chat$/);
   await page.context().close();
 });
 
-test("an admin invites a user and the link signs them up as member", async ({ browser }) => {
+test("an admin invites a user and the link signs them up as member", async ({
+  browser,
+  firstAdmin,
+  signIn,
+}, testInfo) => {
+  const adminPage = await signIn(firstAdmin);
   await adminPage.getByTestId("nav-admin").click();
   await expect(adminPage).toHaveURL(/\/admin\/members$/);
   await adminPage.getByTestId("invite-role").selectOption("member");
   await adminPage.getByTestId("create-invite").click();
-  inviteLink = await adminPage.getByTestId("invite-link").inputValue();
+  const inviteLink = await adminPage.getByTestId("invite-link").inputValue();
   expect(inviteLink).toMatch(/\/sign-up\?invite=[\w-]+$/);
 
-  memberPage = await newPage(browser);
-  await new AuthPages(memberPage).signUpWithInvite(inviteLink, member);
+  const memberPage = await newPage(browser);
+  await new AuthPages(memberPage).signUpWithInvite(inviteLink, memberOf(testTag(testInfo)));
   await expect(memberPage.getByTestId("current-role")).toHaveText("member");
+  await memberPage.context().close();
 });
 
-test("an invite link works only once", async ({ browser }) => {
+test("an invite link works only once", async ({ browser, firstAdmin, signIn }, testInfo) => {
+  const adminPage = await signIn(firstAdmin);
+  const { link, memberPage } = await invitedMember(browser, adminPage, memberOf(testTag(testInfo)));
+  await memberPage.context().close();
+
   const page = await newPage(browser);
-  await page.goto(inviteLink);
+  await page.goto(link);
   await expect(page.getByTestId("sign-up-closed")).toContainText("already been used");
   await page.context().close();
 });
 
-test("a member does not see Admin and gets 403 on the page and on admin actions", async () => {
+test("a member does not see Admin and gets 403 on the page and on admin actions", async ({
+  browser,
+  firstAdmin,
+  signIn,
+}, testInfo) => {
+  const adminPage = await signIn(firstAdmin);
+  const member = memberOf(testTag(testInfo));
+  const { memberPage } = await invitedMember(browser, adminPage, member);
+
   await expect(memberPage.getByTestId("nav-chat")).toBeVisible();
   await expect(memberPage.getByTestId("nav-admin")).toHaveCount(0);
 
@@ -100,9 +135,20 @@ test("a member does not see Admin and gets 403 on the page and on admin actions"
     adminPage.getByTestId(`member-${member.email}`).getByTestId("member-role"),
   ).toHaveValue("member");
   await expect(adminPage.getByText("No open invites.")).toBeVisible();
+  await memberPage.context().close();
 });
 
-test("an admin promotes the member to editor", async () => {
+test("an admin promotes the member to editor", async ({
+  browser,
+  firstAdmin,
+  signIn,
+}, testInfo) => {
+  const adminPage = await signIn(firstAdmin);
+  const member = memberOf(testTag(testInfo));
+  const { memberPage } = await invitedMember(browser, adminPage, member);
+  await expect(memberPage.getByTestId("current-role")).toHaveText("member");
+
+  await adminPage.reload();
   await adminPage
     .getByTestId(`member-${member.email}`)
     .getByTestId("member-role")
@@ -111,4 +157,5 @@ test("an admin promotes the member to editor", async () => {
     await memberPage.goto("/chat");
     await expect(memberPage.getByTestId("current-role")).toHaveText("editor", { timeout: 1_000 });
   }).toPass();
+  await memberPage.context().close();
 });

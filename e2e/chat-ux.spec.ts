@@ -1,24 +1,13 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { createChat, send, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat, send } from "./support/pages";
 
-const workspace = "Everyday Co";
-const member = {
-  email: "uma.everyday@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Uma",
-};
-const admin = {
-  email: "ada.everyday@example.com",
-  password: "admin-pass-1",
-  role: "admin" as const,
-  workspace,
-  name: "Ada",
-};
+const member = (team: Team) => team.person({ name: "Uma", role: "member" });
+const admin = (team: Team) => team.person({ name: "Ada", role: "admin" });
+
+test.use({ workspaceName: "Everyday Co" });
 
 /** A distinctive phrase of PLANNING_SYSTEM_PROMPT (lib/harness/refine/prompts.ts). */
 const PLANNER = "You refine an agent's continual harness";
@@ -41,13 +30,6 @@ const teaPlan = {
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-test.describe.configure({ mode: "serial" });
-
-test.beforeAll(() => {
-  createUser(member);
-  createUser(admin);
-});
-
 /** Pixels between the end of the conversation and the top of the input bar (≤ 0: in view). */
 function distanceToLatest(page: Page): Promise<number> {
   return page.evaluate(() => {
@@ -67,10 +49,11 @@ async function timelineKinds(page: Page): Promise<string[]> {
 }
 
 test("a chat starts by typing, is titled from the first message, and the sidebar finds, renames and deletes chats", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   await scriptedModel().reset();
-  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
+  const page = await signIn(member(team), { viewport: DESKTOP, clipboard: true });
   await expect(page.getByText("The conversation view arrives")).toHaveCount(0);
 
   for (const text of ["Plan the spring offsite", "Budget for the garden"]) {
@@ -111,7 +94,8 @@ test("a chat starts by typing, is titled from the first message, and the sidebar
 });
 
 test("the chat follows a long streamed reply, offers 'jump to latest' when scrolled up, and reopens at the latest message", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -122,7 +106,7 @@ test("the chat follows a long streamed reply, offers 'jump to latest' when scrol
   await model.setScript([
     { whenLastUserIncludes: "long story", reply: { text: story, delayMs: 12 } },
   ]);
-  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
+  const page = await signIn(member(team), { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Stories");
   await send(page, "Tell me a long story");
 
@@ -150,14 +134,15 @@ test("the chat follows a long streamed reply, offers 'jump to latest' when scrol
 });
 
 test("Refine uses the typed text as instructions, and refinement cards sit in the timeline where they happened; a rolled-back one says so", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
   await model.setScript([
     { whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(teaPlan) } },
   ]);
-  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
+  const page = await signIn(member(team), { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Drinks");
   await send(page, "What should I drink this afternoon?");
   await expect(page.getByTestId("assistant-text").last()).toContainText("You said: What should");
@@ -218,7 +203,8 @@ test("Refine uses the typed text as instructions, and refinement cards sit in th
 });
 
 test("message actions: copy, edit and resend, regenerate, and retry after a provider error", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -237,7 +223,7 @@ test("message actions: copy, edit and resend, regenerate, and retry after a prov
     },
     { whenLastUserIncludes: "flaky question", reply: { text: "Recovered answer." } },
   ]);
-  const page = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
+  const page = await signIn(member(team), { viewport: DESKTOP, clipboard: true });
   await createChat(page, "Actions");
   await send(page, "Please pick a colour");
   const answers = page.getByTestId("assistant-text");
@@ -279,6 +265,8 @@ test("message actions: copy, edit and resend, regenerate, and retry after a prov
 
 test("at phone width no page scrolls sideways, the menu button opens the navigation, and tables become cards; screenshots of every page", async ({
   browser,
+  team,
+  signIn,
 }) => {
   test.setTimeout(400_000);
   const model = scriptedModel();
@@ -290,7 +278,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     },
   ]);
   // Data for every page: a chat with a turn, a global refinement and its entry.
-  const setup = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
+  const setup = await signIn(admin(team), { viewport: DESKTOP, clipboard: true });
   const chatId = await createChat(setup, "Team drinks with a rather long title for a phone");
   await send(setup, "What does the team like to drink at the Friday meeting?");
   await expect(setup.getByTestId("assistant-text").last()).toContainText("You said:");
@@ -333,7 +321,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     path.replace(/[?=]/g, "-").replace(/\//g, "_").replace(/^_/, "") || "root";
 
   for (const scheme of ["light", "dark"] as const) {
-    const phone = await signedIn(browser, admin, { viewport: PHONE, clipboard: true });
+    const phone = await signIn(admin(team), { viewport: PHONE, clipboard: true });
     await phone.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {
       await phone.goto(path);
@@ -368,7 +356,7 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
     }
     await phone.context().close();
 
-    const desktop = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
+    const desktop = await signIn(admin(team), { viewport: DESKTOP, clipboard: true });
     await desktop.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {
       await desktop.goto(path);
@@ -380,13 +368,13 @@ test("at phone width no page scrolls sideways, the menu button opens the navigat
 
   // Signed out: the sign-in page too.
   const context = await browser.newContext({ viewport: PHONE });
-  const signIn = await context.newPage();
-  await signIn.goto("/sign-in");
-  const [scrollWidth, innerWidth] = await signIn.evaluate(() => [
+  const signInPage = await context.newPage();
+  await signInPage.goto("/sign-in");
+  const [scrollWidth, innerWidth] = await signInPage.evaluate(() => [
     document.documentElement.scrollWidth,
     window.innerWidth,
   ]);
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-  await signIn.screenshot({ path: `${shots}/phone-light-sign-in.png` });
+  await signInPage.screenshot({ path: `${shots}/phone-light-sign-in.png` });
   await context.close();
 });

@@ -1,25 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { createChat, send, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat, send } from "./support/pages";
 
-const workspace = "Chat Co";
-const member = {
-  email: "mara@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Mara",
-};
-const editor = {
-  email: "eddie@example.com",
-  password: "editor-pass-1",
-  role: "editor" as const,
-  workspace,
-  name: "Eddie",
-};
+test.use({ workspaceName: "Chat Co" });
 
-test.describe.configure({ mode: "serial" });
+const member = (team: Team) => team.person({ name: "Mara", role: "member" });
+const editor = (team: Team) => team.person({ name: "Eddie", role: "editor" });
 
 async function newChat(page: Page, title: string) {
   await createChat(page, title);
@@ -38,13 +25,9 @@ const companyWrite = {
   ],
 };
 
-test.beforeAll(() => {
-  createUser(member);
-  createUser(editor);
-});
-
 test("the agent remembers across chats, and the model never sees the host status line", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -69,7 +52,7 @@ test("the agent remembers across chats, and the model never sees the host status
       reply: { text: "Got it — I will remember that your favourite colour is **teal**." },
     },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   await newChat(page, "Colours");
   await send(page, "Please remember that my favourite colour is teal");
 
@@ -98,7 +81,8 @@ test("the agent remembers across chats, and the model never sees the host status
 });
 
 test("a member's write to company knowledge becomes a suggestion, not a commit; an editor's is committed", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -107,7 +91,7 @@ test("a member's write to company knowledge becomes a suggestion, not a commit; 
     { whenLastIsToolResult: true, reply: { text: "Done with the policy step." } },
   ]);
 
-  const memberPage = await signedIn(browser, member);
+  const memberPage = await signIn(member(team));
   await newChat(memberPage, "Policy attempt");
   await send(memberPage, "Please write the expense policy");
   await expect(memberPage.getByTestId("assistant-text").last()).toContainText(
@@ -124,7 +108,7 @@ test("a member's write to company knowledge becomes a suggestion, not a commit; 
   );
   await expect(memberPage.getByTestId("dir-view").getByText("policy.md")).toHaveCount(0);
 
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   await newChat(editorPage, "Policy");
   await send(editorPage, "Please write the expense policy");
   await expect(editorPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
@@ -141,7 +125,8 @@ test("a member's write to company knowledge becomes a suggestion, not a commit; 
 });
 
 test("a provider error fails the turn with a clear message and saves nothing", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -156,7 +141,7 @@ test("a provider error fails the turn with a clear message and saves nothing", a
       },
     },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   await newChat(page, "Broken");
   await send(page, "break please");
   await expect(page.getByTestId("chat-error")).toContainText("rejected the API key");
@@ -168,7 +153,8 @@ test("a provider error fails the turn with a clear message and saves nothing", a
 });
 
 test("/refine in a chat runs a refinement after the turn and shows its outcome card", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -192,7 +178,7 @@ test("/refine in a chat runs a refinement after the turn and shows its outcome c
       reply: { text: JSON.stringify(plan) },
     },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   await newChat(page, "Deploys");
   await send(page, "/refine remember we deploy on Fridays");
 

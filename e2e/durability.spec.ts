@@ -1,38 +1,29 @@
 import path from "node:path";
 
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import Database from "better-sqlite3";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { callServerAction, createChat, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { callServerAction, createChat } from "./support/pages";
 
 // The e2e server runs with CAIRN_FAULT_INJECTION=fail-first-commit:fail-me (the first store of
 // a change touching "fail-me" fails) and its durability loop (every 5 s): a failed turn commit
 // is retried by itself, and turns left running by a dead process are closed as interrupted.
 
-const person = {
-  email: "dora@example.com",
-  password: "durable-pass-1",
-  role: "member" as const,
-  workspace: "Durable Co",
-  name: "Dora",
-};
+const dora = (team: Team) => team.person({ name: "Dora", role: "member" });
 /** An admin of the same workspace: still not the owner of Dora's chats. */
-const neighbour = { ...person, email: "nell@example.com", role: "admin" as const, name: "Nell" };
+const neighbour = (team: Team) => team.person({ name: "Nell", role: "admin" });
 const databaseFile = path.join(process.cwd(), "data", "e2e", "cairn.db");
 
-test.describe.configure({ mode: "serial" });
-test.beforeAll(() => {
-  createUser(person);
-  createUser(neighbour);
-});
+test.use({ workspaceName: "Durable Co" });
 
 function newChat(page: Page, title: string): Promise<string> {
   return createChat(page, title);
 }
 
 test("a commit that failed says it is kept and retrying, then that it was saved", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -54,7 +45,7 @@ test("a commit that failed says it is kept and retrying, then that it was saved"
     },
     { whenLastIsToolResult: true, reply: { text: "I will remember the boat." } },
   ]);
-  const page = await signedIn(browser, person);
+  const page = await signIn(dora(team));
   await newChat(page, "Boat");
   await page.getByTestId("chat-input").fill("remember the boat");
   await page.getByTestId("send").click();
@@ -75,9 +66,10 @@ test("a commit that failed says it is kept and retrying, then that it was saved"
 });
 
 test("an interrupted turn is shown in the chat and its changes can be applied or discarded", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, person);
+  const page = await signIn(dora(team));
   const chatId = await newChat(page, "Interrupted");
 
   // What a process killed mid-turn leaves behind: the user's message, a running turn whose lease
@@ -85,7 +77,7 @@ test("an interrupted turn is shown in the chat and its changes can be applied or
   const db = new Database(databaseFile);
   try {
     const userId = (
-      db.prepare(`SELECT id FROM "User" WHERE email = ?`).get(person.email) as { id: string }
+      db.prepare(`SELECT id FROM "User" WHERE email = ?`).get(dora(team).email) as { id: string }
     ).id;
     const workspaceId = (
       db.prepare(`SELECT "workspaceId" FROM "Membership" WHERE "userId" = ?`).get(userId) as {
@@ -160,7 +152,8 @@ test("an interrupted turn is shown in the chat and its changes can be applied or
 });
 
 test("a save that clashed says so, retries inline from the chat, and follows what the failures page did", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   // Three turns with a slow model, two people, the Files and failures pages: more than a minute.
   test.setTimeout(150_000);
@@ -210,7 +203,7 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
     })),
     { whenLastIsToolResult: true, reply: { text: "The plan is updated now.", delayMs: slow } },
   ]);
-  const page = await signedIn(browser, person);
+  const page = await signIn(dora(team));
   await newChat(page, "Plans");
   const send = async (text: string) => {
     await page.getByTestId("chat-input").fill(text);
@@ -258,7 +251,7 @@ test("a save that clashed says so, retries inline from the chat, and follows wha
 
   // The server's own check: someone else's turn reads as missing, and nothing is applied.
   const turnId = (await line.getByTestId("trace-link").getAttribute("href"))!.split("/").pop()!;
-  const other = await signedIn(browser, neighbour);
+  const other = await signIn(neighbour(team));
   for (const [name, args] of [
     ["retryTurnSaveAction", { turnId }],
     ["turnSaveStatusAction", { turnId, expected: 0 }],

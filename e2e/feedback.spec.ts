@@ -1,23 +1,7 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test as base } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { AuthPages, callServerAction, createChat } from "./support/pages";
-import { createUser } from "./support/users";
-
-const workspace = "Feedback Co";
-const person = {
-  email: "fay@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Fay",
-};
-const stranger = {
-  email: "sol@example.com",
-  password: "member-pass-2",
-  role: "admin" as const,
-  workspace,
-  name: "Sol",
-};
+import { callServerAction, createChat } from "./support/pages";
 
 /** Distinctive phrases of REVIEW_SYSTEM_PROMPT and PLANNING_SYSTEM_PROMPT (lib/harness/refine/prompts.ts). */
 const REVIEWER = "You are the review gate of an agent's continual harness";
@@ -43,15 +27,19 @@ const plan = {
   ],
 };
 
-test.describe.configure({ mode: "serial" });
-
-let page: Page;
-let chatUrl: string;
-let refinementId = "";
 const comments = ["It said Tuesday", "Still the wrong day", "Friday, please"];
 
+/** `fayPage`: Fay, a member of the test's workspace, signed in. */
+const test = base.extend<{ fayPage: Page }>({
+  fayPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(team.person({ name: "Fay", role: "member" })));
+  },
+});
+
+test.use({ workspaceName: "Feedback Co" });
+
 /** Sends `text` and waits for its answer (the answer's feedback buttons appear with its status). */
-async function ask(text: string) {
+async function ask(page: Page, text: string) {
   const answers = page.getByTestId("message-assistant");
   const before = await answers.count();
   await page.getByTestId("chat-input").fill(text);
@@ -63,15 +51,11 @@ async function ask(text: string) {
   return answers.nth(before);
 }
 
-test.beforeAll(async ({ browser }) => {
-  createUser(person);
-  createUser(stranger);
-  page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-});
-
-test("three answers rated down with comments start a review whose refinement cites them", async () => {
+/**
+ * In a new chat "Deploys", three answers rated down as a wrong fact with `comments`: the third
+ * starts a review (scripted reviewer and planner). Returns the chat and the review's refinement.
+ */
+async function rateThreeDown(page: Page): Promise<{ chatUrl: string; refinementId: string }> {
   const model = scriptedModel();
   await model.reset();
   await model.setScript([
@@ -79,9 +63,9 @@ test("three answers rated down with comments start a review whose refinement cit
     { whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(plan) } },
   ]);
   await createChat(page, "Deploys");
-  chatUrl = page.url();
+  const chatUrl = page.url();
   for (const [index, comment] of comments.entries()) {
-    const answer = await ask(`When do we deploy? (${index + 1})`);
+    const answer = await ask(page, `When do we deploy? (${index + 1})`);
     await answer.getByRole("button", { name: "Bad response" }).click();
     const form = answer.getByTestId("feedback-form");
     await form.getByRole("button", { name: "Wrong fact" }).click();
@@ -95,13 +79,26 @@ test("three answers rated down with comments start a review whose refinement cit
   }
   const started = page.getByTestId("feedback-review-started");
   await expect(started).toBeVisible();
-  refinementId = (await started.getAttribute("href"))!.split("/").at(-1)!;
+  const refinementId = (await started.getAttribute("href"))!.split("/").at(-1)!;
+  return { chatUrl, refinementId };
+}
 
-  // The review ran (scripted reviewer and planner) and its page cites the feedback.
+/** Waits until the review ran and its refinement's page shows the plan. */
+async function openReviewedRefinement(page: Page, refinementId: string) {
   await expect(async () => {
     await page.goto(`/refinements/${refinementId}`);
     await expect(page.getByTestId("refinement-title")).toHaveText(plan.summary, { timeout: 1_000 });
   }).toPass({ timeout: 45_000 });
+}
+
+test("three answers rated down with comments start a review whose refinement cites them", async ({
+  fayPage: page,
+}) => {
+  const model = scriptedModel();
+  const { chatUrl, refinementId } = await rateThreeDown(page);
+
+  // The review ran (scripted reviewer and planner) and its page cites the feedback.
+  await openReviewedRefinement(page, refinementId);
   const cited = page.getByTestId("answered-feedback");
   await expect(cited).toHaveCount(3);
   for (const comment of comments)
@@ -117,10 +114,14 @@ test("three answers rated down with comments start a review whose refinement cit
   expect(JSON.stringify(planning?.messages)).toContain("Wrong fact");
 });
 
-test("ten answers rated good after it mark the refinement supported, with its chart", async () => {
+test("ten answers rated good after it mark the refinement supported, with its chart", async ({
+  fayPage: page,
+}) => {
+  const { chatUrl, refinementId } = await rateThreeDown(page);
+  await openReviewedRefinement(page, refinementId);
   await page.goto(chatUrl);
   for (let index = 0; index < 10; index += 1) {
-    const answer = await ask(`Deploy question ${index + 1}`);
+    const answer = await ask(page, `Deploy question ${index + 1}`);
     await answer.getByRole("button", { name: "Good response" }).click();
     await expect(answer.getByRole("button", { name: "Good response" })).toHaveAttribute(
       "aria-pressed",
@@ -157,9 +158,10 @@ test("ten answers rated good after it mark the refinement supported, with its ch
   await expect(page.getByTestId("outcome-range").nth(1)).toContainText("72%–100%");
 });
 
-test("an answer can be rated with the keyboard alone", async () => {
-  await page.goto(chatUrl);
-  const answer = await ask("One more question");
+test("an answer can be rated with the keyboard alone", async ({ fayPage: page }) => {
+  await scriptedModel().reset();
+  await createChat(page, "Keyboard");
+  const answer = await ask(page, "One more question");
   // From the answer's Copy button, Tab reaches the thumbs; Enter presses them.
   await answer.getByTestId("message-copy").focus();
   await page.keyboard.press("Tab");
@@ -196,11 +198,13 @@ test("an answer can be rated with the keyboard alone", async () => {
 });
 
 test("another person cannot rate someone else's answer, even by calling the action", async ({
-  browser,
+  fayPage: page,
+  team,
+  signIn,
 }) => {
-  const other = await (await browser.newContext()).newPage();
-  await new AuthPages(other).signIn(stranger);
-  await expect(other).toHaveURL(/\/chat$/);
+  const { chatUrl, refinementId } = await rateThreeDown(page);
+  await openReviewedRefinement(page, refinementId);
+  const other = await signIn(team.person({ name: "Sol", role: "admin" }));
   // A turn id of Fay's chat, taken from her page.
   await page.goto(chatUrl);
   const link = page.getByTestId("message-assistant").first().locator('a[href*="/turns/"]').first();

@@ -1,27 +1,22 @@
-import { expect, test, type Page } from "@playwright/test";
-import { callServerAction, signedIn, type Person } from "./support/pages";
-import { createUser } from "./support/users";
+import type { Page } from "@playwright/test";
+import { expect, test as base } from "./support/fixtures";
+import { callServerAction } from "./support/pages";
 
-// Own people in their own workspace, so nothing here depends on the auth spec's users.
-const workspace = "Files Co";
-const editor: Person = {
-  name: "Fran Editor",
-  email: "fran.editor@files.example",
-  password: "files-editor-pass-1",
-};
-const member: Person = {
-  name: "Milo Member",
-  email: "milo.member@files.example",
-  password: "files-member-pass-2",
-};
 const COMPANY = "/persistent/company";
 const handbook = "# Handbook\nWe write things down.\n";
 const handbookEdited = "# Handbook\nWe write things down.\nAnd we keep them current.\n";
 
-test.describe.configure({ mode: "serial" });
+/** An editor and a member of the test's own workspace, each signed in on a page of their own. */
+const test = base.extend<{ editorPage: Page; memberPage: Page }>({
+  editorPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(team.person({ name: "Fran Editor", role: "editor" })));
+  },
+  memberPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(team.person({ name: "Milo Member", role: "member" })));
+  },
+});
 
-let editorPage: Page;
-let memberPage: Page;
+test.use({ workspaceName: "Files Co" });
 
 /** Fills the new-file form once the company dir is shown and the editor is interactive. */
 async function createCompanyFile(page: Page, path: string, content: string) {
@@ -33,19 +28,17 @@ async function createCompanyFile(page: Page, path: string, content: string) {
   await page.getByTestId("save-file").click();
 }
 
-test.beforeAll(async ({ browser }) => {
-  createUser({ ...editor, role: "editor", workspace });
-  createUser({ ...member, role: "member", workspace });
-  editorPage = await signedIn(browser, editor);
-  memberPage = await signedIn(browser, member);
-});
+/** The editor writes handbook.md (v1) and edits it (v2, `handbookEdited`). */
+async function writeHandbook(page: Page) {
+  await page.goto("/files?dir=company");
+  await createCompanyFile(page, "handbook.md", handbook);
+  await expect(page).toHaveURL(/path=handbook\.md/);
+  await page.getByTestId("file-content-input").fill(handbookEdited);
+  await page.getByTestId("save-file").click();
+  await expect(page.getByTestId("save-status")).toHaveText("Saved.");
+}
 
-test.afterAll(async () => {
-  await editorPage?.context().close();
-  await memberPage?.context().close();
-});
-
-test("an editor edits company knowledge and it persists", async () => {
+test("an editor edits company knowledge and it persists", async ({ editorPage }) => {
   await editorPage.getByTestId("nav-files").click();
   await editorPage.getByTestId("dir-company").click();
   await expect(editorPage).toHaveURL(/dir=company/);
@@ -72,7 +65,11 @@ test("an editor edits company knowledge and it persists", async () => {
   await expect(history.first()).toContainText("~ handbook.md");
 });
 
-test("a member sees company knowledge read-only and cannot save it", async () => {
+test("a member sees company knowledge read-only and cannot save it", async ({
+  editorPage,
+  memberPage,
+}) => {
+  await writeHandbook(editorPage);
   await memberPage.goto("/files?dir=company");
   await expect(memberPage.getByTestId("dir-company").getByTestId("dir-badge")).toHaveText(
     "read-only",
@@ -110,7 +107,10 @@ test("a member sees company knowledge read-only and cannot save it", async () =>
   await expect(editorPage.getByTestId("history-entry")).toHaveCount(2);
 });
 
-test("a failed commit appears on the failures page and one click retries it", async () => {
+test("a failed commit appears on the failures page and one click retries it", async ({
+  editorPage,
+  memberPage,
+}) => {
   // CAIRN_FAULT_INJECTION=fail-first-commit:fail-me in the e2e server: the first attempt of a
   // change touching a path with "fail-me" fails; a retry succeeds.
   const content = "Kept safe through a failed commit.\n";

@@ -4,32 +4,10 @@
  * a stopped reply that reloads as it was shown. At 1280 and 390 px where layout matters, with
  * screenshots in light and dark.
  */
-import {
-  expect,
-  test,
-  type Browser,
-  type BrowserContextOptions,
-  type Page,
-} from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
 import { createChat } from "./support/pages";
-import { createUser } from "./support/users";
-
-const workspace = "Rest Of The Hour Ltd";
-const admin = {
-  email: "ada.rest@example.com",
-  password: "rest-admin-password-1",
-  role: "admin" as const,
-  workspace,
-  name: "Ada",
-};
-const member = {
-  email: "max.rest@example.com",
-  password: "rest-member-password-1",
-  role: "member" as const,
-  workspace,
-  name: "Max",
-};
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -38,27 +16,10 @@ const VIEWPORTS = [
   ["phone", PHONE],
 ] as const;
 
-test.describe.configure({ mode: "serial" });
+test.use({ workspaceName: "Rest Of The Hour Ltd", viewport: DESKTOP });
 
-test.beforeAll(() => {
-  createUser(admin);
-  createUser(member);
-});
-
-async function signedIn(
-  browser: Browser,
-  person: { email: string; password: string },
-  options: BrowserContextOptions = {},
-): Promise<Page> {
-  const context = await browser.newContext({ viewport: DESKTOP, ...options });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email", { exact: true }).fill(person.email);
-  await page.getByLabel("Password", { exact: true }).fill(person.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
+const admin = (team: Team) => team.person({ name: "Ada", role: "admin" });
+const member = (team: Team) => team.person({ name: "Max", role: "member" });
 
 /** Screenshots of the page as it is, light and dark, into data/screens/first-hour/ (kept across runs). */
 async function screenshots(page: Page, name: string) {
@@ -74,11 +35,12 @@ async function screenshots(page: Page, name: string) {
 
 for (const [name, viewport] of VIEWPORTS) {
   test(`a temporary chat (${name}): no memory or harness in its request, says so, and is not listed once left`, async ({
-    browser,
+    team,
+    signIn,
   }) => {
     const model = scriptedModel();
     await model.setScript([{ reply: { text: `Temporary answer ${name}.` } }]);
-    const page = await signedIn(browser, member, { viewport });
+    const page = await signIn(member(team), { viewport });
     const toggle = page.getByTestId("temporary-chat-switch");
     await expect(toggle).toHaveAttribute("aria-checked", "false");
     await toggle.click();
@@ -132,7 +94,8 @@ for (const [name, viewport] of VIEWPORTS) {
 }
 
 test("Refine: the global box is unticked after each refine, and the typed instructions show in the chat", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.setScript([
@@ -149,7 +112,7 @@ test("Refine: the global box is unticked after each refine, and the typed instru
     },
     { reply: { text: "Sure." } },
   ]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await createChat(page, "Refining");
   const global = page.getByRole("checkbox", { name: "global" });
   await global.check();
@@ -177,9 +140,10 @@ test("Refine: the global box is unticked after each refine, and the typed instru
 });
 
 test("New entry starts global for an editor or admin and local for a member; This chat's notes shows the chat's own entries", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   const chatId = await createChat(page, "Notes here");
   await page.goto("/harness/new");
   await expect(page.getByLabel("Scope")).toHaveValue("global");
@@ -190,7 +154,7 @@ test("New entry starts global for an editor or admin and local for a member; Thi
   await expect(page.getByLabel("Scope", { exact: true })).toHaveValue("local");
   await page.context().close();
 
-  const memberPage = await signedIn(browser, member);
+  const memberPage = await signIn(member(team));
   await createChat(memberPage, "Member notes");
   await memberPage.goto("/harness/new");
   await expect(memberPage.getByLabel("Scope")).not.toHaveValue("global");
@@ -200,9 +164,10 @@ test("New entry starts global for an editor or admin and local for a member; Thi
 
 for (const [name, viewport] of VIEWPORTS) {
   test(`the tokens page (${name}) shows the full MCP URL and a client configuration to copy`, async ({
-    browser,
+    team,
+    signIn,
   }) => {
-    const page = await signedIn(browser, admin, { viewport });
+    const page = await signIn(admin(team), { viewport });
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.goto("/settings/tokens");
     const origin = new URL(page.url()).origin;
@@ -242,7 +207,8 @@ for (const [name, viewport] of VIEWPORTS) {
 }
 
 test("Stop: the cut reply is labelled Stopped, and after a reload it holds exactly the text that was shown", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.setScript([
@@ -253,7 +219,7 @@ test("Stop: the cut reply is labelled Stopped, and after a reload it holds exact
       },
     },
   ]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await createChat(page, "Stop exactly");
   await page.getByTestId("chat-input").fill("Count slowly");
   await page.getByTestId("send").click();

@@ -2,33 +2,14 @@
  * Issue 26, items 3–8: the rough edges of a team's first hour, each checked in the browser at
  * 1280 and 390 px, and axe-core on every page in both themes.
  */
-import {
-  expect,
-  test,
-  type Browser,
-  type BrowserContextOptions,
-  type Page,
-} from "@playwright/test";
+import type { Browser, BrowserContextOptions, Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { callServerAction, createChat } from "./support/pages";
-import { createUser } from "./support/users";
+import { AuthPages, callServerAction, createChat } from "./support/pages";
 
-const workspace = "First Hour Ltd";
-const admin = {
-  email: "ada.firsthour@example.com",
-  password: "firsthour-admin-1",
-  role: "admin" as const,
-  workspace,
-  name: "Ada",
-};
-const member = {
-  email: "max.firsthour@example.com",
-  password: "firsthour-member-1",
-  role: "member" as const,
-  workspace,
-  name: "Max",
-};
+const admin = (team: Team) => team.person({ name: "Ada", role: "admin" });
+const member = (team: Team) => team.person({ name: "Max", role: "member" });
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -37,43 +18,21 @@ const VIEWPORTS = [
   ["phone", PHONE],
 ] as const;
 
-test.describe.configure({ mode: "serial" });
-
-test.beforeAll(() => {
-  createUser(admin);
-  createUser(member);
-});
+test.use({ workspaceName: "First Hour Ltd", viewport: DESKTOP });
 
 async function newPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: DESKTOP, ...options });
   return context.newPage();
 }
 
-async function signIn(page: Page, person: { email: string; password: string }) {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email", { exact: true }).fill(person.email);
-  await page.getByLabel("Password", { exact: true }).fill(person.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-}
-
-async function signedIn(
-  browser: Browser,
-  person: { email: string; password: string },
-  options: BrowserContextOptions = {},
-): Promise<Page> {
-  const page = await newPage(browser, options);
-  await signIn(page, person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
-
 for (const [name, viewport] of VIEWPORTS) {
   test(`keyboard (${name}): the message box has the focus, a skip link leads to the page, and a new chat keeps the focus in its box`, async ({
-    browser,
+    team,
+    signIn,
   }) => {
     const model = scriptedModel();
     await model.setScript([{ reply: { text: "Hello from the keyboard test." } }]);
-    const page = await signedIn(browser, admin, { viewport });
+    const page = await signIn(admin(team), { viewport });
     // A few chats in the sidebar: the box must not drift further down the Tab order.
     for (const title of ["One", "Two", "Three"]) {
       await callServerAction(page.context().request, {
@@ -110,18 +69,20 @@ for (const [name, viewport] of VIEWPORTS) {
 
 test("sign-in keeps the email after a wrong password and returns to the page asked for", async ({
   browser,
+  team,
 }) => {
+  const adminPerson = admin(team);
   for (const viewport of [DESKTOP, PHONE]) {
     const page = await newPage(browser, { viewport });
     await page.goto("/memory");
     await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Fmemory$/);
     await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
-    await page.getByLabel("Email", { exact: true }).fill(admin.email);
+    await page.getByLabel("Email", { exact: true }).fill(adminPerson.email);
     await page.getByLabel("Password", { exact: true }).fill("not-the-password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByTestId("form-error")).toBeVisible();
-    await expect(page.getByLabel("Email", { exact: true })).toHaveValue(admin.email);
-    await page.getByLabel("Password", { exact: true }).fill(admin.password);
+    await expect(page.getByLabel("Email", { exact: true })).toHaveValue(adminPerson.email);
+    await page.getByLabel("Password", { exact: true }).fill(adminPerson.password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page).toHaveURL(/\/memory$/);
     await expect(page).toHaveTitle("Memory · Cairn");
@@ -130,13 +91,17 @@ test("sign-in keeps the email after a wrong password and returns to the page ask
   // Another site is never a place to return to.
   const page = await newPage(browser);
   await page.goto("/sign-in?callbackUrl=%2F%2Fevil.example%2F");
-  await signIn(page, admin);
+  await new AuthPages(page).signIn(adminPerson);
   await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/chat$/);
   await page.context().close();
 });
 
-test("an invite made for an email starts the sign-up form with it", async ({ browser }) => {
-  const page = await signedIn(browser, admin);
+test("an invite made for an email starts the sign-up form with it", async ({
+  browser,
+  team,
+  signIn,
+}) => {
+  const page = await signIn(admin(team));
   await page.goto("/admin/members");
   await page.getByTestId("invite-note").fill("newcomer.firsthour@example.com");
   await page
@@ -156,11 +121,12 @@ test("an invite made for an email starts the sign-up form with it", async ({ bro
 });
 
 test("copy works over plain http (no navigator.clipboard), for messages and invite links", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.setScript([{ reply: { text: "Copy me over http." } }]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   // What a LAN address over http looks like to the page: not a secure context, no clipboard API.
   await page.addInitScript(() => {
     Object.defineProperty(window, "isSecureContext", { value: false });
@@ -195,7 +161,8 @@ test("copy works over plain http (no navigator.clipboard), for messages and invi
 });
 
 test("a failed reply reads the same with Retry before and after a reload; Retry answers it", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.setScript([
@@ -205,7 +172,7 @@ test("a failed reply reads the same with Retry before and after a reload; Retry 
     },
     { reply: { text: "Now it worked." } },
   ]);
-  const page = await signedIn(browser, member, { viewport: PHONE });
+  const page = await signIn(member(team), { viewport: PHONE });
   await createChat(page, "Failing reply");
   await page.getByTestId("chat-input").fill("fail please");
   await page.getByTestId("send").click();
@@ -227,7 +194,8 @@ test("a failed reply reads the same with Retry before and after a reload; Retry 
 });
 
 test("Stop labels the cut reply Stopped, as the stored turn does after a reload", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.setScript([
@@ -238,7 +206,7 @@ test("Stop labels the cut reply Stopped, as the stored turn does after a reload"
       },
     },
   ]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await createChat(page, "Stopping");
   await page.getByTestId("chat-input").fill("Count slowly");
   await page.getByTestId("send").click();
@@ -254,10 +222,13 @@ test("Stop labels the cut reply Stopped, as the stored turn does after a reload"
   await page.context().close();
 });
 
-test("a message sent right after the answer ends is never refused as busy", async ({ browser }) => {
+test("a message sent right after the answer ends is never refused as busy", async ({
+  team,
+  signIn,
+}) => {
   const model = scriptedModel();
   await model.setScript([{ reply: { text: "Quick answer." } }]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   const chatId = await createChat(page, "Back to back");
   const request = page.context().request;
   for (let index = 0; index < 12; index += 1) {
@@ -278,9 +249,10 @@ test("a message sent right after the answer ends is never refused as busy", asyn
 });
 
 test("tabs are titled per page; Escape closes the phone menu; phone tap targets are 44 px", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, admin, { viewport: PHONE });
+  const page = await signIn(admin(team), { viewport: PHONE });
   for (const [path, title] of [
     ["/chat", "New chat · Cairn"],
     ["/memory", "Memory · Cairn"],
@@ -323,6 +295,8 @@ test("tabs are titled per page; Escape closes the phone menu; phone tap targets 
 
 test("axe-core: no serious or critical violation on any page, light and dark, 1280 and 390 px", async ({
   browser,
+  team,
+  signIn,
 }) => {
   test.setTimeout(600_000);
   const model = scriptedModel();
@@ -348,7 +322,7 @@ test("axe-core: no serious or critical violation on any page, light and dark, 12
     },
     { reply: { text: "A reply with `code` and\n\n```\nconst a = 1;\n```" } },
   ]);
-  const setup = await signedIn(browser, admin, { bypassCSP: true });
+  const setup = await signIn(admin(team), { bypassCSP: true });
   const chatId = await createChat(setup, "Accessible chat");
   await setup.getByTestId("chat-input").fill("Show code");
   await setup.getByTestId("send").click();
@@ -422,7 +396,7 @@ test("axe-core: no serious or critical violation on any page, light and dark, 12
           findings.push(`${path} ${colorScheme} ${viewport.width}: ${JSON.stringify(finding)}`);
       }
       await signedOut.context().close();
-      const page = await signedIn(browser, admin, { viewport, colorScheme, bypassCSP: true });
+      const page = await signIn(admin(team), { viewport, colorScheme, bypassCSP: true });
       for (const path of pages) {
         await page.goto(path);
         await page.waitForLoadState("networkidle");

@@ -1,49 +1,48 @@
-import { expect, test, type Page } from "@playwright/test";
-import { AuthPages, createChat, signedIn, type Person } from "./support/pages";
-import { createUser } from "./support/users";
+import type { Page } from "@playwright/test";
+import { expect, test as base, type Team } from "./support/fixtures";
+import { AuthPages, createChat } from "./support/pages";
 
 // Issue 14: the findings that were found through the browser or over HTTP, each checked the
 // same way. Own people in their own workspace.
-const workspace = "Hardening Co";
-const editor: Person = {
-  name: "Hale Editor",
-  email: "hale.editor@hardening.example",
-  password: "hardening-editor-1",
-};
-const member: Person = {
-  name: "Hugo Member",
-  email: "hugo.member@hardening.example",
-  password: "hardening-member-2",
-};
+const editor = (team: Team) => team.person({ name: "Hale Editor", role: "editor" });
+const member = (team: Team) => team.person({ name: "Hugo Member", role: "member" });
 
-test.describe.configure({ mode: "serial" });
+/**
+ * `cspViolations`: console messages about blocked resources from every page the test opens
+ * through `watchCsp`; `editorPage` and `memberPage`: the workspace's editor and member, signed
+ * in and watched.
+ */
+const test = base.extend<{
+  cspViolations: string[];
+  watchCsp: (page: Page) => void;
+  editorPage: Page;
+  memberPage: Page;
+}>({
+  cspViolations: async ({}, provide) => {
+    await provide([]);
+  },
+  watchCsp: async ({ cspViolations }, provide) => {
+    await provide((page) =>
+      page.on("console", (message) => {
+        if (/Content Security Policy|Refused to/i.test(message.text())) {
+          cspViolations.push(`${page.url()}: ${message.text()}`);
+        }
+      }),
+    );
+  },
+  editorPage: async ({ team, signIn, watchCsp }, provide) => {
+    await provide(await signIn(editor(team), { onPage: watchCsp }));
+  },
+  memberPage: async ({ team, signIn, watchCsp }, provide) => {
+    await provide(await signIn(member(team), { onPage: watchCsp }));
+  },
+});
 
-let editorPage: Page;
-let memberPage: Page;
-/** Console messages about blocked resources, from every page this spec opens. */
-const cspViolations: string[] = [];
-const watchCsp = (page: Page) =>
-  page.on("console", (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) {
-      cspViolations.push(`${page.url()}: ${message.text()}`);
-    }
-  });
+test.use({ workspaceName: "Hardening Co" });
 
 function newChat(page: Page, title: string): Promise<string> {
   return createChat(page, title);
 }
-
-test.beforeAll(async ({ browser }) => {
-  createUser({ ...editor, role: "editor", workspace });
-  createUser({ ...member, role: "member", workspace });
-  editorPage = await signedIn(browser, editor, { onPage: watchCsp });
-  memberPage = await signedIn(browser, member, { onPage: watchCsp });
-});
-
-test.afterAll(async () => {
-  await editorPage?.context().close();
-  await memberPage?.context().close();
-});
 
 // Finding 8.
 test("every response carries the security headers", async ({ request }) => {
@@ -66,7 +65,10 @@ test("every response carries the security headers", async ({ request }) => {
 });
 
 // Finding 8: the policy must not break the app itself (Next's inline scripts, styles).
-test("the app's pages work under the policy, with no violations reported", async () => {
+test("the app's pages work under the policy, with no violations reported", async ({
+  editorPage,
+  cspViolations,
+}) => {
   for (const path of ["/chat", "/harness", "/files", "/refinements"]) {
     const response = await editorPage.goto(path);
     expect(response?.status(), path).toBeLessThan(400);
@@ -82,7 +84,7 @@ test("the app's pages work under the policy, with no violations reported", async
 });
 
 // Finding 9.
-test("/api/chat refuses another origin and a body that is not JSON", async () => {
+test("/api/chat refuses another origin and a body that is not JSON", async ({ editorPage }) => {
   const chatId = await newChat(editorPage, "Origin check");
   const message = { id: "origin-check-1", role: "user", parts: [{ type: "text", text: "hi" }] };
   const foreign = await editorPage.request.post("/api/chat", {
@@ -101,7 +103,9 @@ test("/api/chat refuses another origin and a body that is not JSON", async () =>
 });
 
 // Finding 13.
-test("bad query strings on /harness answer with a message or are ignored, never 500", async () => {
+test("bad query strings on /harness answer with a message or are ignored, never 500", async ({
+  editorPage,
+}) => {
   const cases: [string, "bad-query" | "page"][] = [
     ["/harness?chat=a&chat=b", "page"],
     [`/harness?path=${"p".repeat(300)}`, "bad-query"],
@@ -123,7 +127,10 @@ test("bad query strings on /harness answer with a message or are ignored, never 
 });
 
 // Issue 31, finding 10: a bad % escape in a dynamic route answered 500, signed in or not.
-test("a path with a malformed % escape answers 400, signed in or not", async ({ request }) => {
+test("a path with a malformed % escape answers 400, signed in or not", async ({
+  request,
+  editorPage,
+}) => {
   const pages = [
     "/chat/%E0%A4%A",
     "/chat/abc/turns/%zz",
@@ -149,7 +156,9 @@ test("a path with a malformed % escape answers 400, signed in or not", async ({ 
 });
 
 // Finding 12.
-test("the files editor refuses a file over 1 MiB in place and saves one near the limit", async () => {
+test("the files editor refuses a file over 1 MiB in place and saves one near the limit", async ({
+  editorPage,
+}) => {
   await editorPage.goto("/files?dir=user");
   await editorPage.getByTestId("new-file-path").fill("big.md");
   const tooBig = "x".repeat(1024 * 1024 + 10);
@@ -176,7 +185,10 @@ test("the files editor refuses a file over 1 MiB in place and saves one near the
 });
 
 // Finding 15.
-test("/refine --global typed by a member is refused up front and records nothing", async () => {
+test("/refine --global typed by a member is refused up front and records nothing", async ({
+  editorPage,
+  memberPage,
+}) => {
   await newChat(memberPage, "Member refine");
   await memberPage.getByTestId("chat-input").fill("/refine --global remember the secret plan");
   await memberPage.getByTestId("send").click();
@@ -191,8 +203,13 @@ test("/refine --global typed by a member is refused up front and records nothing
 });
 
 // Finding 16.
-test("a session token stops working after sign-out", async ({ browser }) => {
-  const page = await signedIn(browser, member, { onPage: watchCsp });
+test("a session token stops working after sign-out", async ({
+  browser,
+  team,
+  signIn,
+  watchCsp,
+}) => {
+  const page = await signIn(member(team), { onPage: watchCsp });
   const cookies = await page.context().cookies();
   await new AuthPages(page).signOut();
   await page.context().close();
@@ -205,6 +222,6 @@ test("a session token stops working after sign-out", async ({ browser }) => {
   await replay.close();
 
   // The member signs in again normally.
-  const again = await signedIn(browser, member, { onPage: watchCsp });
+  const again = await signIn(member(team), { onPage: watchCsp });
   await again.context().close();
 });

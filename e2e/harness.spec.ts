@@ -1,38 +1,14 @@
-import { expect, test, type Page } from "@playwright/test";
-import { AuthPages, callServerAction, createChat } from "./support/pages";
-import { createUser } from "./support/users";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
+import { callServerAction, createChat } from "./support/pages";
 
-const workspace = "Harness Co";
-const editor = {
-  email: "hedda@example.com",
-  password: "editor-pass-1",
-  role: "editor" as const,
-  workspace,
-  name: "Hedda",
-};
-const member = {
-  email: "milo@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Milo",
-};
+test.use({ workspaceName: "Harness Co" });
 
-test.describe.configure({ mode: "serial" });
+const editor = (team: Team) => team.person({ name: "Hedda", role: "editor" });
+const member = (team: Team) => team.person({ name: "Milo", role: "member" });
 
-let editorPage: Page;
-let globalEntryUrl: string;
-
-test.beforeAll(async ({ browser }) => {
-  createUser(editor);
-  createUser(member);
-  editorPage = await (await browser.newContext()).newPage();
-  await new AuthPages(editorPage).signIn(editor);
-  await expect(editorPage).toHaveURL(/\/chat$/);
-});
-
-test("an editor creates a global entry, edits it twice, compares revisions and restores the first", async () => {
-  const page = editorPage;
+/** Creates the global entry "Deploy day" (v1: "We deploy on Tuesdays.") and returns its URL. */
+async function createGlobalEntry(page: Page): Promise<string> {
   await page.goto("/harness/new");
   await page.getByLabel("Kind").selectOption("memory");
   await page.getByLabel("Scope").selectOption("global");
@@ -42,8 +18,16 @@ test("an editor creates a global entry, edits it twice, compares revisions and r
   await page.getByTestId("save-entry").click();
 
   await expect(page).toHaveURL(/\/harness\/memory\/deploy-day\?scope=global/);
-  globalEntryUrl = page.url();
   await expect(page.getByTestId("entry-version")).toHaveText("v1");
+  return page.url();
+}
+
+test("an editor creates a global entry, edits it twice, compares revisions and restores the first", async ({
+  team,
+  signIn,
+}) => {
+  const page = await signIn(editor(team));
+  await createGlobalEntry(page);
 
   await page.getByLabel("Content").fill("We deploy on Wednesdays.");
   await page.getByLabel("Reason for the change (optional)").fill("moved the release train");
@@ -72,8 +56,9 @@ test("an editor creates a global entry, edits it twice, compares revisions and r
   await expect(page.getByTestId("history-row").first()).toContainText("restore");
 });
 
-test("the entry is listed and found by the filters", async () => {
-  const page = editorPage;
+test("the entry is listed and found by the filters", async ({ team, signIn }) => {
+  const page = await signIn(editor(team));
+  await createGlobalEntry(page);
   await page.goto("/harness?q=tuesdays");
   await expect(page.getByTestId("entry-row")).toHaveCount(1);
   await expect(page.getByTestId("entry-row")).toContainText("[global:deploy-day]");
@@ -82,11 +67,12 @@ test("the entry is listed and found by the filters", async () => {
 });
 
 test("a member sees a global entry read-only and cannot change it, in the UI or by calling the action", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(member);
-  await expect(page).toHaveURL(/\/chat$/);
+  const editorPage = await signIn(editor(team));
+  const globalEntryUrl = await createGlobalEntry(editorPage);
+  const page = await signIn(member(team));
 
   await page.goto(globalEntryUrl);
   await expect(page.getByTestId("read-only-badge")).toBeVisible();
@@ -103,7 +89,7 @@ test("a member sees a global entry read-only and cannot change it, in the UI or 
         kind: "memory",
         id: "deploy-day",
         location: { scope: "global" },
-        expectedVersion: 4,
+        expectedVersion: 1,
         content: "Members rewrote this.",
       },
     ],
@@ -120,15 +106,13 @@ test("a member sees a global entry read-only and cannot change it, in the UI or 
   await page.reload();
   await expect(page.getByTestId("entry-content")).toHaveText("We deploy on Tuesdays.");
   await editorPage.goto(globalEntryUrl);
-  await expect(editorPage.getByTestId("entry-version")).toHaveText("v4");
+  await expect(editorPage.getByTestId("entry-version")).toHaveText("v1");
   await page.goto("/harness?q=sneaky");
   await expect(page.getByTestId("entry-row")).toHaveCount(0);
 });
 
-test("a member keeps local entries in their own chat", async ({ browser }) => {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(member);
-  await expect(page).toHaveURL(/\/chat$/);
+test("a member keeps local entries in their own chat", async ({ team, signIn }) => {
+  const page = await signIn(member(team));
   await createChat(page, "Trip planning");
   await page.goto("/chat");
   await expect(page.getByTestId("chat-row")).toContainText("Trip planning");

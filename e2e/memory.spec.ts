@@ -1,34 +1,19 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { callServerAction, createChat, send, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { callServerAction, createChat, send } from "./support/pages";
 
-const workspace = "Memory Co";
-const member = {
-  email: "mia.memory@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Mia",
-};
-const editor = {
-  email: "eli.memory@example.com",
-  password: "editor-pass-1",
-  role: "editor" as const,
-  workspace,
-  name: "Eli",
-};
+const member = (team: Team) => team.person({ name: "Mia", role: "member" });
+const editor = (team: Team) => team.person({ name: "Eli", role: "editor" });
+
+test.use({ workspaceName: "Memory Co" });
 
 /** A distinctive phrase of PLANNING_SYSTEM_PROMPT (lib/harness/refine/prompts.ts). */
 const PLANNER = "You refine an agent's continual harness";
 
-test.describe.configure({ mode: "serial" });
-
 test.beforeAll(() => {
   mkdirSync("test-results/screenshots", { recursive: true });
-  createUser(member);
-  createUser(editor);
 });
 
 function item(page: Page, title: string) {
@@ -38,9 +23,10 @@ function item(page: Page, title: string) {
 }
 
 test("on a fresh workspace the Memory and Harness pages explain what memory is and how it is written", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   await page.getByTestId("nav-memory").click();
   await expect(page).toHaveURL(/\/memory$/);
   await expect(page.getByRole("heading", { name: "Memory", exact: true })).toBeVisible();
@@ -57,7 +43,8 @@ test("on a fresh workspace the Memory and Harness pages explain what memory is a
 });
 
 test("the Memory page lists what a turn and a refinement wrote, with where each came from; edit and delete work", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -107,7 +94,7 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
     },
     { whenLastIsToolResult: true, reply: { text: "Noted: short answers." } },
   ]);
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   const chatId = await createChat(page, "Preferences");
   await send(page, "Please remember: I prefer short answers");
   await expect(page.getByTestId("assistant-text").last()).toContainText("Noted: short answers.");
@@ -218,9 +205,10 @@ test("the Memory page lists what a turn and a refinement wrote, with where each 
 });
 
 test("a member sees a workspace memory read-only and the server refuses their edit; an editor may change it", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   const created = await callServerAction(editorPage.context().request, {
     pagePath: "/harness/new",
     file: "app/(app)/harness/actions.ts",
@@ -236,7 +224,7 @@ test("a member sees a workspace memory read-only and the server refuses their ed
   });
   expect(created.status()).toBe(200);
 
-  const page = await signedIn(browser, member);
+  const page = await signIn(member(team));
   await page.goto("/memory");
   const office = item(page, "Office");
   await expect(office).toHaveAttribute("data-scope", "global");

@@ -1,25 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
-import { callServerAction, createChat, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import type { Page } from "@playwright/test";
+import { expect, test as base, type Team } from "./support/fixtures";
+import { callServerAction, createChat } from "./support/pages";
 
 // Issue 15, items 12, 14 and 15: invites, company knowledge editing, admin and form polish.
 // Own people in their own workspace.
-const workspace = "Polish Co";
-const admin = {
-  name: "Ada Polish",
-  email: "ada@polish.example",
-  password: "polish-admin-pass-1",
-  role: "admin" as const,
-  workspace,
-};
-const member = {
-  name: "Max Polish",
-  email: "max@polish.example",
-  password: "polish-member-pass-2",
-  role: "member" as const,
-  workspace,
-};
+const admin = (team: Team) => team.person({ name: "Ada Polish", role: "admin" });
+const member = (team: Team) => team.person({ name: "Max Polish", role: "member" });
 const COMPANY = "/persistent/company";
 const guideV1 = "# Guide\n\nWe write things **down**.\n";
 const guideV2 = "# Guide\n\nWe write things **down**.\n\n- Keep it short\n";
@@ -28,24 +15,48 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 const shots = "test-results/screenshots";
 
-test.describe.configure({ mode: "serial" });
-
-let adminPage: Page;
-let memberPage: Page;
-
-test.beforeAll(async ({ browser }) => {
-  createUser(admin);
-  createUser(member);
-  adminPage = await signedIn(browser, admin, { viewport: DESKTOP, clipboard: true });
-  memberPage = await signedIn(browser, member, { viewport: DESKTOP, clipboard: true });
+/** The admin and the member of the test's workspace, signed in at 1280 px with the clipboard. */
+const test = base.extend<{ adminPage: Page; memberPage: Page }>({
+  adminPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(admin(team), { viewport: DESKTOP, clipboard: true }));
+  },
+  memberPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(member(team), { viewport: DESKTOP, clipboard: true }));
+  },
 });
 
-test.afterAll(async () => {
-  await adminPage?.context().close();
-  await memberPage?.context().close();
-});
+test.use({ workspaceName: "Polish Co" });
 
-test("invites: a for-whom note, a copy button, earlier links kept, open invites listed with revoke", async () => {
+/** The admin saves guide.md as `guideV1`, then (unless `versions` is 1) as `guideV2`. */
+async function saveGuide(page: Page, versions: 1 | 2 = 2) {
+  await page.goto("/files?dir=company");
+  await expect(page.getByTestId("dir-view")).toHaveAttribute("data-dir", COMPANY);
+  await page.getByTestId("new-file-path").fill("guide.md");
+  await page.getByTestId("file-content-input").fill(guideV1);
+  await expect(page.getByTestId("save-file")).toBeEnabled();
+  await page.getByTestId("save-file").click();
+  await expect(page).toHaveURL(/path=guide\.md/);
+  if (versions === 1) return;
+  await page.getByTestId("file-content-input").fill(guideV2);
+  await page.getByTestId("save-file").click();
+  await expect(page.getByTestId("save-status")).toHaveText("Saved.");
+}
+
+/** The member's local entry "Coffee order" in their chat "Polish notes" (v1); returns its URL. */
+async function createCoffeeEntry(page: Page): Promise<string> {
+  const chatId = await createChat(page, "Polish notes");
+  await page.goto(`/harness/new?chat=${chatId}`);
+  await page.getByLabel("Kind").selectOption("memory");
+  await page.getByLabel("Title").fill("Coffee order");
+  await page.getByLabel("Content").fill("Max takes it black.");
+  await page.getByTestId("save-entry").click();
+  await expect(page.getByTestId("entry-saved")).toHaveText("Created.");
+  return page.url();
+}
+
+test("invites: a for-whom note, a copy button, earlier links kept, open invites listed with revoke", async ({
+  adminPage,
+}) => {
   const page = adminPage;
   await page.goto("/admin/members");
   await expect(page.getByTestId("no-open-invites")).toBeVisible();
@@ -85,7 +96,10 @@ test("invites: a for-whom note, a copy button, earlier links kept, open invites 
   await expect(open.first()).toContainText("Grace");
 });
 
-test("company knowledge: editor with preview and line count, members read rendered markdown", async () => {
+test("company knowledge: editor with preview and line count, members read rendered markdown", async ({
+  adminPage,
+  memberPage,
+}) => {
   const page = adminPage;
   await page.goto("/files?dir=company");
   await expect(page.getByTestId("dir-view")).toHaveAttribute("data-dir", COMPANY);
@@ -122,8 +136,12 @@ test("company knowledge: editor with preview and line count, members read render
   await expect(memberPage.getByTestId("file-content")).toHaveText(guideV2);
 });
 
-test("company knowledge history: a commit's diff, and Restore as a new commit (not for members)", async () => {
+test("company knowledge history: a commit's diff, and Restore as a new commit (not for members)", async ({
+  adminPage,
+  memberPage,
+}) => {
   const page = adminPage;
+  await saveGuide(page);
   await page.goto("/files?dir=company&path=guide.md");
   const history = page.getByTestId("history-entry");
   await expect(history).toHaveCount(2);
@@ -164,15 +182,17 @@ test("company knowledge history: a commit's diff, and Restore as a new commit (n
   expect(response.status()).toBe(403);
 });
 
-test("a conflict shows the two versions as a highlighted diff", async () => {
+test("a conflict shows the two versions as a highlighted diff", async ({
+  adminPage,
+  team,
+  signIn,
+}) => {
   const page = adminPage;
+  await saveGuide(page, 1);
   await page.goto("/files?dir=company&path=guide.md");
   await expect(page.getByTestId("file-content-input")).toHaveValue(guideV1);
   // Someone else saves first, in another session.
-  const other = await signedIn(page.context().browser()!, admin, {
-    viewport: DESKTOP,
-    clipboard: true,
-  });
+  const other = await signIn(admin(team), { viewport: DESKTOP, clipboard: true });
   await other.goto("/files?dir=company&path=guide.md");
   await other.getByTestId("file-content-input").fill("# Guide\n\nWe write things up.\n");
   await other.getByTestId("save-file").click();
@@ -191,18 +211,11 @@ test("a conflict shows the two versions as a highlighted diff", async () => {
   ]);
 });
 
-let entryUrl: string;
-
-test("entries: kind and scope fixed once created, a saved notice, and an author column", async () => {
+test("entries: kind and scope fixed once created, a saved notice, and an author column", async ({
+  memberPage,
+}) => {
   const page = memberPage;
-  const chatId = await createChat(page, "Polish notes");
-  await page.goto(`/harness/new?chat=${chatId}`);
-  await page.getByLabel("Kind").selectOption("memory");
-  await page.getByLabel("Title").fill("Coffee order");
-  await page.getByLabel("Content").fill("Max takes it black.");
-  await page.getByTestId("save-entry").click();
-  await expect(page.getByTestId("entry-saved")).toHaveText("Created.");
-  entryUrl = page.url();
+  await createCoffeeEntry(page);
 
   // No kind or scope controls on an existing entry: they read as fixed text.
   await expect(page.getByLabel("Kind")).toHaveCount(0);
@@ -217,7 +230,9 @@ test("entries: kind and scope fixed once created, a saved notice, and an author 
   await expect(page.getByTestId("history-author")).toHaveText(["you", "you"]);
 });
 
-test("admin settings: what each setting does, and the configured model without its key", async () => {
+test("admin settings: what each setting does, and the configured model without its key", async ({
+  adminPage,
+}) => {
   const page = adminPage;
   await page.goto("/admin/settings");
   await expect(page.getByTestId("settings-form")).toContainText("0 turns automatic reviews off");
@@ -237,31 +252,41 @@ test("admin settings: what each setting does, and the configured model without i
 });
 
 test("screenshots of the changed pages at 1280 and 390 px, light and dark; nothing scrolls sideways", async ({
-  browser,
+  adminPage,
+  memberPage,
+  team,
+  signIn,
 }) => {
   test.setTimeout(240_000);
   mkdirSync(shots, { recursive: true });
+  const [adminPerson, memberPerson] = [admin(team), member(team)];
+  await saveGuide(adminPage);
+  const entryUrl = await createCoffeeEntry(memberPage);
   await adminPage.goto("/files?dir=company");
   const firstCommit = (await adminPage
     .getByTestId("history-entry")
     .last()
     .getAttribute("id"))!.slice("commit-".length);
-  const views: [string, typeof admin | typeof member, string][] = [
-    ["members", admin, "/admin/members"],
-    ["settings", admin, "/admin/settings"],
-    ["files-editor", admin, "/files?dir=company&path=guide.md"],
-    ["files-history-diff", admin, `/files?dir=company&commit=${firstCommit}#commit-${firstCommit}`],
-    ["files-failures", admin, "/files/failures"],
-    ["files-member-rendered", member, "/files?dir=company&path=guide.md"],
-    ["entry", member, entryUrl],
+  const views: [string, typeof adminPerson, string][] = [
+    ["members", adminPerson, "/admin/members"],
+    ["settings", adminPerson, "/admin/settings"],
+    ["files-editor", adminPerson, "/files?dir=company&path=guide.md"],
+    [
+      "files-history-diff",
+      adminPerson,
+      `/files?dir=company&commit=${firstCommit}#commit-${firstCommit}`,
+    ],
+    ["files-failures", adminPerson, "/files/failures"],
+    ["files-member-rendered", memberPerson, "/files?dir=company&path=guide.md"],
+    ["entry", memberPerson, entryUrl],
   ];
   for (const scheme of ["light", "dark"] as const) {
     for (const [size, viewport] of [
       ["desktop", DESKTOP],
       ["phone", PHONE],
     ] as const) {
-      for (const person of [admin, member]) {
-        const page = await signedIn(browser, person, { viewport, clipboard: true });
+      for (const person of [adminPerson, memberPerson]) {
+        const page = await signIn(person, { viewport, clipboard: true });
         await page.emulateMedia({ colorScheme: scheme });
         for (const [name, who, path] of views) {
           if (who !== person) continue;

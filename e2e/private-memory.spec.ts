@@ -1,34 +1,24 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { createChat, send, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat, send } from "./support/pages";
 
 // Issue 31, finding 6: a planted note in company knowledge makes an admin's agent copy the
 // admin's private memory into company knowledge. The copy is held until the admin confirms it.
 
-const admin = {
-  email: "ada.private@example.com",
-  password: "private-pass-1",
-  role: "admin" as const,
-  workspace: "Private Co",
-  name: "Ada",
-};
-const editor = { ...admin, email: "eve.private@example.com", role: "editor" as const, name: "Eve" };
+const admin = (team: Team) => team.person({ name: "Ada", role: "admin" });
+const editor = (team: Team) => team.person({ name: "Eve", role: "editor" });
+
+test.use({ workspaceName: "Private Co" });
 
 const SECRET = "My salary negotiation target is 142,000 and I plan to leave in March.\n";
-
-test.describe.configure({ mode: "serial" });
-test.beforeAll(() => {
-  createUser(admin);
-  createUser(editor);
-});
 
 function memoryCall(command: Record<string, string>) {
   return { toolCalls: [{ name: "memory", arguments: command }] };
 }
 
 test("a copy of private memory into company knowledge waits for the person's Confirm", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -62,11 +52,11 @@ test("a copy of private memory into company knowledge waits for the person's Con
   ]);
 
   // The admin's own memory, and an editor's planted note.
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await createChat(page, "Private");
   await send(page, "note my target");
   await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
-  const planter = await signedIn(browser, editor);
+  const planter = await signIn(editor(team));
   await createChat(planter, "Onboarding");
   await send(planter, "plant the note");
   await expect(planter.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
@@ -90,7 +80,7 @@ test("a copy of private memory into company knowledge waits for the person's Con
   await expect(planter.getByTestId("file-content-input")).toHaveValue(SECRET);
 });
 
-test("Discard leaves nothing in company knowledge", async ({ browser }) => {
+test("Discard leaves nothing in company knowledge", async ({ team, signIn }) => {
   const other = "The name of my first pet was Biscuit, a grey rabbit from Leeds.\n";
   const model = scriptedModel();
   await model.reset();
@@ -109,7 +99,7 @@ test("Discard leaves nothing in company knowledge", async ({ browser }) => {
     },
     { whenLastIsToolResult: true, reply: { text: "Done." } },
   ]);
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await createChat(page, "Again");
   await send(page, "note my pet");
   await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");

@@ -1,23 +1,10 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test as base, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat } from "./support/pages";
 
-const workspace = "Approvals Co";
-const admin = {
-  email: "ada.approvals@example.com",
-  password: "admin-pass-1",
-  role: "admin" as const,
-  workspace,
-  name: "Ada",
-};
-const member = {
-  email: "milo.approvals@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Milo",
-};
+const admin = (team: Team) => team.person({ name: "Ada", role: "admin" });
+const member = (team: Team) => team.person({ name: "Milo", role: "member" });
 
 /** A distinctive phrase of PLANNING_SYSTEM_PROMPT (lib/harness/refine/prompts.ts). */
 const PLANNER = "You refine an agent's continual harness";
@@ -31,18 +18,30 @@ function planCreating(title: string, content: string) {
   };
 }
 
-test.describe.configure({ mode: "serial" });
+/**
+ * `adminPage`: the admin of a workspace that requires approval for global refinements, signed
+ * in; `chatUrl`: the admin's chat "Release rules", where the refinements are asked for.
+ */
+const test = base.extend<{ adminPage: Page; chatUrl: string }>({
+  adminPage: async ({ team, signIn }, provide) => {
+    const adminPage = await signIn(admin(team));
+    await adminPage.goto("/admin/settings");
+    const needsApproval = adminPage.getByTestId("needs-approval");
+    await needsApproval.check();
+    await adminPage.getByTestId("save-settings").click();
+    await expect(adminPage.getByText("Saved.")).toBeVisible();
+    await adminPage.reload();
+    await expect(adminPage.getByTestId("needs-approval")).toBeChecked();
+    await provide(adminPage);
+  },
+  chatUrl: async ({ adminPage }, provide) => {
+    await adminPage.goto("/chat");
+    await createChat(adminPage, "Release rules");
+    await provide(adminPage.url());
+  },
+});
 
-let adminPage: Page;
-let chatUrl: string;
-let freezeRefinementUrl: string;
-
-async function signedIn(browser: Browser, person: { email: string; password: string }) {
-  const page = await (await browser.newContext()).newPage();
-  await new AuthPages(page).signIn(person);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
-}
+test.use({ workspaceName: "Approvals Co" });
 
 /** The global harness rows matching `q`. */
 async function expectHarnessRows(page: Page, q: string, count: number) {
@@ -56,6 +55,7 @@ async function expectHarnessRows(page: Page, q: string, count: number) {
  */
 async function refineGlobally(
   page: Page,
+  chatUrl: string,
   plan: ReturnType<typeof planCreating>,
   status: string,
 ): Promise<string> {
@@ -80,29 +80,27 @@ async function refineGlobally(
   return new URL(page.url()).pathname;
 }
 
-test.beforeAll(async ({ browser }) => {
-  createUser(admin);
-  createUser(member);
-  adminPage = await signedIn(browser, admin);
-  await adminPage.goto("/admin/settings");
-  const needsApproval = adminPage.getByTestId("needs-approval");
-  await needsApproval.check();
-  await adminPage.getByTestId("save-settings").click();
-  await expect(adminPage.getByText("Saved.")).toBeVisible();
-  await adminPage.reload();
-  await expect(adminPage.getByTestId("needs-approval")).toBeChecked();
+/** The release freeze, proposed and approved: returns its refinement's path. */
+async function approvedFreeze(page: Page, chatUrl: string): Promise<string> {
+  const url = await refineGlobally(page, chatUrl, freeze, "pending");
+  await page.getByTestId("approve").click();
+  await expect(page.getByTestId("refinement-status")).toHaveAttribute("data-status", "applied");
+  await expectHarnessRows(page, "december", 1);
+  return url;
+}
 
-  await adminPage.goto("/chat");
-  await createChat(adminPage, "Release rules");
-  chatUrl = adminPage.url();
-});
+const freeze = planCreating("Release freeze", "No releases in the last week of December.");
 
 test("with approval required, a global refinement waits; approving applies it", async ({
-  browser,
+  adminPage,
+  chatUrl,
+  team,
+  signIn,
 }) => {
   const page = adminPage;
-  freezeRefinementUrl = await refineGlobally(
+  const freezeRefinementUrl = await refineGlobally(
     page,
+    chatUrl,
     planCreating("Release freeze", "No releases in the last week of December."),
     "pending",
   );
@@ -111,7 +109,7 @@ test("with approval required, a global refinement waits; approving applies it", 
   await expectHarnessRows(page, "december", 0);
 
   // A member sees the proposal but cannot decide it.
-  const memberPage = await signedIn(browser, member);
+  const memberPage = await signIn(member(team));
   await memberPage.goto(freezeRefinementUrl);
   await expect(memberPage.getByTestId("refinement-title")).toHaveText("Remember: Release freeze");
   await expect(memberPage.getByTestId("approval-unavailable")).toBeVisible();
@@ -126,10 +124,11 @@ test("with approval required, a global refinement waits; approving applies it", 
   await expect(page.getByTestId("entry-row")).toContainText("[global:release-freeze]");
 });
 
-test("rejecting a proposal applies nothing and keeps the note", async () => {
+test("rejecting a proposal applies nothing and keeps the note", async ({ adminPage, chatUrl }) => {
   const page = adminPage;
   const url = await refineGlobally(
     page,
+    chatUrl,
     planCreating("Deploy by hand", "Deploys are done by hand from a laptop."),
     "pending",
   );
@@ -142,8 +141,9 @@ test("rejecting a proposal applies nothing and keeps the note", async () => {
   await expectHarnessRows(page, "laptop", 0);
 });
 
-test("a verdict is recorded on an applied refinement", async () => {
+test("a verdict is recorded on an applied refinement", async ({ adminPage, chatUrl }) => {
   const page = adminPage;
+  const freezeRefinementUrl = await approvedFreeze(page, chatUrl);
   await page.goto(freezeRefinementUrl);
   await expect(page.getByText("No verdict yet.")).toBeVisible();
   // Nothing is pre-selected: the verdict must be chosen before it can be set.
@@ -162,10 +162,15 @@ test("a verdict is recorded on an applied refinement", async () => {
   await expect(verdict).toContainText("The team shipped on December 28th anyway.");
 });
 
-test("restoring the harness to a refinement's version undoes what came after, as a new refinement", async () => {
+test("restoring the harness to a refinement's version undoes what came after, as a new refinement", async ({
+  adminPage,
+  chatUrl,
+}) => {
   const page = adminPage;
+  const freezeRefinementUrl = await approvedFreeze(page, chatUrl);
   const laterUrl = await refineGlobally(
     page,
+    chatUrl,
     planCreating("Hotfix window", "Hotfixes ship before noon."),
     "pending",
   );

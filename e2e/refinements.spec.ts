@@ -1,23 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { callServerAction, createChat, expectHarnessRows, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { callServerAction, createChat, expectHarnessRows } from "./support/pages";
 
-const workspace = "Refine Co";
-const editor = {
-  email: "rhea@example.com",
-  password: "editor-pass-1",
-  role: "editor" as const,
-  workspace,
-  name: "Rhea",
-};
-const member = {
-  email: "remy@example.com",
-  password: "member-pass-1",
-  role: "member" as const,
-  workspace,
-  name: "Remy",
-};
+test.use({ workspaceName: "Refine Co" });
+
+const editor = (team: Team) => team.person({ name: "Rhea", role: "editor" });
+const member = (team: Team) => team.person({ name: "Remy", role: "member" });
 
 /** A distinctive phrase of PLANNING_SYSTEM_PROMPT (lib/harness/refine/prompts.ts). */
 const PLANNER = "You refine an agent's continual harness";
@@ -37,30 +26,43 @@ const plan = {
   ],
 };
 
-test.describe.configure({ mode: "serial" });
-
-let editorPage: Page;
-let refinementUrl: string;
-let chatUrl: string;
-
-test.beforeAll(async ({ browser }) => {
-  createUser(editor);
-  createUser(member);
-  editorPage = await signedIn(browser, editor);
-});
-
-test("/refine --global in a chat creates a global memory, listed in the history with its diff", async () => {
+/** Scripts the planner with `plan` and sends `/refine --global …` in the open chat. */
+async function refineGlobally(page: Page) {
   const model = scriptedModel();
   await model.reset();
   await model.setScript([{ whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(plan) } }]);
-  const page = editorPage;
-  await page.goto("/chat");
-  await createChat(page, "Release planning");
-  chatUrl = page.url();
   await page.getByTestId("chat-input").fill("/refine --global remember we deploy on Fridays");
   await page.getByTestId("send").click();
-
   await expectHarnessRows(page, "fridays", 1);
+}
+
+/** In a new chat "Release planning", refines the deploy day globally; returns the refinement's path. */
+async function globalRefinement(page: Page): Promise<{ refinementUrl: string; chatUrl: string }> {
+  await createChat(page, "Release planning");
+  const chatUrl = page.url();
+  await refineGlobally(page);
+  await page.goto("/refinements?trigger=explicit");
+  await page.getByTestId("refinement-row").first().getByTestId("refinement-link").click();
+  await expect(page).toHaveURL(/\/refinements\/[^/?]+$/);
+  return { refinementUrl: new URL(page.url()).pathname, chatUrl };
+}
+
+/** Rolls back the refinement at `refinementUrl` with one click. */
+async function rollBack(page: Page, refinementUrl: string) {
+  await page.goto(refinementUrl);
+  await page.getByTestId("rollback").click();
+  await expect(page.getByTestId("rollback-done")).toBeVisible();
+}
+
+test("/refine --global in a chat creates a global memory, listed in the history with its diff", async ({
+  team,
+  signIn,
+}) => {
+  const model = scriptedModel();
+  const page = await signIn(editor(team));
+  await page.goto("/chat");
+  await createChat(page, "Release planning");
+  await refineGlobally(page);
   await expect(page.getByTestId("entry-row")).toContainText("Deploy day");
   await expect(page.getByTestId("entry-row")).toContainText("[global:deploy-day]");
 
@@ -79,7 +81,6 @@ test("/refine --global in a chat creates a global memory, listed in the history 
   await row.getByTestId("refinement-link").click();
 
   await expect(page).toHaveURL(/\/refinements\/[^/?]+$/);
-  refinementUrl = new URL(page.url()).pathname;
   await expect(page.getByTestId("refinement-title")).toHaveText("Remember the deploy day");
   await expect(page.getByTestId("refinement-rationale")).toContainText("deploys on Fridays");
   await expect(page.getByTestId("refinement-expected-outcome")).toContainText(
@@ -99,9 +100,11 @@ test("/refine --global in a chat creates a global memory, listed in the history 
 });
 
 test("a member cannot roll back a global refinement, in the UI or by calling the action", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, member);
+  const { refinementUrl } = await globalRefinement(await signIn(editor(team)));
+  const page = await signIn(member(team));
   await page.goto(refinementUrl);
   await expect(page.getByTestId("refinement-title")).toHaveText("Remember the deploy day");
   await expect(page.getByTestId("rollback-unavailable")).toBeVisible();
@@ -123,8 +126,12 @@ test("a member cannot roll back a global refinement, in the UI or by calling the
   await expect(page.getByTestId("refinement-row")).toHaveCount(0);
 });
 
-test("one click rolls the refinement back: the memory is gone and the rollback is listed", async () => {
-  const page = editorPage;
+test("one click rolls the refinement back: the memory is gone and the rollback is listed", async ({
+  team,
+  signIn,
+}) => {
+  const page = await signIn(editor(team));
+  const { refinementUrl } = await globalRefinement(page);
   await page.goto(refinementUrl);
   await page.getByTestId("rollback").click();
   await expect(page.getByTestId("rollback-done")).toBeVisible();
@@ -146,16 +153,19 @@ test("one click rolls the refinement back: the memory is gone and the rollback i
   await expect(edit.locator('[data-kind="removed"]')).toContainText(["We deploy on Fridays."]);
 });
 
-test("an entry changed after the refinement is shown as a conflict, and the person keeps it", async () => {
-  const model = scriptedModel();
-  await model.reset();
-  await model.setScript([{ whenSystemIncludes: PLANNER, reply: { text: JSON.stringify(plan) } }]);
-  const page = editorPage;
+test("an entry changed after the refinement is shown as a conflict, and the person keeps it", async ({
+  team,
+  signIn,
+}) => {
+  const page = await signIn(editor(team));
+  // Deploy day was refined once and rolled back already: it has a history.
+  const { refinementUrl, chatUrl } = await globalRefinement(page);
+  await rollBack(page, refinementUrl);
+  await expectHarnessRows(page, "fridays", 0);
+
   await page.goto(chatUrl);
   await expect(page.getByTestId("chat-title")).toHaveText("Release planning");
-  await page.getByTestId("chat-input").fill("/refine --global remember we deploy on Fridays");
-  await page.getByTestId("send").click();
-  await expectHarnessRows(page, "fridays", 1);
+  await refineGlobally(page);
 
   // Someone edits the memory by hand after the refinement.
   await page.getByTestId("entry-row").getByRole("link").click();

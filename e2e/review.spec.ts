@@ -1,50 +1,35 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { AuthPages, createChat, type Person } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat } from "./support/pages";
 
 // Issue 27, item 1: a member's agent proposes a change to a company policy; the member sees
 // "suggested for review"; an editor approves it with the diff visible; the member's next chat
 // sees the new text.
 
-const editor = {
-  email: "eve.review@example.com",
-  password: "review-pass-1",
-  role: "editor" as const,
-  workspace: "Review Co",
-  name: "Eve Editor",
-};
-const member = {
-  ...editor,
-  email: "max.review@example.com",
-  role: "member" as const,
-  name: "Max Member",
-};
+const editor = (team: Team) => team.person({ name: "Eve Editor", role: "editor" });
+const member = (team: Team) => team.person({ name: "Max Member", role: "member" });
+const admin = (team: Team) => team.person({ name: "Ada Admin", role: "admin" });
 
-const admin = {
-  ...editor,
-  email: "ada.review@example.com",
-  role: "admin" as const,
-  name: "Ada Admin",
-};
+// Pages at 1280 × 900 (the screenshots' size).
+test.use({ workspaceName: "Review Co", viewport: { width: 1280, height: 900 } });
 
 const POLICY_PATH = "/persistent/company/policies/travel.md";
 const POLICY = "# Travel policy\nBook economy.\nSubmit receipts within 30 days.\nAsk your lead.\n";
 
-test.describe.configure({ mode: "serial" });
-test.beforeAll(() => {
-  createUser(editor);
-  createUser(member);
-  createUser(admin);
-});
+/** The policy as the first test leaves it (receipts within 60 days). */
+const POLICY_AFTER_REVIEW = POLICY.replace("30 days", "60 days");
 
-async function signedIn(browser: Browser, who: Person): Promise<Page> {
-  const page = await (
-    await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  ).newPage();
-  await new AuthPages(page).signIn(who);
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
+/** The editor writes the travel policy as `content` in the Files editor. */
+async function writePolicy(page: Page, content: string) {
+  await page.goto("/files?dir=company");
+  await expect(page.getByTestId("dir-view")).toHaveAttribute("data-dir", "/persistent/company");
+  await page.getByTestId("new-file-path").fill("policies/travel.md");
+  await page.getByTestId("file-content-input").fill(content);
+  await expect(page.getByTestId("save-file")).toBeEnabled();
+  await page.getByTestId("save-file").click();
+  await expect(page).toHaveURL(/path=policies%2Ftravel\.md|path=policies\/travel\.md/);
+  await expect(page.getByTestId("file-content-input")).toHaveValue(content);
 }
 
 async function send(page: Page, text: string) {
@@ -68,7 +53,8 @@ async function screenshots(page: Page, name: string) {
 }
 
 test("a member's agent suggests a policy change; an editor approves it from /review; the member's next chat reads it", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -108,13 +94,13 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
   ]);
 
   // The editor writes the policy.
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   await createChat(editorPage, "Policies");
   await send(editorPage, "write the travel policy");
   await expect(editorPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
 
   // The member's agent changes it: kept for review, not applied, and the member is told so.
-  const memberPage = await signedIn(browser, member);
+  const memberPage = await signIn(member(team));
   await createChat(memberPage, "Receipts");
   await send(memberPage, "receipts are now 60 days, fix the policy");
   await expect(memberPage.getByTestId("turn-suggested")).toContainText(
@@ -144,7 +130,7 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
   await expect(card.getByTestId("suggestion-title")).toContainText(
     "/persistent/company/policies/travel.md",
   );
-  await expect(card.getByTestId("suggestion-author")).toHaveText(member.name);
+  await expect(card.getByTestId("suggestion-author")).toHaveText(member(team).name);
   await expect(card.getByTestId("suggestion-note")).toContainText("60 days");
   const diff = card.getByTestId("diff-view");
   await expect(diff.locator('[data-kind="removed"]')).toContainText("within 30 days");
@@ -160,7 +146,7 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
   // The member sees the decision, and their next chat reads the new text.
   await memberPage.goto("/review?status=decided");
   await expect(memberPage.getByTestId("suggestion-decision")).toContainText(
-    `Approved by ${editor.name}`,
+    `Approved by ${editor(team).name}`,
   );
   await screenshots(memberPage, "review-member-decided");
   await model.reset();
@@ -181,17 +167,17 @@ test("a member's agent suggests a policy change; an editor approves it from /rev
   expect(seen.some((text) => text.includes("Submit receipts within 60 days."))).toBe(true);
 
   // The audit log shows both steps, each with its door.
-  const adminPage = await signedIn(browser, admin);
+  const adminPage = await signIn(admin(team));
   await adminPage.goto("/admin/audit");
   await expect(
     adminPage.locator('[data-testid="audit-row"][data-kind="suggestion.created"][data-via="chat"]'),
-  ).toContainText(member.name);
+  ).toContainText(member(team).name);
   await expect(
     adminPage.locator('[data-testid="audit-row"][data-kind="suggestion.decided"][data-via="web"]'),
-  ).toContainText(editor.name);
+  ).toContainText(editor(team).name);
 });
 
-test("an editor rejects with a reason the member reads", async ({ browser }) => {
+test("an editor rejects with a reason the member reads", async ({ team, signIn }) => {
   const model = scriptedModel();
   await model.reset();
   await model.setScript([
@@ -213,12 +199,13 @@ test("an editor rejects with a reason the member reads", async ({ browser }) => 
     },
     { whenLastIsToolResult: true, reply: { text: "Suggested." } },
   ]);
-  const memberPage = await signedIn(browser, member);
+  await writePolicy(await signIn(editor(team)), POLICY_AFTER_REVIEW);
+  const memberPage = await signIn(member(team));
   await createChat(memberPage, "No receipts");
   await send(memberPage, "no receipts any more");
   await expect(memberPage.getByTestId("turn-suggested")).toBeVisible();
 
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   await editorPage.goto("/review");
   const card = editorPage.getByTestId("suggestion-card");
   await card.getByTestId("suggestion-reject").click();
@@ -236,7 +223,8 @@ test("an editor rejects with a reason the member reads", async ({ browser }) => 
 });
 
 test("a member suggests from the Files viewer and promotes a memory note; an editor's promotion is applied in one step", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -259,8 +247,9 @@ test("a member suggests from the Files viewer and promotes a memory note; an edi
     { whenLastIsToolResult: true, reply: { text: "Noted." } },
   ]);
 
+  await writePolicy(await signIn(editor(team)), POLICY_AFTER_REVIEW);
   // From the Files viewer: a member edits a company file's text and sends it for review.
-  const memberPage = await signedIn(browser, member);
+  const memberPage = await signIn(member(team));
   await memberPage.goto("/files?dir=company&path=policies/travel.md");
   await memberPage.getByTestId("suggest-change").click();
   const text = memberPage.getByTestId("suggest-text");
@@ -284,7 +273,7 @@ test("a member suggests from the Files viewer and promotes a memory note; an edi
   await expect(memberPage.getByTestId("suggest-done")).toContainText("Suggested for review");
 
   // The editor sees both and approves the promotion; then promotes a note of their own at once.
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   await editorPage.goto("/review");
   await expect(editorPage.getByTestId("suggestion-card")).toHaveCount(2);
   const promoted = editorPage
@@ -310,11 +299,12 @@ test("a member suggests from the Files viewer and promotes a memory note; an edi
   await editorPage.goto("/review?status=decided");
   await expect(
     editorPage.getByTestId("suggestion-card").filter({ hasText: "New global memory: VPN gateway" }),
-  ).toContainText(`Approved by ${editor.name}`);
+  ).toContainText(`Approved by ${editor(team).name}`);
 });
 
 test("a clash with a newer version is shown with both texts; the editor approves it merged", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -337,13 +327,14 @@ test("a clash with a newer version is shown with both texts; the editor approves
     },
     { whenLastIsToolResult: true, reply: { text: "Long flights deserve business class." } },
   ]);
-  const memberPage = await signedIn(browser, member);
+  await writePolicy(await signIn(editor(team)), POLICY_AFTER_REVIEW);
+  const memberPage = await signIn(member(team));
   await createChat(memberPage, "Long flights");
   await send(memberPage, "book business on long flights");
   await expect(memberPage.getByTestId("turn-suggested")).toBeVisible();
 
   // Meanwhile an editor changes the same line in the Files editor.
-  const editorPage = await signedIn(browser, editor);
+  const editorPage = await signIn(editor(team));
   await editorPage.goto("/files?dir=company&path=policies/travel.md");
   const input = editorPage.getByTestId("file-content-input");
   await input.fill((await input.inputValue()).replace("Book economy.", "Book economy class."));

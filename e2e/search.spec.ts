@@ -1,27 +1,16 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { createChat, send, signedIn } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat, send } from "./support/pages";
 
 // Issue 24: the header's search (⌘K / Ctrl+K) over chats, company knowledge and memory.
 
-const workspace = "Search Co";
-const eve = {
-  email: "eve.search@example.com",
-  password: "search-pass-1",
-  role: "editor" as const,
-  workspace,
-  name: "Eve",
-};
-const mia = { ...eve, email: "mia.search@example.com", role: "member" as const, name: "Mia" };
-const max = { ...eve, email: "max.search@example.com", role: "member" as const, name: "Max" };
+const eve = (team: Team) => team.person({ name: "Eve", role: "editor" });
+const mia = (team: Team) => team.person({ name: "Mia", role: "member" });
+const max = (team: Team) => team.person({ name: "Max", role: "member" });
+const ada = (team: Team) => team.person({ name: "Ada", role: "admin" });
 
-test.describe.configure({ mode: "serial" });
-test.beforeAll(() => {
-  createUser(eve);
-  createUser(mia);
-  createUser(max);
-});
+test.use({ workspaceName: "Search Co" });
 
 const create = (path: string, fileText: string) => ({
   toolCalls: [{ name: "memory", arguments: { command: "create", path, file_text: fileText } }],
@@ -35,7 +24,8 @@ async function openSearch(page: Page, query: string) {
 }
 
 test("⌘K finds an older chat's message and a company document; a member never sees another's notes", async ({
-  browser,
+  team,
+  signIn,
 }) => {
   const model = scriptedModel();
   await model.reset();
@@ -56,7 +46,7 @@ test("⌘K finds an older chat's message and a company document; a member never 
   ]);
 
   // Eve's older chat holds the phrase; a newer chat comes after it.
-  const page = await signedIn(browser, eve);
+  const page = await signIn(eve(team));
   const older = await createChat(page, "Planning");
   await send(page, "We should plan the kestrel migration before the audit.");
   await expect(page.getByTestId("turn-status").last()).toBeVisible();
@@ -69,7 +59,7 @@ test("⌘K finds an older chat's message and a company document; a member never 
   await expect(page.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
 
   // Max keeps a private note.
-  const maxPage = await signedIn(browser, max);
+  const maxPage = await signIn(max(team));
   await createChat(maxPage, "Mine");
   await send(maxPage, "remember my note");
   await expect(maxPage.getByTestId("turn-status").last()).toContainText("Memory saved: 1 file");
@@ -88,7 +78,7 @@ test("⌘K finds an older chat's message and a company document; a member never 
   await expect(target).toBeInViewport();
 
   // A member finds the company document by a word in its body, and opens it.
-  const miaPage = await signedIn(browser, mia);
+  const miaPage = await signIn(mia(team));
   await openSearch(miaPage, "marmalade");
   const docHit = miaPage.getByTestId("search-result").first();
   await expect(docHit).toHaveAttribute("data-kind", "company");
@@ -112,11 +102,10 @@ test("⌘K finds an older chat's message and a company document; a member never 
 });
 
 test("an admin reads on Admin → Settings how search ranks, and what would turn embeddings on", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const ada = { ...eve, email: "ada.search@example.com", role: "admin" as const, name: "Ada" };
-  createUser(ada);
-  const page = await signedIn(browser, ada);
+  const page = await signIn(ada(team));
   await page.goto("/admin/settings");
   const card = page.getByTestId("search-mode");
   await expect(card.getByRole("heading", { name: "Search" })).toBeVisible();

@@ -1,47 +1,64 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { makeDocx, makeExecutable, makeReportPdf } from "../lib/documents/testing";
+import { expect, test as base } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
-import { createChat, signedIn, type Person } from "./support/pages";
-import { createUser } from "./support/users";
+import { createChat } from "./support/pages";
 
 // Issue 25: an editor drops three documents (one bad) on company knowledge; two are converted and
 // one refused with its reason; a member's agent reads the converted text; the original downloads
 // byte for byte; a member cannot upload into company knowledge.
-const workspace = "Upload Co";
-const editor: Person = {
-  name: "Uma Editor",
-  email: "uma.editor@upload.example",
-  password: "upload-editor-pass-1",
-};
-const member: Person = {
-  name: "Max Member",
-  email: "max.member@upload.example",
-  password: "upload-member-pass-2",
-};
-
-test.describe.configure({ mode: "serial" });
-
-let editorPage: Page;
-let memberPage: Page;
-let pdf: Buffer;
-
-test.beforeAll(async ({ browser }) => {
-  createUser({ ...editor, role: "editor", workspace });
-  createUser({ ...member, role: "member", workspace });
-  pdf = Buffer.from(await makeReportPdf());
-  editorPage = await signedIn(browser, editor);
-  memberPage = await signedIn(browser, member);
+/** An editor and a member of the test's own workspace, each signed in on a page of their own. */
+const test = base.extend<{ editorPage: Page; memberPage: Page }>({
+  editorPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(team.person({ name: "Uma Editor", role: "editor" })));
+  },
+  memberPage: async ({ team, signIn }, provide) => {
+    await provide(await signIn(team.person({ name: "Max Member", role: "member" })));
+  },
 });
 
-test.afterAll(async () => {
-  await editorPage?.context().close();
-  await memberPage?.context().close();
-});
+test.use({ workspaceName: "Upload Co" });
 
-test("an editor drops three documents on company knowledge: two converted, one refused with its reason", async () => {
-  const page = editorPage;
+interface DroppedFile {
+  name: string;
+  type: string;
+  /** The bytes, base64. */
+  data: string;
+}
+
+/** Drops `files` on the company folder's upload panel with a real drop event. */
+async function dropOnCompany(page: Page, files: DroppedFile[]) {
   await page.goto("/files?dir=company");
   await expect(page.getByTestId("upload-panel")).toBeVisible();
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const transfer = new DataTransfer();
+    for (const file of list) {
+      const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0));
+      transfer.items.add(new File([bytes], file.name, { type: file.type }));
+    }
+    return transfer;
+  }, files);
+  await page.getByTestId("upload-drop").dispatchEvent("drop", { dataTransfer });
+}
+
+/** Uploads the report PDF as company knowledge's policy.pdf and waits for its conversion. */
+async function uploadPolicy(page: Page): Promise<Buffer> {
+  const pdf = Buffer.from(await makeReportPdf());
+  await dropOnCompany(page, [
+    { name: "policy.pdf", type: "application/pdf", data: pdf.toString("base64") },
+  ]);
+  await expect(page.getByTestId("upload-row").filter({ hasText: "policy.pdf" })).toHaveAttribute(
+    "data-state",
+    "converted",
+    { timeout: 30_000 },
+  );
+  return pdf;
+}
+
+test("an editor drops three documents on company knowledge: two converted, one refused with its reason", async ({
+  editorPage: page,
+}) => {
+  const pdf = Buffer.from(await makeReportPdf());
   const files = [
     { name: "policy.pdf", type: "application/pdf", data: pdf.toString("base64") },
     {
@@ -56,15 +73,7 @@ test("an editor drops three documents on company knowledge: two converted, one r
     },
   ];
   // A real drop event carrying the three files.
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const transfer = new DataTransfer();
-    for (const file of list) {
-      const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0));
-      transfer.items.add(new File([bytes], file.name, { type: file.type }));
-    }
-    return transfer;
-  }, files);
-  await page.getByTestId("upload-drop").dispatchEvent("drop", { dataTransfer });
+  await dropOnCompany(page, files);
 
   const rows = page.getByTestId("upload-row");
   await expect(rows).toHaveCount(3);
@@ -87,7 +96,8 @@ test("an editor drops three documents on company knowledge: two converted, one r
   await expect(page.getByTestId("history-entry").last()).toContainText("upload");
 });
 
-test("the original downloads byte for byte", async () => {
+test("the original downloads byte for byte", async ({ editorPage }) => {
+  const pdf = await uploadPolicy(editorPage);
   await editorPage.goto("/files?dir=company&path=uploads%2Fpolicy.pdf");
   const download = editorPage.waitForEvent("download");
   await editorPage.getByTestId("download-file").click();
@@ -96,7 +106,8 @@ test("the original downloads byte for byte", async () => {
   expect(Buffer.compare(readFileSync(path), pdf)).toBe(0);
 });
 
-test("a member's agent opens the converted file", async () => {
+test("a member's agent opens the converted file", async ({ editorPage, memberPage }) => {
+  await uploadPolicy(editorPage);
   const model = scriptedModel();
   await model.reset();
   await model.setScript([
@@ -123,7 +134,7 @@ test("a member's agent opens the converted file", async () => {
   expect(toolResult).toContain("| Hotel | 180 EUR | Manager |");
 });
 
-test("a member cannot upload into company knowledge", async () => {
+test("a member cannot upload into company knowledge", async ({ memberPage }) => {
   await memberPage.goto("/files?dir=company");
   await expect(memberPage.getByTestId("dir-view")).toHaveAttribute(
     "data-dir",
@@ -146,7 +157,10 @@ test("a member cannot upload into company knowledge", async () => {
   await expect(memberPage.getByTestId("upload-panel")).toBeVisible();
 });
 
-test("in chat, a member attaches to their memory; an editor may choose company knowledge", async () => {
+test("in chat, a member attaches to their memory; an editor may choose company knowledge", async ({
+  editorPage,
+  memberPage,
+}) => {
   await createChat(memberPage, "Attach");
   await expect(memberPage.getByTestId("attach-target")).toHaveCount(0);
   await memberPage.getByTestId("attach-input").setInputFiles({

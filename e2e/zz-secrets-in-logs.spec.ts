@@ -14,13 +14,21 @@ const SECRETS = {
   "the issuer password": "issuer-any-password",
 };
 
-/** Every password the browser specs sign up or sign in with (`password: "…"` in their sources). */
+/**
+ * Every password the browser specs sign up or sign in with (`password: "…"` in their sources and
+ * in the fixtures of e2e/support, where the first admin's and every team's are).
+ */
 function specPasswords(): string[] {
-  const directory = path.join(process.cwd(), "e2e");
   const found = new Set<string>();
-  for (const file of readdirSync(directory).filter((name) => name.endsWith(".spec.ts"))) {
-    const text = readFileSync(path.join(directory, file), "utf8");
-    for (const match of text.matchAll(/password: "([^"]{6,})"/g)) found.add(match[1]!);
+  for (const [folder, suffix] of [
+    ["e2e", ".spec.ts"],
+    ["e2e/support", ".ts"],
+  ] as const) {
+    const directory = path.join(process.cwd(), folder);
+    for (const file of readdirSync(directory).filter((name) => name.endsWith(suffix))) {
+      const text = readFileSync(path.join(directory, file), "utf8");
+      for (const match of text.matchAll(/password: "([^"]{6,})"/g)) found.add(match[1]!);
+    }
   }
   return [...found];
 }
