@@ -1,12 +1,10 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-import type { CairnConfig } from "@/lib/config";
-import { migrateDatabase } from "@/lib/db";
-import { createDirBacking, sqlFor } from "@/lib/sql-storage";
+import { createDirBacking } from "@/lib/sql-storage";
 import { parseDirFolderArgs } from "./dir-folder-args";
-import { resolveDirTarget } from "./dir-target";
-import type { CommandIo } from "./harness-commands";
+import type { Command } from "./command";
+import { openDirTarget } from "./dir-target";
 
 export const DIR_EXPORT_USAGE =
   "cairn dir export <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
@@ -23,11 +21,7 @@ export const EXPORT_BATCH_FILES = 500;
  * batches of `EXPORT_BATCH_FILES`. `folder` must be new or empty: nothing is overwritten.
  * Returns 0, or 1 when the workspace or person does not exist or the folder is not empty.
  */
-export async function dirExportCommand(
-  args: string[],
-  io: CommandIo,
-  config: CairnConfig,
-): Promise<number> {
+export const dirExportCommand: Command = async (args, io, config) => {
   const parsed = parseDirFolderArgs(args, DIR_EXPORT_USAGE);
   const { root, target: dirTarget } = parsed;
   // The files under `--prefix` are the paths starting with it and a slash.
@@ -41,13 +35,11 @@ export async function dirExportCommand(
     return 1;
   }
 
-  const target = config.database;
-  await migrateDatabase({ target });
-  const resolved = await resolveDirTarget(sqlFor(target), dirTarget, io);
+  const resolved = await openDirTarget(config, dirTarget, io);
   if (!resolved) return 1;
-  const { workspace, dirKey, harnessDir } = resolved;
+  const { sql, workspace, dirKey, harnessDir } = resolved;
   const backing = createDirBacking<null>({
-    sql: sqlFor(target),
+    sql,
     dirKey: () => dirKey,
     snapshotCache: false,
     indexCache: false,
@@ -84,4 +76,4 @@ export async function dirExportCommand(
       `of "${workspace.name}" at version ${String(index.cursor)} to ${root}`,
   );
   return 0;
-}
+};

@@ -9,7 +9,7 @@ import { UsageError } from "./usage-error";
 export interface DirFolderArgs {
   /** `<folder>`, resolved to an absolute path. */
   root: string;
-  /** `--workspace`, `--dir` and `--email`, for `resolveDirTarget`. */
+  /** `--workspace`, `--dir` and `--email`, for `openDirTarget`. */
   target: { workspace: string; dir: "company" | "user"; email?: string };
   /** `--prefix`, a validated relative path without a trailing slash; `""` without it. */
   prefix: string;

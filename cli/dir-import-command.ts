@@ -3,14 +3,13 @@ import { opendir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 
 import type { CairnConfig } from "@/lib/config";
-import { migrateDatabase } from "@/lib/db";
 import { HarnessValidationError, validateRelativePath, type ChangedFile } from "@/lib/harness";
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { indexDirCommit } from "@/lib/search";
-import { createDirBacking, listDirFiles, sqlFor } from "@/lib/sql-storage";
+import { createDirBacking, listDirFiles } from "@/lib/sql-storage";
 import { parseDirFolderArgs } from "./dir-folder-args";
-import { resolveDirTarget } from "./dir-target";
-import type { CommandIo } from "./harness-commands";
+import type { CommandIo } from "./command";
+import { openDirTarget } from "./dir-target";
 
 export const DIR_IMPORT_USAGE =
   "cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
@@ -75,12 +74,9 @@ export async function dirImportCommand(
     return 1;
   }
 
-  const target = config.database;
-  await migrateDatabase({ target });
-  const resolved = await resolveDirTarget(sqlFor(target), dirTarget, io);
+  const resolved = await openDirTarget(config, dirTarget, io);
   if (!resolved) return 1;
-  const { workspace, dirKey, harnessDir } = resolved;
-  const sql = sqlFor(target);
+  const { sql, workspace, dirKey, harnessDir } = resolved;
   const limits = config.dirLimits;
   const existing = await listDirFiles({ sql, dirKey });
   const present = new Map(existing.files.map((file) => [file.path, file]));

@@ -1,10 +1,12 @@
-import type { SqlExecutor } from "@/lib/sql-storage/sql";
+import type { CairnConfig } from "@/lib/config";
+import type { Sql } from "@/lib/sql-storage/sql";
 import { companyDirKey, userDirKey } from "@/lib/workspace-dirs";
-import type { CommandIo } from "./harness-commands";
+import { openMigratedDatabase, type CommandIo } from "./command";
 import { UsageError } from "./usage-error";
 
-/** The dir a `cairn dir …` command works on: its row key and its path in a turn. */
+/** The dir a `cairn dir …` command works on: its database, row key and path in a turn. */
 export interface DirTarget {
+  sql: Sql;
   workspace: { id: string; name: string };
   dirKey: string;
   harnessDir: "/persistent/company" | "/persistent/user";
@@ -22,14 +24,16 @@ export function checkDirTargetArgs<T extends { workspace?: string; dir?: string;
 }
 
 /**
- * Workspace W's company knowledge, or person E's memory (E a member of W); `null` after
- * printing why when the workspace or the member does not exist.
+ * Opens the configured database (migrating it) and finds workspace W's company knowledge, or
+ * person E's memory (E a member of W); `null` after printing why when the workspace or the
+ * member does not exist.
  */
-export async function resolveDirTarget(
-  sql: SqlExecutor,
+export async function openDirTarget(
+  config: CairnConfig,
   values: { workspace: string; dir: "company" | "user"; email?: string },
   io: CommandIo,
 ): Promise<DirTarget | null> {
+  const sql = await openMigratedDatabase(config);
   const workspace = await sql.get<{ id: string; name: string }>(
     `SELECT "id", "name" FROM "Workspace" WHERE "name" = ?`,
     [values.workspace],
@@ -40,6 +44,7 @@ export async function resolveDirTarget(
   }
   if (values.dir === "company") {
     return {
+      sql,
       workspace,
       dirKey: companyDirKey({ workspaceId: workspace.id }),
       harnessDir: "/persistent/company",
@@ -58,5 +63,10 @@ export async function resolveDirTarget(
     io.err(`cairn: no member ${values.email} in workspace "${workspace.name}"`);
     return null;
   }
-  return { workspace, dirKey: userDirKey({ userId: user.id }), harnessDir: "/persistent/user" };
+  return {
+    sql,
+    workspace,
+    dirKey: userDirKey({ userId: user.id }),
+    harnessDir: "/persistent/user",
+  };
 }

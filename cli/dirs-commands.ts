@@ -1,9 +1,6 @@
-import { parseArgs } from "node:util";
-import type { CairnConfig } from "@/lib/config";
-import { createDb, migrateDatabase } from "@/lib/db";
 import { compactHistory, workspaceDirKeys } from "@/lib/workspace-dirs";
-import { formatHistoryBytes, sqlFor } from "@/lib/sql-storage";
-import type { CommandIo } from "./harness-commands";
+import { formatHistoryBytes } from "@/lib/sql-storage";
+import { openMigratedDatabase, parseOptions, type Command } from "./command";
 import { UsageError } from "./usage-error";
 
 export const DIRS_COMPACT_USAGE = "cairn dirs compact [--workspace W] [--retention-days N]";
@@ -14,18 +11,10 @@ export const DIRS_COMPACT_USAGE = "cairn dirs compact [--workspace W] [--retenti
  * the retention window — `CAIRN_DIR_HISTORY_RETENTION_DAYS` (default 30) or N days — as the
  * background job does (decision 0030). Returns 0, or 1 when the workspace does not exist.
  */
-export async function dirsCompactCommand(
-  args: string[],
-  io: CommandIo,
-  config: CairnConfig,
-): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      workspace: { type: "string" },
-      "retention-days": { type: "string" },
-    },
+export const dirsCompactCommand: Command = async (args, io, config) => {
+  const values = parseOptions(args, {
+    workspace: { type: "string" },
+    "retention-days": { type: "string" },
   });
   let retentionDays = config.dirHistory.retentionDays;
   if (values["retention-days"] !== undefined) {
@@ -41,9 +30,7 @@ export async function dirsCompactCommand(
     );
     return 0;
   }
-  const target = config.database;
-  await migrateDatabase({ target });
-  const sql = sqlFor(target);
+  const sql = await openMigratedDatabase(config);
   let dirKeys: string[] | undefined;
   let scope = "every dir";
   if (values.workspace !== undefined) {
@@ -55,14 +42,7 @@ export async function dirsCompactCommand(
       io.err(`cairn: no workspace named "${values.workspace}"`);
       return 1;
     }
-    // Transitional (issue 29): workspaceDirKeys takes a Prisma client until lib/workspace-dirs
-    // moves to the SQL layer (the other branch); then it is `{ sql, workspaceId }`.
-    const db = createDb(target);
-    try {
-      dirKeys = await workspaceDirKeys({ db, workspaceId: workspace.id });
-    } finally {
-      await db.$disconnect();
-    }
+    dirKeys = await workspaceDirKeys({ sql, workspaceId: workspace.id });
     scope = `workspace "${workspace.name}" (${dirKeys.length} dir${dirKeys.length === 1 ? "" : "s"})`;
   }
   const report = await compactHistory({
@@ -77,4 +57,4 @@ export async function dirsCompactCommand(
       `${formatHistoryBytes(report.bytesFreed)} freed`,
   );
   return 0;
-}
+};

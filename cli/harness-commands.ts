@@ -10,12 +10,7 @@ import {
   type Harness,
 } from "@/lib/harness";
 import { SqlRefinementHistory } from "@/lib/sql-storage";
-
-/** Where a command writes: `out` for results, `err` for problems. */
-export interface CommandIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+import type { Command, CommandIo } from "./command";
 
 export const EXPORT_USAGE = "cairn export --workspace W --out DIR";
 export const IMPORT_USAGE = "cairn import --workspace W DIR";
@@ -81,11 +76,7 @@ async function withWorkspaceHarness(
  * `cairn export --workspace W --out DIR`: writes workspace W's global harness to DIR (new or
  * empty) in Prime Agent's layout. Returns 0 ok, 1 failure, 2 bad arguments.
  */
-export async function exportCommand(
-  args: string[],
-  io: CommandIo,
-  config: CairnConfig,
-): Promise<number> {
+export const exportCommand: Command = async (args, io, config) => {
   let values: { workspace?: string; out?: string };
   try {
     ({ values } = parseArgs({
@@ -117,18 +108,14 @@ export async function exportCommand(
     );
     return 0;
   });
-}
+};
 
 /**
  * `cairn import --workspace W DIR`: imports DIR (a Cairn or Prime Agent export) into workspace
  * W's global harness. Importing the same directory twice changes nothing. Returns 0 ok,
  * 1 failure, 2 bad arguments.
  */
-export async function importCommand(
-  args: string[],
-  io: CommandIo,
-  config: CairnConfig,
-): Promise<number> {
+export const importCommand: Command = async (args, io, config) => {
   let values: { workspace?: string };
   let positionals: string[];
   try {
@@ -171,4 +158,4 @@ export async function importCommand(
     }
     return 0;
   });
-}
+};

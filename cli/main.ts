@@ -1,10 +1,9 @@
-import { parseArgs } from "node:util";
 import { createUserInWorkspace } from "@/lib/accounts";
 import { cliFailure } from "@/lib/app-error";
-import { ConfigError, loadConfig, type CairnConfig } from "@/lib/config";
+import { ConfigError, loadConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db";
-import { sqlFor } from "@/lib/sql-storage/sql";
 import { isRole } from "@/lib/harness";
+import { openMigratedDatabase, parseOptions, type Command, type CommandIo } from "./command";
 import { dirExportCommand } from "./dir-export-command";
 import { dirImportCommand } from "./dir-import-command";
 import { dirsCompactCommand } from "./dirs-commands";
@@ -51,31 +50,23 @@ file:/path.db → that SQLite file, postgres://… → PostgreSQL.`;
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 bad arguments. */
 export async function main(
   argv: string[],
-  io = { out: console.log, err: console.error },
+  io: CommandIo = { out: console.log, err: console.error },
 ): Promise<number> {
   try {
-    const [group, command, ...rest] = argv;
+    const [group, command] = argv;
     if (!group || group === "help" || group === "--help" || group === "-h") {
       io.out(usage);
       return group ? 0 : 2;
     }
+    // Two-word commands first ("dir import"); one-word ones ("export") take the rest as options.
+    const twoWords = COMMANDS.get(`${group} ${command}`);
+    const run = twoWords ?? COMMANDS.get(group);
+    if (!run) {
+      throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
+    }
     // The environment, parsed as the server parses it: a bad value stops here, named.
     const config = loadConfig(process.env);
-    // export/import take options right after the group: pass everything but the group.
-    if (group === "export") return await exportCommand(argv.slice(1), io, config);
-    if (group === "import") return await importCommand(argv.slice(1), io, config);
-    if (group === "db" && command === "migrate") return await dbMigrate(rest, io, config);
-    if (group === "user" && command === "create") return await userCreate(rest, io, config);
-    if (group === "token" && command === "create")
-      return await tokenCreateCommand(rest, io, config);
-    if (group === "dirs" && command === "compact")
-      return await dirsCompactCommand(rest, io, config);
-    if (group === "search" && command === "reindex")
-      return await searchReindexCommand(rest, io, config);
-    if (group === "dir" && command === "import") return await dirImportCommand(rest, io, config);
-    if (group === "dir" && command === "export") return await dirExportCommand(rest, io, config);
-    if (group === "mcp") return await mcpCommand(argv.slice(1), config);
-    throw new UsageError(`Unknown command "${[group, command].filter(Boolean).join(" ")}".`);
+    return await run(argv.slice(twoWords ? 2 : 1), io, config);
   } catch (error) {
     if (
       UsageError.isInstance(error) ||
@@ -94,43 +85,30 @@ export async function main(
   }
 }
 
-async function dbMigrate(
-  args: string[],
-  io: { out: (line: string) => void },
-  config: CairnConfig,
-): Promise<number> {
-  parseArgs({ args, options: {}, strict: true });
+const dbMigrate: Command = async (args, io, config) => {
+  parseOptions(args, {});
   const target = config.database;
   const result = await migrateDatabase({ target, log: (line) => io.out(line) });
   io.out(
     `${target.provider}: ${result.applied.length} migration(s) applied, ${result.alreadyApplied} already up to date`,
   );
   return 0;
-}
+};
 
-async function userCreate(
-  args: string[],
-  io: { out: (line: string) => void },
-  config: CairnConfig,
-): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      email: { type: "string" },
-      password: { type: "string" },
-      role: { type: "string" },
-      workspace: { type: "string", default: "Default" },
-      name: { type: "string" },
-    },
+const userCreate: Command = async (args, io, config) => {
+  const values = parseOptions(args, {
+    email: { type: "string" },
+    password: { type: "string" },
+    role: { type: "string" },
+    workspace: { type: "string", default: "Default" },
+    name: { type: "string" },
   });
   if (!values.email) throw new UsageError("--email is required");
   if (!values.password) throw new UsageError("--password is required");
   if (!values.role || !isRole(values.role))
     throw new UsageError("--role must be admin, editor or member");
-  const target = config.database;
-  await migrateDatabase({ target });
-  const { user, workspace, added } = await createUserInWorkspace(sqlFor(target), {
+  const sql = await openMigratedDatabase(config);
+  const { user, workspace, added } = await createUserInWorkspace(sql, {
     email: values.email,
     password: values.password,
     name: values.name,
@@ -141,4 +119,18 @@ async function userCreate(
     `${added ? "added" : "created"} ${user.email} as ${values.role} of workspace "${workspace.name}"`,
   );
   return 0;
-}
+};
+
+/** Every command by its words, as the usage lists them. */
+const COMMANDS = new Map<string, Command>([
+  ["user create", userCreate],
+  ["db migrate", dbMigrate],
+  ["export", exportCommand],
+  ["import", importCommand],
+  ["dirs compact", dirsCompactCommand],
+  ["search reindex", searchReindexCommand],
+  ["dir import", dirImportCommand],
+  ["dir export", dirExportCommand],
+  ["token create", tokenCreateCommand],
+  ["mcp", (args, _io, config) => mcpCommand(args, config)],
+]);

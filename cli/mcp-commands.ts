@@ -1,5 +1,4 @@
 import type { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -7,30 +6,19 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { createAccessToken } from "@/lib/access-tokens";
 import type { CairnConfig } from "@/lib/config";
-import { migrateDatabase } from "@/lib/db";
-import { sqlFor } from "@/lib/sql-storage/sql";
+import { openMigratedDatabase, parseOptions, type Command } from "./command";
 import { UsageError } from "./usage-error";
-
-type Io = { out: (line: string) => void; err: (line: string) => void };
 
 /**
  * `cairn token create --email E --workspace W [--name N] [--expires-in-days D]`: prints a new
  * personal access token (once; only its hash is stored) for E in workspace W.
  */
-export async function tokenCreateCommand(
-  args: string[],
-  io: Io,
-  config: CairnConfig,
-): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      email: { type: "string" },
-      workspace: { type: "string" },
-      name: { type: "string", default: "cli" },
-      "expires-in-days": { type: "string" },
-    },
+export const tokenCreateCommand: Command = async (args, io, config) => {
+  const values = parseOptions(args, {
+    email: { type: "string" },
+    workspace: { type: "string" },
+    name: { type: "string", default: "cli" },
+    "expires-in-days": { type: "string" },
   });
   if (!values.email) throw new UsageError("--email is required");
   if (!values.workspace) throw new UsageError("--workspace is required");
@@ -42,9 +30,7 @@ export async function tokenCreateCommand(
     }
     expiresAt = new Date(Date.now() + days * 24 * 60 * 60 * 1000);
   }
-  const target = config.database;
-  await migrateDatabase({ target });
-  const sql = sqlFor(target);
+  const sql = await openMigratedDatabase(config);
   const user = await sql.get<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = ?`, [
     values.email.trim().toLowerCase(),
   ]);
@@ -68,7 +54,7 @@ export async function tokenCreateCommand(
   });
   io.out(token);
   return 0;
-}
+};
 
 /** Options for `runMcpBridge`. */
 export interface McpBridgeOptions {
@@ -123,11 +109,7 @@ export async function runMcpBridge(options: McpBridgeOptions): Promise<void> {
 
 /** `cairn mcp --url U [--token T]` (or `CAIRN_TOKEN`): the stdio bridge. */
 export async function mcpCommand(args: string[], config: CairnConfig): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { url: { type: "string" }, token: { type: "string" } },
-  });
+  const values = parseOptions(args, { url: { type: "string" }, token: { type: "string" } });
   const url = values.url ?? config.mcpBridge.url;
   const token = values.token ?? config.mcpBridge.token;
   if (!url) throw new UsageError("--url is required (e.g. http://localhost:3000/api/mcp)");

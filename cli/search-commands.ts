@@ -1,9 +1,5 @@
-import { parseArgs } from "node:util";
-import type { CairnConfig } from "@/lib/config";
-import { migrateDatabase } from "@/lib/db";
 import { reindexAll } from "@/lib/search";
-import { sqlFor } from "@/lib/sql-storage";
-import type { CommandIo } from "./harness-commands";
+import { openMigratedDatabase, parseOptions, type Command } from "./command";
 
 export const SEARCH_REINDEX_USAGE = "cairn search reindex";
 
@@ -12,16 +8,11 @@ export const SEARCH_REINDEX_USAGE = "cairn search reindex";
  * folder (`CAIRN_COMPANY_DOCS_DIR`), harness entries and chat messages, in one transaction
  * (searches see the old index until it commits). Prints the passages per kind.
  */
-export async function searchReindexCommand(
-  args: string[],
-  io: CommandIo,
-  config: CairnConfig,
-): Promise<number> {
-  parseArgs({ args, options: {}, strict: true });
-  const target = config.database;
-  await migrateDatabase({ target });
+export const searchReindexCommand: Command = async (args, io, config) => {
+  parseOptions(args, {});
+  const sql = await openMigratedDatabase(config);
   const started = Date.now();
-  const report = await reindexAll(sqlFor(target), { docsFolder: config.companyDocsDir });
+  const report = await reindexAll(sql, { docsFolder: config.companyDocsDir });
   const total = Object.values(report).reduce((sum, count) => sum + count, 0);
   io.out(
     `reindexed ${total} passage(s) in ${Date.now() - started} ms: ` +
@@ -30,4 +21,4 @@ export async function searchReindexCommand(
         .join(", "),
   );
   return 0;
-}
+};

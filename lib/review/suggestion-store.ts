@@ -6,6 +6,7 @@ import {
   type DirCursor,
   type EntryKind,
   type FileContent,
+  type GlobalEntryProposal,
 } from "@/lib/harness";
 import { recordAuditEvent, recordSuggestionDecided, type AuditVia } from "@/lib/audit";
 import { toDate, toDateOrNull, type Sql, type SqlExecutor } from "@/lib/sql-storage/sql";
@@ -37,15 +38,10 @@ export interface DirProposal {
 }
 
 /** The fields of an entry a proposal sets (absent: unchanged). */
-export interface EntryProposalFields {
-  title?: string;
-  content?: string;
-  path?: string;
-  name?: string;
-  description?: string;
-  tools?: string[];
-  model?: string;
-}
+export type EntryProposalFields = Omit<
+  GlobalEntryProposal,
+  "action" | "kind" | "id" | "expectedVersion" | "reason"
+>;
 
 /** A proposed change to a global harness entry, against the version it was based on. */
 export interface EntryProposal {

@@ -1,4 +1,3 @@
-import type { Db } from "@/lib/db";
 import type { JobQueue } from "@/lib/jobs";
 import {
   FILE_BODY_GRACE_MS,
@@ -9,7 +8,7 @@ import {
   type DirHistorySettings,
   type Sql,
 } from "@/lib/sql-storage";
-import { sqlForDb, type SqlExecutor } from "@/lib/sql-storage/sql";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import { companyDirKey, userDirKey } from "./app-dirs";
 
 /** The job that compacts every dir's history past the retention window (decision 0030). */
@@ -31,15 +30,8 @@ export interface HistoryCompactionReport extends DirHistoryCompactionReport {
  * The database-backed dirs of one workspace: its company knowledge and the personal memory of
  * its members (whose history counts against the workspace they commit in).
  */
-export async function workspaceDirKeys(
-  options: { workspaceId: string } & (
-    | { sql: SqlExecutor }
-    // Transitional (issue 29): `cairn dirs compact` still hands its Prisma client until cli/
-    // moves to the SQL layer; then this form goes.
-    | { db: Db }
-  ),
-) {
-  const sql = "sql" in options ? options.sql : sqlForDb(options.db);
+export async function workspaceDirKeys(options: { sql: SqlExecutor; workspaceId: string }) {
+  const { sql } = options;
   const members = await sql.all<{ userId: string }>(
     `SELECT "userId" FROM "Membership" WHERE "workspaceId" = ? ORDER BY "userId" ASC`,
     [options.workspaceId],

@@ -1,8 +1,8 @@
 import { generateText, stepCountIs, tool, type LanguageModel, type Tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { describeError, HarnessError, HarnessForbiddenError } from "../errors";
-import { ENTRY_KINDS, type Entry, type EntryKind, type Harness } from "../store";
-import { createEntryOfKind, updateEntryOfKind } from "./entry-writes";
+import { ENTRY_KINDS, type Entry, type Harness } from "../store";
+import { createEntryOfKind, updateEntryOfKind, type EntryWriteFields } from "./entry-writes";
 import { markUntrusted } from "./untrusted-data";
 
 const kindSchema = z
@@ -59,18 +59,11 @@ function errorText(error: unknown): string {
  * A change to a global entry that the actor's role does not allow, proposed instead of made:
  * what `suggestGlobalEntry` receives. `expectedVersion` is the version the change was based on.
  */
-export interface GlobalEntryProposal {
+export interface GlobalEntryProposal extends EntryWriteFields {
   action: "create" | "update" | "delete";
-  kind: EntryKind;
   id?: string;
   expectedVersion?: number;
-  title?: string;
-  content?: string;
   path?: string;
-  name?: string;
-  description?: string;
-  tools?: string[];
-  model?: string;
   reason?: string;
 }
 
