@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 
 import type { SqlExecutor, SqlValue } from "@/lib/sql-storage/sql";
+import { nextHarnessVersion } from "@/lib/sql-storage/harness-storage";
 
 /**
  * The statements of an erasure, each taking the caller's transaction. Everything goes
@@ -122,13 +123,7 @@ export async function eraseLocalEntriesInTransaction(
     `DELETE FROM "HarnessEntry" WHERE "workspaceId" = ? AND "scope" = 'local' AND "chatId" IN (${chatIds(chats)})`,
     [workspaceId, ...chats.params],
   );
-  const counter = await tx.get<{ version: number }>(
-    `INSERT INTO "HarnessCounter" ("workspaceId", "version") VALUES (?, 1)
-     ON CONFLICT ("workspaceId") DO UPDATE SET "version" = "HarnessCounter"."version" + 1
-     RETURNING "version"`,
-    [workspaceId],
-  );
-  const version = Number(counter!.version);
+  const version = await nextHarnessVersion(tx, workspaceId);
   const at = options.at.toISOString();
   for (const entry of entries) {
     const tombstone = {

@@ -156,6 +156,27 @@ function entryJson(entry: Entry) {
   };
 }
 
+/** A global entry, as the read and write tools return it. */
+function entryResult(entry: Entry): CallToolResult {
+  return text(JSON.stringify(entryJson(entry)));
+}
+
+/** What a create or update of any kind shares: a global entry, its id, path, pin and reason. */
+function sharedEntryFields(input: {
+  id?: string;
+  path?: string;
+  pinned?: boolean;
+  reason?: string;
+}) {
+  return {
+    global: true as const,
+    id: input.id,
+    path: input.path,
+    pinned: input.pinned,
+    reason: input.reason,
+  };
+}
+
 function describePersistence(persistence: PersistenceResult): { ok: boolean; message: string } {
   if (persistence.status === "not-configured") return { ok: true, message: "" };
   const notes: string[] = [];
@@ -388,7 +409,7 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     },
     caught(async ({ kind, id }) => {
       const entry = await harness().getEntry({ kind, id, scope: "global" });
-      return entry ? text(JSON.stringify(entryJson(entry))) : toolError(`No global ${kind} ${id}.`);
+      return entry ? entryResult(entry) : toolError(`No global ${kind} ${id}.`);
     }),
   );
 
@@ -442,18 +463,8 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
     },
     editorOrSuggest(
       ({ pinned: _pinned, ...input }) => ({ action: "create", ...input }),
-      async (input) => {
-        const store = harness();
-        const common = {
-          global: true as const,
-          id: input.id,
-          path: input.path,
-          pinned: input.pinned,
-          reason: input.reason,
-        };
-        const entry = await createEntryOfKind(store, common, input);
-        return text(JSON.stringify(entryJson(entry)));
-      },
+      async (input) =>
+        entryResult(await createEntryOfKind(harness(), sharedEntryFields(input), input)),
     ),
   );
 
@@ -478,18 +489,13 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         ...input,
       }),
       async (input) => {
-        const store = harness();
         const common = {
-          global: true as const,
+          ...sharedEntryFields(input),
           id: input.id,
           expectedVersion: input.expected_version,
-          path: input.path,
-          pinned: input.pinned,
-          reason: input.reason,
           title: input.title,
         };
-        const entry = await updateEntryOfKind(store, common, input);
-        return text(JSON.stringify(entryJson(entry)));
+        return entryResult(await updateEntryOfKind(harness(), common, input));
       },
     ),
   );

@@ -144,8 +144,8 @@ export async function approveSuggestion(
     const via = provenance(suggestion, await nameOf(deps.sql, approver.userId));
     result =
       suggestion.target === "dir"
-        ? await applyDirSuggestion(deps, approver, suggestion, via, options.edit)
-        : await applyEntrySuggestion(deps, approver, suggestion, via, options.edit);
+        ? await applyDirSuggestion({ deps, approver, suggestion, via, edit: options.edit })
+        : await applyEntrySuggestion({ deps, approver, suggestion, via, edit: options.edit });
   } catch (error) {
     await releaseSuggestion(deps.sql, { workspaceId: approver.workspaceId, id: suggestion.id });
     throw error;
@@ -253,19 +253,32 @@ async function changeSetOf(
   return { changes, base, baseCursor: current.cursor };
 }
 
-async function applyDirSuggestion(
-  deps: ReviewDeps,
-  approver: Actor,
-  suggestion: SuggestionView,
-  via: string,
+/** `edit` when it edits a `target` (files or an entry's fields), else a validation error. */
+function editOf<T extends SuggestionEdit["target"]>(
   edit: SuggestionEdit | undefined,
-): Promise<ApproveResult> {
-  const dir = dirOf(deps, suggestion.harnessDir);
-  if (edit && edit.target !== "dir")
+  target: T,
+): Extract<SuggestionEdit, { target: T }> | undefined {
+  if (edit && edit.target !== target)
     throw new HarnessValidationError({
       surface: "suggestion",
-      message: "That edit is not a file edit.",
+      message: `That edit is not ${target === "dir" ? "a file" : "an entry"} edit.`,
     });
+  return edit as Extract<SuggestionEdit, { target: T }> | undefined;
+}
+
+/** One approval being applied: by whom, of what, with which provenance line and edit. */
+interface Approval {
+  deps: ReviewDeps;
+  approver: Actor;
+  suggestion: SuggestionView;
+  via: string;
+  edit: SuggestionEdit | undefined;
+}
+
+async function applyDirSuggestion(approval: Approval): Promise<ApproveResult> {
+  const { deps, approver, suggestion, via } = approval;
+  const dir = dirOf(deps, suggestion.harnessDir);
+  const edit = editOf(approval.edit, "dir");
   const proposal = suggestion.dir!;
   const { changes, base, baseCursor } = await changeSetOf(dir, approver, proposal, edit);
   const outcome = await commitChangeSet({
@@ -302,18 +315,9 @@ function textOrNull(content: FileContent | null): string | null {
   return typeof content === "string" ? content : null;
 }
 
-async function applyEntrySuggestion(
-  deps: ReviewDeps,
-  approver: Actor,
-  suggestion: SuggestionView,
-  via: string,
-  edit: SuggestionEdit | undefined,
-): Promise<ApproveResult> {
-  if (edit && edit.target !== "entry")
-    throw new HarnessValidationError({
-      surface: "suggestion",
-      message: "That edit is not an entry edit.",
-    });
+async function applyEntrySuggestion(approval: Approval): Promise<ApproveResult> {
+  const { deps, approver, suggestion, via } = approval;
+  const edit = editOf(approval.edit, "entry");
   const proposal: EntryProposal = suggestion.entry!;
   const fields = { ...proposal.fields, ...(edit?.fields ?? {}) };
   const harness = createHarness({

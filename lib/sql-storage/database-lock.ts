@@ -72,11 +72,7 @@ export function createRowLock(sql: SqlExecutor, options: RowLockOptions = {}): R
   }
 
   return {
-    async runExclusive<T>(
-      key: string,
-      task: () => Promise<T>,
-      runOptions?: { abortSignal?: AbortSignal },
-    ): Promise<T> {
+    runExclusive: async (key, task, runOptions) => {
       const signal = runOptions?.abortSignal;
       const lockKey = NAMESPACE + key;
       const owner = randomUUID();
@@ -124,11 +120,7 @@ export function createRowLock(sql: SqlExecutor, options: RowLockOptions = {}): R
 export function createAdvisoryLock(options: { url: string; logger?: Logger }): RefinementLock {
   const logger = options.logger ?? createStderrLogger();
   return {
-    async runExclusive<T>(
-      key: string,
-      task: () => Promise<T>,
-      runOptions?: { abortSignal?: AbortSignal },
-    ): Promise<T> {
+    runExclusive: async (key, task, runOptions) => {
       const signal = runOptions?.abortSignal;
       signal?.throwIfAborted();
       const { default: pg } = await import("pg");

@@ -175,13 +175,7 @@ export class SqlHarnessStorage implements HarnessStoragePort {
     const keys = batchEntryKeys(changes);
     try {
       return await this.sql.transaction(async (tx) => {
-        const counter = await tx.get<{ version: number }>(
-          `INSERT INTO "HarnessCounter" ("workspaceId", "version") VALUES (?, 1)
-           ON CONFLICT ("workspaceId") DO UPDATE SET "version" = "HarnessCounter"."version" + 1
-           RETURNING "version"`,
-          [workspaceId],
-        );
-        const harnessVersion = Number(counter!.version);
+        const harnessVersion = await nextHarnessVersion(tx, workspaceId);
         if (expectedHarnessVersion !== undefined && expectedHarnessVersion !== harnessVersion - 1) {
           throw harnessVersionConflict(expectedHarnessVersion, harnessVersion - 1);
         }
@@ -542,6 +536,20 @@ async function auditGlobalChanges(
     via: auditViaOf(first),
     at: new Date(first.createdAt),
   });
+}
+
+/**
+ * Takes the workspace's next harness version (its counter row, created at 1), inside the
+ * transaction that writes the revisions carrying it: every change of the harness goes through.
+ */
+export async function nextHarnessVersion(tx: SqlExecutor, workspaceId: string): Promise<number> {
+  const counter = await tx.get<{ version: number }>(
+    `INSERT INTO "HarnessCounter" ("workspaceId", "version") VALUES (?, 1)
+     ON CONFLICT ("workspaceId") DO UPDATE SET "version" = "HarnessCounter"."version" + 1
+     RETURNING "version"`,
+    [workspaceId],
+  );
+  return Number(counter!.version);
 }
 
 /**

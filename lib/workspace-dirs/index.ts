@@ -1,20 +1,4 @@
-export {
-  COMPANY_DIR,
-  DOCS_DIR,
-  USER_DIR,
-  actorOf,
-  companyDirKey,
-  createAppDirs,
-  historyQuotaKey,
-  userDirKey,
-  userOwner,
-  workspaceOwner,
-  type AppDir,
-  type AppDirKind,
-  type AppDirsOptions,
-  type AppExtraBody,
-  type AppSession,
-} from "./app-dirs";
+export * from "./app-dirs";
 export {
   InjectedFaultError,
   changeSetFingerprint,

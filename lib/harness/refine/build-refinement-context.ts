@@ -257,27 +257,26 @@ export async function buildRefinementContext(
       ? [section("feedback", clip(options.evidence.trim(), 20_000))]
       : [];
 
+  const overview = (withContent: boolean) =>
+    renderOverview(snapshot.entries, snapshot.harnessVersion, withContent);
+  const conversation = (maxChars: number) =>
+    section("conversation", conversationTail(options.conversation, maxChars));
+
   const reviewPrompt = [
     section("trigger", triggerText),
-    section("harness-overview", renderOverview(snapshot.entries, snapshot.harnessVersion, false)),
+    section("harness-overview", overview(false)),
     section("recent-refinements", history),
     ...evidence,
-    section(
-      "conversation",
-      conversationTail(options.conversation, REFINEMENT_CONTEXT_LIMITS.reviewConversationChars),
-    ),
+    conversation(REFINEMENT_CONTEXT_LIMITS.reviewConversationChars),
   ].join("\n\n");
 
   const planningPrompt = [
     section("trigger", triggerText),
     section("scope-policy", scopePolicyText(options.scopePolicy)),
-    section("harness", renderOverview(snapshot.entries, snapshot.harnessVersion, true)),
+    section("harness", overview(true)),
     section("recent-refinements", history),
     ...evidence,
-    section(
-      "conversation",
-      conversationTail(options.conversation, REFINEMENT_CONTEXT_LIMITS.planningConversationChars),
-    ),
+    conversation(REFINEMENT_CONTEXT_LIMITS.planningConversationChars),
     section("instructions", instructions ?? "(none: decide from the evidence above)"),
   ].join("\n\n");
 

@@ -1,15 +1,16 @@
-import { canWriteGlobal, type Actor } from "../actor";
+import { canWriteGlobal } from "../actor";
 import { HarnessForbiddenError, HarnessValidationError } from "../errors";
-import { entryKeyOf, type Entry, type Harness } from "../store";
+import { entryKeyOf, type Entry } from "../store";
 import {
   applyStepsOrReplan,
   inverseStep,
   recordSteps,
   statusOfRecorded,
   type InverseStep,
+  type RecordedUndoOptions,
 } from "./internal/inverse-edits";
-import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
-import { newRefinement, type RefinementStore } from "./refinement-store";
+import { defaultRefinementLock, refinementLockKey } from "./refinement-lock";
+import { newRefinement } from "./refinement-store";
 import { type Refinement } from "./types";
 import { assertHarnessOf } from "./internal/assert-harness-of";
 
@@ -26,17 +27,12 @@ function globalEntries(entries: readonly Entry[]): Map<string, Entry> {
  * `restore`, chat `null`), which `rollbackRefinement` can undo. Local entries are not touched.
  * Editors and admins only.
  */
-export async function restoreHarnessToVersion(options: {
-  harness: Harness;
-  store: RefinementStore;
-  /** The harness version to go back to (0 = before anything existed). */
-  version: number;
-  actor: Actor;
-  now: Date;
-  generateId?: () => string;
-  lock?: RefinementLock;
-  abortSignal?: AbortSignal;
-}): Promise<Refinement> {
+export async function restoreHarnessToVersion(
+  options: RecordedUndoOptions & {
+    /** The harness version to go back to (0 = before anything existed). */
+    version: number;
+  },
+): Promise<Refinement> {
   const { harness, actor, store, abortSignal } = options;
   assertHarnessOf(harness, actor, "restoreHarnessToVersion");
   if (!canWriteGlobal(actor)) {

@@ -1,4 +1,4 @@
-import { canWriteGlobal, type Actor } from "../actor";
+import { canWriteGlobal } from "../actor";
 import { HarnessForbiddenError, HarnessNotFoundError } from "../errors";
 import { entryKeyOf, type Entry, type EntryKind, type EntryScope, type Harness } from "../store";
 import {
@@ -7,10 +7,11 @@ import {
   recordSteps,
   statusOfRecorded,
   type InverseStep,
+  type RecordedUndoOptions,
 } from "./internal/inverse-edits";
 import { RefinementError } from "./refinement-error";
-import { defaultRefinementLock, refinementLockKey, type RefinementLock } from "./refinement-lock";
-import { newRefinement, type RefinementStore } from "./refinement-store";
+import { defaultRefinementLock, refinementLockKey } from "./refinement-lock";
+import { newRefinement } from "./refinement-store";
 import { type RecordedEdit, type Refinement } from "./types";
 import { assertHarnessOf } from "./internal/assert-harness-of";
 
@@ -91,19 +92,9 @@ async function changedSince(options: {
  * through the harness of its own chat (the host only gives members harnesses of their own
  * chats).
  */
-export async function rollbackRefinement(options: {
-  id: string;
-  actor: Actor;
-  /** A harness built for `actor`; for a local refinement, the harness of its chat. */
-  harness: Harness;
-  store: RefinementStore;
-  decide?: RollbackDecisions;
-  dryRun?: boolean;
-  now: Date;
-  generateId?: () => string;
-  lock?: RefinementLock;
-  abortSignal?: AbortSignal;
-}): Promise<RollbackResult> {
+export async function rollbackRefinement(
+  options: RecordedUndoOptions & { id: string; decide?: RollbackDecisions; dryRun?: boolean },
+): Promise<RollbackResult> {
   const { actor, harness, store, abortSignal } = options;
   assertHarnessOf(harness, actor, "rollbackRefinement");
   const original = await store.getRefinement({

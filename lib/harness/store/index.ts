@@ -51,18 +51,7 @@ export {
 } from "./edit-planner";
 export { entryKeyOf } from "./entry-key";
 export { slugCandidate, slugifyTitle } from "./slug";
-export {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  type ApplyChangesOptions,
-  type EntryFilter,
-  type HarnessStoragePort,
-  type ListEntriesOptions,
-  type ListRevisionsInRangeOptions,
-  type ListRevisionsOptions,
-  type StorageCallOptions,
-  type StorageChange,
-} from "./store-port";
+export * from "./store-port";
 export { InMemoryHarnessStorage } from "./in-memory-storage";
 export {
   compareEntriesCanonically,
@@ -109,15 +98,5 @@ export {
   type FormatHarnessStateOptions,
   type PromptViewCache,
 } from "./format-harness-state";
-export {
-  batchEntryKeys,
-  entryVersionConflict,
-  harnessVersionConflict,
-  clampStoragePageSize,
-  decodeStorageCursor,
-  encodeStorageCursor,
-  isEntryCursor,
-  isRangeCursor,
-  isVersionCursor,
-} from "./storage-cursors";
+export * from "./storage-cursors";
 export { jsonEqual } from "./internal/json-equal";

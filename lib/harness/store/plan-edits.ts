@@ -21,6 +21,7 @@ import {
   type RestoreRevisionInput,
   type CreateHarnessOptions,
 } from "./harness-api";
+import { entryVersionConflict } from "./storage-cursors";
 import { type StorageChange } from "./store-port";
 import {
   ENTRY_KINDS,
@@ -196,22 +197,8 @@ export function createEditPlanner(context: EditPlannerContext) {
     });
   }
 
-  function staleVersion(
-    ref: EntryRef,
-    expectedVersion: number | null,
-    currentVersion: number | null,
-  ): HarnessConflictError {
-    return new HarnessConflictError({
-      surface: "entry",
-      message:
-        currentVersion === null
-          ? `Entry ${ref.scope}:${ref.id} no longer exists (you expected version ${String(expectedVersion)})`
-          : expectedVersion === null
-            ? `Entry ${ref.scope}:${ref.id} already exists at version ${currentVersion}`
-            : `Entry ${ref.scope}:${ref.id} is at version ${currentVersion}, not ${expectedVersion}: reread it and retry`,
-      details: { entryKey: entryKeyOf(ref), expectedVersion, currentVersion },
-    });
-  }
+  const conflictAt = (ref: EntryRef, expected: number | null, current: number | null) =>
+    entryVersionConflict(entryKeyOf(ref), expected, current, `${ref.scope}:${ref.id}`);
 
   /** The version the next life of a key starts at: one past the last version it ever had. */
   function versionAfter(lastRevision: Revision | null): number {
@@ -298,7 +285,7 @@ export function createEditPlanner(context: EditPlannerContext) {
       id = input.id;
       const ref: EntryRef = { kind: input.kind, ...where, id };
       const state = await readKeyForCreate(ref, abortSignal);
-      if (state.entry) throw staleVersion(ref, null, state.entry.version);
+      if (state.entry) throw conflictAt(ref, null, state.entry.version);
       version = versionAfter(state.lastRevision);
     } else {
       if (typeof input.title !== "string") {
@@ -356,7 +343,7 @@ export function createEditPlanner(context: EditPlannerContext) {
     const current = await storage.getEntry({ workspaceId, ref, abortSignal });
     if (!current) throw notFound(ref);
     if (current.version !== input.expectedVersion)
-      throw staleVersion(ref, input.expectedVersion, current.version);
+      throw conflictAt(ref, input.expectedVersion, current.version);
     return { ref, current };
   }
 
@@ -433,7 +420,7 @@ export function createEditPlanner(context: EditPlannerContext) {
     const current = await storage.getEntry({ workspaceId, ref, abortSignal });
     const currentVersion = current?.version ?? null;
     if (input.expectedVersion !== undefined && input.expectedVersion !== currentVersion) {
-      throw staleVersion(ref, input.expectedVersion, currentVersion);
+      throw conflictAt(ref, input.expectedVersion, currentVersion);
     }
     const version = current
       ? current.version + 1

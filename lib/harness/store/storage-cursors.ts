@@ -78,20 +78,24 @@ export function batchEntryKeys(changes: readonly StorageChange[]): string[] {
   return keys;
 }
 
-/** The conflict every storage throws when an entry is not at the version a change expects. */
+/**
+ * The conflict the harness and every storage throw when an entry is not at the version a change
+ * expects (`null`: absent). `name` is how the message names the entry (default: its key).
+ */
 export function entryVersionConflict(
   entryKey: string,
   expectedVersion: number | null,
   currentVersion: number | null,
+  name = entryKey,
 ): HarnessConflictError {
   return new HarnessConflictError({
     surface: "entry",
     message:
-      expectedVersion === null
-        ? `Entry ${entryKey} already exists (version ${currentVersion})`
-        : currentVersion !== null
-          ? `Entry ${entryKey} is at version ${currentVersion}, not ${expectedVersion}`
-          : `Entry ${entryKey} no longer exists (expected version ${expectedVersion})`,
+      currentVersion === null
+        ? `Entry ${name} no longer exists (you expected version ${String(expectedVersion)})`
+        : expectedVersion === null
+          ? `Entry ${name} already exists at version ${currentVersion}`
+          : `Entry ${name} is at version ${currentVersion}, not ${expectedVersion}: reread it and retry`,
     details: { entryKey, expectedVersion, currentVersion },
   });
 }

@@ -40,15 +40,4 @@ export {
   type EntryWriteFields,
   type UpdateEntryCommon,
 } from "./entry-writes";
-export type {
-  CompactionOptions,
-  HarnessDefinition,
-  HarnessTurn,
-  InstructionsSection,
-  TurnContext,
-  TurnPersistenceErrorEvent,
-  TurnResult,
-  TurnResultStatus,
-  TurnStatusData,
-  TurnTraceEvent,
-} from "./types";
+export * from "./types";

@@ -1,3 +1,4 @@
+import type { Actor } from "../../actor";
 import { HarnessError } from "../../errors";
 import {
   type Entry,
@@ -7,7 +8,21 @@ import {
   type Revision,
 } from "../../store";
 import { jsonEqual } from "../../store";
+import type { RefinementLock } from "../refinement-lock";
+import type { RefinementStore } from "../refinement-store";
 import { type ProposedEdit, type RecordedEdit, type RefinementStatus } from "../types";
+
+/** What an undo recorded as a refinement of its own (a rollback, a restore) runs with. */
+export interface RecordedUndoOptions {
+  actor: Actor;
+  /** A harness built for `actor`; for a local refinement, the harness of its chat. */
+  harness: Harness;
+  store: RefinementStore;
+  now: Date;
+  generateId?: () => string;
+  lock?: RefinementLock;
+  abortSignal?: AbortSignal;
+}
 
 /** Whether two entry states have the same content (title, content, path, metadata, pinned). */
 export function sameFields(a: Entry, b: Entry): boolean {
