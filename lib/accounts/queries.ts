@@ -34,6 +34,16 @@ export async function getUserProfile(
   return row ?? null;
 }
 
+/** A workspace's name (an actor's workspace exists: the actor was read from its membership). */
+export async function getWorkspaceName(workspaceId: string): Promise<string> {
+  const row = await getSql().get<{ name: string }>(
+    `SELECT "name" FROM "Workspace" WHERE "id" = ?`,
+    [workspaceId],
+  );
+  if (!row) throw new HarnessNotFoundError({ surface: "record", message: "No such workspace." });
+  return row.name;
+}
+
 /** The membership a session stands on, with the user's session version (null: not a member). */
 export async function getSessionMembership(
   userId: string,

@@ -10,6 +10,7 @@ export {
   MODEL_PROVIDER_LABELS,
   modelConfigFromInput,
   modelSettingsInputSchema,
+  readModelSettingsRow,
   readModelSettingsView,
   saveModelSettings,
   workspaceModelOf,

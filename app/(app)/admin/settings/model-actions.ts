@@ -9,6 +9,7 @@ import {
   deleteModelSettings,
   modelConfigFromInput,
   modelSettingsInputSchema,
+  readModelSettingsRow,
   saveModelSettings,
   SealedSecretUnreadable,
 } from "@/lib/model-settings";
@@ -20,10 +21,7 @@ export const saveModelSettingsAction = action(
   { input: modelSettingsInputSchema, role: "admin" },
   async ({ input, actor }) => {
     if (input.provider !== "openai-compatible" && !input.apiKey) {
-      const saved = await getSql().get<{ provider: string; apiKeyEncrypted: string | null }>(
-        `SELECT "provider", "apiKeyEncrypted" FROM "ModelSettings" WHERE "workspaceId" = ?`,
-        [actor.workspaceId],
-      );
+      const saved = await readModelSettingsRow(getSql(), actor.workspaceId);
       if (input.clearApiKey || !saved?.apiKeyEncrypted || saved.provider !== input.provider)
         fail("validation:input", "Enter the API key: this provider needs one.");
     }

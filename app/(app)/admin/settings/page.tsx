@@ -6,6 +6,7 @@ import { OperationsOverviewCard } from "@/components/admin/operations-overview";
 import { SearchModeCard } from "@/components/admin/search-mode";
 import { RetentionForm } from "@/components/admin/retention-form";
 import { SettingsForm } from "@/components/admin/settings-form";
+import { getWorkspaceName } from "@/lib/accounts/queries";
 import { getModelOverview } from "@/lib/ai";
 import { currentOidcConfig, requireRole } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
@@ -36,8 +37,8 @@ export default async function SettingsPage() {
   );
   const envOverride = cairn().modelSettings.status !== "unconfigured";
   const config = cairnConfig();
-  const [savedOidc, workspace] = managesOidc
-    ? await Promise.all([readOidcSettingsView(getSql()), workspaceNameOrThrow(actor.workspaceId)])
+  const [savedOidc, workspaceName] = managesOidc
+    ? await Promise.all([readOidcSettingsView(getSql()), getWorkspaceName(actor.workspaceId)])
     : [null, null];
   return (
     <div className="space-y-6">
@@ -53,27 +54,17 @@ export default async function SettingsPage() {
       <SearchModeCard mode={searchMode} />
       <SettingsForm initial={settings} />
       <RetentionForm initial={retention} />
-      {managesOidc && workspace ? (
+      {managesOidc && workspaceName ? (
         <OidcSettingsForm
           saved={savedOidc}
           envOverride={config.oidc !== null}
           redirectUri={`${await publicOrigin()}/api/auth/callback/oidc`}
-          workspaceName={workspace.name}
+          workspaceName={workspaceName}
         />
       ) : null}
       <OperationsOverviewCard overview={operationsOverviewOf(config, oidc)} />
     </div>
   );
-}
-
-/** The actor's workspace's name (it exists: the actor was read from its membership). */
-async function workspaceNameOrThrow(workspaceId: string): Promise<{ name: string }> {
-  const row = await getSql().get<{ name: string }>(
-    `SELECT "name" FROM "Workspace" WHERE "id" = ?`,
-    [workspaceId],
-  );
-  if (!row) throw new Error(`No workspace ${workspaceId}.`);
-  return row;
 }
 
 /** The address people reach Cairn at: `AUTH_URL` when set (as Auth.js uses it), else this request's. */
