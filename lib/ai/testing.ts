@@ -49,17 +49,18 @@ export function chatModelOnly<T extends object>(original: T, model: LanguageMode
 }
 
 /**
- * A mock `@/lib/ai` whose chat model is `chat` and whose refinement model is `refine`: for tests
- * of turns that store refinement requests. Used as `chatModelOnly` is.
+ * A mock `@/lib/ai` whose chat model is `chat` and whose refinement model is `refine` (default: an
+ * `idleRefineModel`): for tests of turns that store refinement requests. Used as `chatModelOnly` is.
  */
 export function chatAndRefineModels<T extends object>(
   original: T,
-  models: { chat: LanguageModel; refine: LanguageModel },
+  models: { chat: LanguageModel; refine?: LanguageModel },
 ): T {
+  const refine = models.refine ?? idleRefineModel();
   return {
     ...original,
     getChatModel: () => readyModel(models.chat),
-    getRefineModel: () => readyModel(models.refine),
+    getRefineModel: () => readyModel(refine),
   };
 }
 

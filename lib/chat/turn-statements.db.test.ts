@@ -10,6 +10,7 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
 import type * as AuthModule from "@/lib/auth/auth";
+import type { TestSignIn } from "@/lib/auth/testing";
 import { pgPool } from "@/lib/db/connections";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { observeSql, type SqlStatementEvent } from "@/lib/sql-storage/sql";
@@ -21,23 +22,14 @@ vi.mock("server-only", () => ({}));
 
 // The signed-in person: `getActor` reads the session from the cookie (mocked Auth.js decode)
 // and the membership from the database, as on every request.
-const session = vi.hoisted(() => ({
-  current: null as null | { userId: string; workspaceId: string },
-}));
-vi.mock("next/headers", () => ({
-  headers: async () => new Headers({ cookie: "authjs.session-token=statements-test" }),
-}));
-vi.mock("@/lib/auth/auth", async (importOriginal) => ({
-  ...(await importOriginal<typeof AuthModule>()),
-  auth: async () =>
-    session.current && {
-      user: { id: session.current.userId },
-      workspaceId: session.current.workspaceId,
-      sessionVersion: 0,
-      tokenExpiresAt: Date.now() + 3_600_000,
-      expires: new Date(Date.now() + 3_600_000).toISOString(),
-    },
-}));
+const session = vi.hoisted((): TestSignIn => ({ current: null }));
+vi.mock("next/headers", async () =>
+  (await import("@/lib/auth/testing")).sessionCookieHeaders(session),
+);
+vi.mock("@/lib/auth/auth", async (importOriginal) => {
+  const { authSignedInAs } = await import("@/lib/auth/testing");
+  return authSignedInAs(await importOriginal<typeof AuthModule>(), session);
+});
 
 // The bench's medium turn (bench/chat-route.ts): the model creates one memory file, then answers.
 let turnNumber = 0;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AuthModule from "@/lib/auth/auth";
+import type { TestSignIn } from "@/lib/auth/testing";
 import { NO_MODEL_ENV } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { modelKeyFromSecret, saveModelSettings } from "@/lib/model-settings";
@@ -16,25 +17,15 @@ vi.hoisted(() => {
 });
 vi.mock("server-only", () => ({}));
 
-const session = vi.hoisted(() => ({
-  current: null as null | { userId: string; workspaceId: string },
-}));
-// One cookie per person: the session claims are cached by the cookie.
-vi.mock("next/headers", () => ({
-  headers: async () =>
-    new Headers({ cookie: `authjs.session-token=unsent-${session.current?.userId ?? "none"}` }),
-}));
-vi.mock("@/lib/auth/auth", async (importOriginal) => ({
-  ...(await importOriginal<typeof AuthModule>()),
-  auth: async () =>
-    session.current && {
-      user: { id: session.current.userId },
-      workspaceId: session.current.workspaceId,
-      sessionVersion: 0,
-      tokenExpiresAt: Date.now() + 3_600_000,
-      expires: new Date(Date.now() + 3_600_000).toISOString(),
-    },
-}));
+// The signed-in person: a mocked Auth.js decode of a cookie of their own.
+const session = vi.hoisted((): TestSignIn => ({ current: null }));
+vi.mock("next/headers", async () =>
+  (await import("@/lib/auth/testing")).sessionCookieHeaders(session),
+);
+vi.mock("@/lib/auth/auth", async (importOriginal) => {
+  const { authSignedInAs } = await import("@/lib/auth/testing");
+  return authSignedInAs(await importOriginal<typeof AuthModule>(), session);
+});
 
 /** A one-answer OpenAI-compatible endpoint on loopback, for the model saved mid-test. */
 async function startTinyModelServer() {

@@ -62,6 +62,17 @@ describe(`chat and audit retention (${testDatabaseProvider()})`, () => {
     return created.id;
   }
 
+  /** An audit event of `person` signing in on the web, `ageDays` days before `now`. */
+  async function signIn(person: { userId: string; workspaceId: string }, ageDays: number) {
+    await recordAuditEvent(sqlForDb(database.db), {
+      workspaceId: person.workspaceId,
+      actorId: person.userId,
+      kind: "signin.succeeded",
+      via: "web",
+      at: new Date(now.getTime() - ageDays * DAY),
+    });
+  }
+
   it("keeps everything by default (no setting: forever)", async () => {
     const ann = await person("ann@example.com", "Acme");
     await chat(ann, "ancient", 3000);
@@ -87,20 +98,8 @@ describe(`chat and audit retention (${testDatabaseProvider()})`, () => {
       values: { chatRetentionDays: 30, auditRetentionDays: 90 },
       now,
     });
-    await recordAuditEvent(sqlForDb(database.db), {
-      workspaceId: ann.workspaceId,
-      actorId: ann.userId,
-      kind: "signin.succeeded",
-      via: "web",
-      at: new Date(now.getTime() - 91 * DAY),
-    });
-    await recordAuditEvent(sqlForDb(database.db), {
-      workspaceId: ann.workspaceId,
-      actorId: ann.userId,
-      kind: "signin.succeeded",
-      via: "web",
-      at: new Date(now.getTime() - 89 * DAY),
-    });
+    await signIn(ann, 91);
+    await signIn(ann, 89);
 
     const result = await applyRetention({ sql: sql(), now });
     expect(result).toMatchObject({ chats: 1, auditEvents: 1 });

@@ -4,7 +4,6 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { createUserInWorkspace } from "@/lib/accounts/accounts";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
-import { idleRefineModel } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, TurnTraceEvent } from "@/lib/harness";
 import { streamOf, textReply } from "@/lib/harness/testing";
@@ -18,15 +17,11 @@ vi.mock("server-only", () => ({}));
 const chatModel = new MockLanguageModelV4({
   doStream: async () => streamOf(textReply("The deploy day is Tuesday.")),
 });
-// Refinements are only requested here (no worker runs them).
-const refineModel = idleRefineModel();
 
+// Refinements are only requested here (no worker runs them): the refinement model stays idle.
 vi.mock("@/lib/ai", async (importOriginal) => {
   const { chatAndRefineModels } = await import("@/lib/ai/testing");
-  return chatAndRefineModels(await importOriginal<typeof AiModule>(), {
-    chat: chatModel,
-    refine: refineModel,
-  });
+  return chatAndRefineModels(await importOriginal<typeof AiModule>(), { chat: chatModel });
 });
 
 describe(`answer outcomes (${testDatabaseProvider()})`, () => {

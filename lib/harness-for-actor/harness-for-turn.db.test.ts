@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
-import { HarnessForbiddenError } from "@/lib/harness";
+import { HarnessForbiddenError, type Harness } from "@/lib/harness";
 
 vi.hoisted(() => {
   process.env.CAIRN_BCRYPT_COST = "4";
@@ -17,16 +17,14 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
   const membership = () => ({
     userId_workspaceId: { userId: world.actor.userId, workspaceId: world.actor.workspaceId },
   });
+  /** A global memory entry written through `harness`. */
+  const createGlobalMemory = (harness: Harness, title: string, content: string) =>
+    harness.createEntry({ kind: "memory", title, content, global: true });
 
   it("refuses a demoted editor's global write mid-turn, keeps local writes and reads working", async () => {
     const { harnessForTurn } = await import("./index");
     const harness = await harnessForTurn(world.actor, world.chatId);
-    const before = await harness.createEntry({
-      kind: "memory",
-      title: "Deploy window",
-      content: "Fridays are frozen.",
-      global: true,
-    });
+    const before = await createGlobalMemory(harness, "Deploy window", "Fridays are frozen.");
     expect(before.scope).toBe("global");
 
     await world.database.db.membership.update({ where: membership(), data: { role: "member" } });
@@ -39,9 +37,9 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
       content: "Fridays are open.",
     });
     await expect(refused).rejects.toSatisfy((error) => HarnessForbiddenError.isInstance(error));
-    await expect(
-      harness.createEntry({ kind: "memory", title: "Another", content: "x", global: true }),
-    ).rejects.toSatisfy((error) => HarnessForbiddenError.isInstance(error));
+    await expect(createGlobalMemory(harness, "Another", "x")).rejects.toSatisfy((error) =>
+      HarnessForbiddenError.isInstance(error),
+    );
     const local = await harness.createEntry({ kind: "memory", title: "Mine", content: "local" });
     expect(local.scope).toBe("local");
     expect(
@@ -54,12 +52,7 @@ describe(`a turn's harness re-reads the role at every write (${testDatabaseProvi
     const member = { ...world.actor, role: "member" as const };
     const harness = await harnessForTurn(member, world.chatId);
     await world.database.db.membership.update({ where: membership(), data: { role: "editor" } });
-    const entry = await harness.createEntry({
-      kind: "memory",
-      title: "Promoted",
-      content: "now an editor",
-      global: true,
-    });
+    const entry = await createGlobalMemory(harness, "Promoted", "now an editor");
     expect(entry.scope).toBe("global");
   });
 

@@ -1,46 +1,25 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, type Actor } from "@/lib/harness";
-import {
-  createPersistentDirsService,
-  type PersistentDirsService,
-} from "@/lib/workspace-dirs/dirs-service";
-import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
 import { promoteToTeam } from "./promote";
-import type { ReviewDeps } from "./review";
 import { getSuggestion, listPendingRefinements } from "./suggestion-store";
-import { createTestMembers } from "@/lib/workspace-dirs/testing";
+import { registerReviewTestWorld } from "./testing";
 
 // Issue 27, item 2: "Suggest for the team" promotes a note or a passage — a suggestion for a
 // member, applied in one step for an editor — and pending global refinements share the queue.
 
-const database = registerTestDatabase();
-let service: PersistentDirsService;
-let deps: ReviewDeps;
-
 const member: Actor = { userId: "p-member", workspaceId: "wp", role: "member" };
 const editor: Actor = { userId: "p-editor", workspaceId: "wp", role: "editor" };
+const world = registerReviewTestWorld([member, editor]);
 const COMPANY = "/persistent/company";
 
-beforeAll(async () => {
-  const db = database.db;
-  await db.workspace.create({ data: { id: "wp", name: "wp" } });
-  await createTestMembers(db, [member, editor]);
-  service = createPersistentDirsService({ db, target: database.target });
-  deps = {
-    sql: sqlFor(database.target),
-    appDirs: service.appDirs,
-    harnessStorage: harnessStorageFor({ target: database.target }),
-  };
-});
-
 const read = async (path: string) =>
-  (await service.readFile({ actor: editor, harnessDir: COMPANY, path }))?.text ?? null;
+  (await world.service.readFile({ actor: editor, harnessDir: COMPANY, path }))?.text ?? null;
 
 describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
   it("a member's passage becomes a suggestion to add a company file; approval creates it", async () => {
-    const result = await promoteToTeam(deps, {
+    const result = await promoteToTeam(world.deps, {
       actor: member,
       to: { target: "dir", path: "howto/vpn.md" },
       text: "Use the EU gateway for the VPN.",
@@ -48,7 +27,7 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
     });
     expect(result.status).toBe("suggested");
     expect(await read("howto/vpn.md")).toBeNull();
-    const suggestion = await getSuggestion(deps.sql, { workspaceId: "wp", id: result.id });
+    const suggestion = await getSuggestion(world.deps.sql, { workspaceId: "wp", id: result.id });
     expect(suggestion).toMatchObject({
       source: "promotion",
       status: "open",
@@ -60,13 +39,13 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
   });
 
   it("an editor's own promotion goes through the same suggestion and is applied in one step, appended to an existing file", async () => {
-    const first = await promoteToTeam(deps, {
+    const first = await promoteToTeam(world.deps, {
       actor: editor,
       to: { target: "dir", path: "howto/printing.md" },
       text: "Printers are on floor 2.",
     });
     expect(first.status).toBe("applied");
-    const second = await promoteToTeam(deps, {
+    const second = await promoteToTeam(world.deps, {
       actor: editor,
       to: { target: "dir", path: "howto/printing.md" },
       text: "Scan to email works too.",
@@ -75,24 +54,30 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
     expect(await read("howto/printing.md")).toBe(
       "Printers are on floor 2.\n\nScan to email works too.\n",
     );
-    expect(await getSuggestion(deps.sql, { workspaceId: "wp", id: second.id })).toMatchObject({
-      status: "approved",
-      source: "promotion",
-      authorId: editor.userId,
-      decidedById: editor.userId,
-    });
+    expect(await getSuggestion(world.deps.sql, { workspaceId: "wp", id: second.id })).toMatchObject(
+      {
+        status: "approved",
+        source: "promotion",
+        authorId: editor.userId,
+        decidedById: editor.userId,
+      },
+    );
   });
 
   it("promotes to a global entry: a member suggests, an editor adds it at once", async () => {
-    const suggested = await promoteToTeam(deps, {
+    const suggested = await promoteToTeam(world.deps, {
       actor: member,
       to: { target: "entry", kind: "memory", title: "Standup" },
       text: "Standup is at 9:30.",
     });
     expect(suggested.status).toBe("suggested");
-    const global = createHarness({ storage: deps.harnessStorage, actor: editor, chatId: null });
+    const global = createHarness({
+      storage: world.deps.harnessStorage,
+      actor: editor,
+      chatId: null,
+    });
     expect((await global.listEntries({ scope: "global" })).items).toEqual([]);
-    const applied = await promoteToTeam(deps, {
+    const applied = await promoteToTeam(world.deps, {
       actor: editor,
       to: { target: "entry", kind: "prompt", title: "Answer briefly" },
       text: "Answer in three sentences or fewer.",
@@ -104,15 +89,19 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
 
   it("refuses an empty passage and a path outside the dir", async () => {
     await expect(
-      promoteToTeam(deps, { actor: member, to: { target: "dir", path: "a.md" }, text: "  " }),
+      promoteToTeam(world.deps, { actor: member, to: { target: "dir", path: "a.md" }, text: "  " }),
     ).rejects.toMatchObject({ code: "validation:suggestion" });
     await expect(
-      promoteToTeam(deps, { actor: member, to: { target: "dir", path: "../x.md" }, text: "x" }),
+      promoteToTeam(world.deps, {
+        actor: member,
+        to: { target: "dir", path: "../x.md" },
+        text: "x",
+      }),
     ).rejects.toMatchObject({ code: "validation:path" });
   });
 
   it("lists global refinements waiting for approval in the same queue", async () => {
-    await database.db.refinement.create({
+    await world.database.db.refinement.create({
       data: {
         id: "r-pending",
         workspaceId: "wp",
@@ -123,7 +112,7 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
         edits: JSON.stringify([{ op: "update" }]),
       },
     });
-    await database.db.refinement.create({
+    await world.database.db.refinement.create({
       data: {
         id: "r-done",
         workspaceId: "wp",
@@ -132,7 +121,7 @@ describe(`promotion to the team on ${testDatabaseProvider()}`, () => {
         status: "applied",
       },
     });
-    const pending = await listPendingRefinements(deps.sql, { workspaceId: "wp" });
+    const pending = await listPendingRefinements(world.deps.sql, { workspaceId: "wp" });
     expect(pending.map((r) => [r.id, r.summary, r.editCount])).toEqual([
       ["r-pending", "Tighten the deploy note", 1],
     ]);

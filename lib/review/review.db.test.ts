@@ -1,64 +1,48 @@
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { BASE_PROMPT } from "@/lib/chat/base-prompt";
-import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
+import { testDatabaseProvider } from "@/lib/db/testing";
 import { createHarness, streamHarness, type Actor, type HarnessDefinition } from "@/lib/harness";
 import { drain, scriptedModel, textReply, toolCallReply, toolResults } from "@/lib/harness/testing";
 import type { AppExtraBody, AppSession } from "@/lib/workspace-dirs/app-dirs";
-import {
-  createPersistentDirsService,
-  type PersistentDirsService,
-} from "@/lib/workspace-dirs/dirs-service";
-import { harnessStorageFor, sqlFor } from "@/lib/sql-storage";
-import { approveSuggestion, rejectSuggestion, type ReviewDeps } from "./review";
+import { saveOverCurrent } from "@/lib/workspace-dirs/testing";
+import { approveSuggestion, rejectSuggestion } from "./review";
 import { suggestGlobalEntryChange } from "./suggest-entry";
 import { getSuggestion, listSuggestions } from "./suggestion-store";
-import { createTestMembers, saveOverCurrent } from "@/lib/workspace-dirs/testing";
+import { registerReviewTestWorld } from "./testing";
 
 // Issue 27, item 1: a member's write to company knowledge or a global entry becomes a
 // suggestion; editors approve (as any write, with provenance), approve over a conflict, edit then
 // approve, or reject with a reason; the approver's role is read again at that moment.
 
-const database = registerTestDatabase();
-let service: PersistentDirsService;
-let deps: ReviewDeps;
-
 const member: Actor = { userId: "u-member", workspaceId: "w1", role: "member" };
 const editor: Actor = { userId: "u-editor", workspaceId: "w1", role: "editor" };
 const demoted: Actor = { userId: "u-demoted", workspaceId: "w1", role: "editor" };
 
+const world = registerReviewTestWorld([member, editor, demoted]);
 const COMPANY = "/persistent/company";
 const POLICY = ["# Travel", "Book economy.", "Receipts within 30 days.", "Ask your lead.", ""].join(
   "\n",
 );
 
 beforeAll(async () => {
-  const db = database.db;
-  await db.workspace.create({ data: { id: "w1", name: "w1" } });
-  await createTestMembers(db, [member, editor, demoted]);
-  await db.chat.create({
+  await world.database.db.chat.create({
     data: { id: "c-member", workspaceId: "w1", userId: member.userId, title: "c" },
   });
-  service = createPersistentDirsService({ db, target: database.target });
-  deps = {
-    sql: sqlFor(database.target),
-    appDirs: service.appDirs,
-    harnessStorage: harnessStorageFor({ target: database.target }),
-  };
   await save(editor, "policies/travel.md", POLICY);
 });
 
 async function save(actor: Actor, path: string, content: string) {
-  const saved = await saveOverCurrent(service, { actor, harnessDir: COMPANY, path, content });
+  const saved = await saveOverCurrent(world.service, { actor, harnessDir: COMPANY, path, content });
   expect(saved.status).toBe("saved");
 }
 
 const read = async (path: string) =>
-  (await service.readFile({ actor: editor, harnessDir: COMPANY, path }))?.text ?? null;
+  (await world.service.readFile({ actor: editor, harnessDir: COMPANY, path }))?.text ?? null;
 
 /** A member's chat turn whose scripted model edits the travel policy, then says why. */
 async function memberTurn(turnId: string, oldStr: string, newStr: string) {
-  await database.db.turn.create({
+  await world.database.db.turn.create({
     data: { id: turnId, chatId: "c-member", userId: member.userId, status: "running" },
   });
   const model = scriptedModel([
@@ -77,8 +61,8 @@ async function memberTurn(turnId: string, oldStr: string, newStr: string) {
   const definition: HarnessDefinition<AppExtraBody, AppSession> = {
     model: () => model,
     instructions: BASE_PROMPT,
-    persistentDirs: service.dirs,
-    commitLog: service.commitLog,
+    persistentDirs: world.service.dirs,
+    commitLog: world.service.commitLog,
   };
   const result = await drain(
     streamHarness({
@@ -95,7 +79,7 @@ async function memberTurn(turnId: string, oldStr: string, newStr: string) {
 }
 
 async function suggestionOfTurn(turnId: string) {
-  const suggestion = await getSuggestion(deps.sql, {
+  const suggestion = await getSuggestion(world.deps.sql, {
     workspaceId: "w1",
     id: `turn:${turnId}:${COMPANY}`,
   });
@@ -140,19 +124,19 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
 
   it("approves through the commit engine as the approver, with 'suggested by X, approved by Y'", async () => {
     const suggestion = await suggestionOfTurn("t-1");
-    const approved = await approveSuggestion(deps, { actor: editor, id: suggestion.id });
+    const approved = await approveSuggestion(world.deps, { actor: editor, id: suggestion.id });
     expect(approved.status).toBe("approved");
     expect(await read("policies/travel.md")).toBe(POLICY.replace("30 days", "60 days"));
-    const commit = await database.db.dirCommit.findFirst({
+    const commit = await world.database.db.dirCommit.findFirst({
       where: { dirKey: "company:w1" },
       orderBy: { version: "desc" },
     });
     expect(commit).toMatchObject({ actorId: editor.userId, source: "review" });
     expect(commit!.via).toContain(`suggested by ${member.userId}, approved by ${editor.userId}`);
-    const after = await getSuggestion(deps.sql, { workspaceId: "w1", id: suggestion.id });
+    const after = await getSuggestion(world.deps.sql, { workspaceId: "w1", id: suggestion.id });
     expect(after).toMatchObject({ status: "approved", decidedById: editor.userId });
     // Both steps are in the audit log, each written with the row it records, with its door.
-    const events = await database.db.auditEvent.findMany({
+    const events = await world.database.db.auditEvent.findMany({
       where: { targetType: "suggestion", targetId: suggestion.id },
       orderBy: { createdAt: "asc" },
     });
@@ -166,7 +150,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     });
     // Decided once: approving again is refused, nothing applied twice.
     await expect(
-      approveSuggestion(deps, { actor: editor, id: suggestion.id }),
+      approveSuggestion(world.deps, { actor: editor, id: suggestion.id }),
     ).rejects.toMatchObject({
       code: "conflict:suggestion",
     });
@@ -180,7 +164,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     await save(editor, "policies/travel.md", base.replace("Book economy.", "Book economy class."));
 
     // t-2 touches another line: three-way merged.
-    const clean = await approveSuggestion(deps, {
+    const clean = await approveSuggestion(world.deps, {
       actor: editor,
       id: (await suggestionOfTurn("t-2")).id,
     });
@@ -191,7 +175,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     // t-3 changes the line the editor changed: a conflict, nothing applied, still open.
     const before = await read("policies/travel.md");
     const t3 = await suggestionOfTurn("t-3");
-    const clash = await approveSuggestion(deps, { actor: editor, id: t3.id });
+    const clash = await approveSuggestion(world.deps, { actor: editor, id: t3.id });
     expect(clash.status).toBe("conflict");
     if (clash.status !== "conflict") return;
     expect(clash.conflicts).toHaveLength(1);
@@ -199,14 +183,16 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     expect(clash.conflicts[0]!.current).toContain("Book economy class.");
     expect(clash.conflicts[0]!.proposed).toContain("business above 6 hours");
     expect(await read("policies/travel.md")).toBe(before);
-    expect((await getSuggestion(deps.sql, { workspaceId: "w1", id: t3.id }))!.status).toBe("open");
+    expect((await getSuggestion(world.deps.sql, { workspaceId: "w1", id: t3.id }))!.status).toBe(
+      "open",
+    );
 
     // Merged by the approver: their text, over the version there now.
     const merged = before!.replace(
       "Book economy class.",
       "Book economy class; business above 6 hours.",
     );
-    const done = await approveSuggestion(deps, {
+    const done = await approveSuggestion(world.deps, {
       actor: editor,
       id: t3.id,
       edit: { target: "dir", files: { "policies/travel.md": merged } },
@@ -214,7 +200,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     expect(done.status).toBe("approved");
     expect(await read("policies/travel.md")).toBe(merged);
     expect(
-      (await getSuggestion(deps.sql, { workspaceId: "w1", id: t3.id }))!.applied,
+      (await getSuggestion(world.deps.sql, { workspaceId: "w1", id: t3.id }))!.applied,
     ).toMatchObject({
       edited: true,
     });
@@ -226,7 +212,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
       "Receipts within 60 days.",
       "Receipts within 90 days.",
     );
-    const result = await approveSuggestion(deps, {
+    const result = await approveSuggestion(world.deps, {
       actor: editor,
       id: (await suggestionOfTurn("t-4")).id,
       edit: { target: "dir", files: { "policies/travel.md": edited } },
@@ -238,19 +224,23 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
   it("rejects with a reason the suggester reads; a reason is required; a member cannot decide", async () => {
     await memberTurn("t-5", "Receipts within 90 days.", "No receipts needed.");
     const id = (await suggestionOfTurn("t-5")).id;
-    await expect(rejectSuggestion(deps, { actor: editor, id, reason: "  " })).rejects.toMatchObject(
-      {
-        code: "validation:suggestion",
-      },
-    );
     await expect(
-      rejectSuggestion(deps, { actor: member, id, reason: "mine" }),
+      rejectSuggestion(world.deps, { actor: editor, id, reason: "  " }),
+    ).rejects.toMatchObject({
+      code: "validation:suggestion",
+    });
+    await expect(
+      rejectSuggestion(world.deps, { actor: member, id, reason: "mine" }),
     ).rejects.toMatchObject({ code: "forbidden:suggestion" });
-    await expect(approveSuggestion(deps, { actor: member, id })).rejects.toMatchObject({
+    await expect(approveSuggestion(world.deps, { actor: member, id })).rejects.toMatchObject({
       code: "forbidden:suggestion",
     });
-    await rejectSuggestion(deps, { actor: editor, id, reason: "Finance still needs receipts." });
-    const mine = await listSuggestions(deps.sql, {
+    await rejectSuggestion(world.deps, {
+      actor: editor,
+      id,
+      reason: "Finance still needs receipts.",
+    });
+    const mine = await listSuggestions(world.deps.sql, {
       workspaceId: "w1",
       status: "decided",
       authorId: member.userId,
@@ -268,22 +258,22 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     const id = (await suggestionOfTurn("t-6")).id;
     const before = await read("policies/travel.md");
     // The page was opened as an editor (the Actor says so); the role changes before the click.
-    await database.db.membership.update({
+    await world.database.db.membership.update({
       where: { userId_workspaceId: { userId: demoted.userId, workspaceId: "w1" } },
       data: { role: "member" },
     });
-    await expect(approveSuggestion(deps, { actor: demoted, id })).rejects.toMatchObject({
+    await expect(approveSuggestion(world.deps, { actor: demoted, id })).rejects.toMatchObject({
       code: "forbidden:suggestion",
     });
     await expect(
-      rejectSuggestion(deps, { actor: demoted, id, reason: "no" }),
+      rejectSuggestion(world.deps, { actor: demoted, id, reason: "no" }),
     ).rejects.toMatchObject({ code: "forbidden:suggestion" });
     expect(await read("policies/travel.md")).toBe(before);
-    expect((await getSuggestion(deps.sql, { workspaceId: "w1", id }))!.status).toBe("open");
+    expect((await getSuggestion(world.deps.sql, { workspaceId: "w1", id }))!.status).toBe("open");
   });
 
   it("turns a member agent's global entry write into a suggestion; approval writes it with provenance", async () => {
-    const storage = deps.harnessStorage;
+    const storage = world.deps.harnessStorage;
     const model = scriptedModel([
       toolCallReply(
         "create_entry",
@@ -304,7 +294,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
         createHarness({ storage, actor: extraBody.actor, chatId: session?.chatId ?? null }),
       suggestGlobalEntry: ({ extraBody, session, proposal, turnId }) =>
         suggestGlobalEntryChange({
-          sql: deps.sql,
+          sql: world.deps.sql,
           harnessStorage: storage,
           actor: extraBody.actor,
           proposal,
@@ -330,7 +320,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
     expect((await global.listEntries({ scope: "global" })).items).toEqual([]);
 
     const [suggestion] = (
-      await listSuggestions(deps.sql, { workspaceId: "w1", status: "open" })
+      await listSuggestions(world.deps.sql, { workspaceId: "w1", status: "open" })
     ).filter((s) => s.target === "entry");
     expect(suggestion).toMatchObject({ turnId: "t-entry", chatId: "c-member" });
     expect(suggestion!.entry).toMatchObject({
@@ -339,7 +329,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
       baseVersion: null,
       fields: { title: "Expense tool", content: "Use Ledgerly for expenses." },
     });
-    const result = await approveSuggestion(deps, { actor: editor, id: suggestion!.id });
+    const result = await approveSuggestion(world.deps, { actor: editor, id: suggestion!.id });
     expect(result.status).toBe("approved");
     const [entry] = (await global.listEntries({ scope: "global" })).items;
     expect(entry).toMatchObject({ title: "Expense tool", content: "Use Ledgerly for expenses." });
@@ -350,7 +340,7 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
 
     // An update suggested against version 1 clashes once an editor moved the entry on.
     const update = await suggestGlobalEntryChange({
-      sql: deps.sql,
+      sql: world.deps.sql,
       harnessStorage: storage,
       actor: member,
       proposal: {
@@ -370,9 +360,9 @@ describe(`suggestions and their review on ${testDatabaseProvider()}`, () => {
       global: true,
       content: "Use Ledgerly (EU).",
     });
-    const clash = await approveSuggestion(deps, { actor: editor, id: update.id });
+    const clash = await approveSuggestion(world.deps, { actor: editor, id: update.id });
     expect(clash).toMatchObject({ status: "conflict" });
-    const edited = await approveSuggestion(deps, {
+    const edited = await approveSuggestion(world.deps, {
       actor: editor,
       id: update.id,
       edit: { target: "entry", fields: { content: "Use Ledgerly 2 (EU)." } },

@@ -5,7 +5,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor, type Sql } from "@/lib/sql-storage";
 import { reciprocalRankFusion } from "./embeddings";
 import { searchPassages } from "./search";
-import { createSearchService } from "./search-service";
+import { createSearchService, type SearchEmbeddingsResolver } from "./search-service";
 
 const database = registerTestDatabase();
 const provider = testDatabaseProvider();
@@ -120,28 +120,21 @@ describe(`semantic re-ranking on ${provider}`, () => {
 
 describe(`search mode on ${provider}`, () => {
   it("is lexical without an embedding model and names the model with one", async () => {
-    const lexical = createSearchService({ db: database.db, sql, docsFolder: null });
-    expect(await lexical.mode(actor.workspaceId)).toEqual({
+    const modeWith = (embeddings?: SearchEmbeddingsResolver) =>
+      createSearchService({ db: database.db, sql, docsFolder: null, embeddings }).mode(
+        actor.workspaceId,
+      );
+    expect(await modeWith()).toEqual({
       mode: "lexical",
       reason: "no embedding model is configured",
     });
-    const off = createSearchService({
-      db: database.db,
-      sql,
-      docsFolder: null,
-      embeddings: () => Promise.resolve({ off: "AI_EMBEDDING_MODEL is not set" }),
-    });
-    expect(await off.mode(actor.workspaceId)).toEqual({
+    const off = () => Promise.resolve({ off: "AI_EMBEDDING_MODEL is not set" });
+    expect(await modeWith(off)).toEqual({
       mode: "lexical",
       reason: "AI_EMBEDDING_MODEL is not set",
     });
-    const semantic = createSearchService({
-      db: database.db,
-      sql,
-      docsFolder: null,
-      embeddings: () => Promise.resolve({ model: burrowEmbedder(), label: "test:burrows" }),
-    });
-    expect(await semantic.mode(actor.workspaceId)).toEqual({
+    const semantic = () => Promise.resolve({ model: burrowEmbedder(), label: "test:burrows" });
+    expect(await modeWith(semantic)).toEqual({
       mode: "semantic",
       model: "test:burrows",
     });

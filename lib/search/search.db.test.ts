@@ -373,32 +373,14 @@ describe(`search access on ${provider}`, () => {
     });
     aliceChat = await chatOf(people.alice, "Alice chat", [`alice ${secret} chat`]);
     bobChat = await chatOf(people.bob, "Bob chat", [`bob ${secret} chat`]);
-    await entry({
-      workspaceId: ids.w1,
-      scope: "global",
-      title: "Global",
-      content: `global ${secret}`,
-    });
-    await entry({
-      workspaceId: ids.w1,
-      scope: "local",
-      chatId: aliceChat,
-      title: "Local",
-      content: `alice local ${secret}`,
-    });
-    await entry({
-      workspaceId: ids.w1,
-      scope: "local",
-      chatId: bobChat,
-      title: "Local",
-      content: `bob local ${secret}`,
-    });
-    await entry({
-      workspaceId: ids.w2,
-      scope: "global",
-      title: "Global",
-      content: `other global ${secret}`,
-    });
+    const globalEntry = (workspaceId: string, content: string) =>
+      entry({ workspaceId, scope: "global", title: "Global", content });
+    const localEntry = (chatId: string, content: string) =>
+      entry({ workspaceId: ids.w1, scope: "local", chatId, title: "Local", content });
+    await globalEntry(ids.w1, `global ${secret}`);
+    await localEntry(aliceChat, `alice local ${secret}`);
+    await localEntry(bobChat, `bob local ${secret}`);
+    await globalEntry(ids.w2, `other global ${secret}`);
   });
 
   it.each(["member", "editor", "admin"] as const)(

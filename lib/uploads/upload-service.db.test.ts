@@ -46,6 +46,10 @@ function instance(queue: JobQueue, job?: { expireInSeconds?: number }): UploadSe
   });
 }
 
+/** The text of `path` in `harnessDir` as `actor` reads it (`undefined` when it is missing). */
+const textOf = async (actor: Actor, harnessDir: string, path: string) =>
+  (await dirs.readFile({ actor, harnessDir, path }))?.text;
+
 const converted = (uploads: UploadService, actor: Actor, harnessDir: string, paths: string[]) =>
   waitFor("the conversions", async () => {
     const statuses = await uploads.conversionStatus({ actor, harnessDir, paths });
@@ -106,25 +110,17 @@ describe(`uploads (${testDatabaseProvider()})`, () => {
       "uploads/policies/travel.pdf",
       "uploads/policies/travel.pdf.md",
     ]);
-    const placeholder = await dirs.readFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "uploads/handbook.docx.md",
-    });
-    expect(placeholder?.text?.startsWith(CONVERTING_MARKER) ?? false).toBe(true);
+    const placeholder = await textOf(editor, COMPANY, "uploads/handbook.docx.md");
+    expect(placeholder?.startsWith(CONVERTING_MARKER) ?? false).toBe(true);
 
     const statuses = await converted(uploads, editor, COMPANY, [
       "uploads/policies/travel.pdf.md",
       "uploads/handbook.docx.md",
     ]);
     expect(statuses.map((status) => status.status)).toEqual(["converted", "converted"]);
-    const text = await dirs.readFile({
-      actor: member,
-      harnessDir: COMPANY,
-      path: "uploads/policies/travel.pdf.md",
-    });
-    expect(text?.text).toContain("<!-- page 2 -->");
-    expect(text?.text).toContain("| Hotel | 180 EUR | Manager |");
+    const text = await textOf(member, COMPANY, "uploads/policies/travel.pdf.md");
+    expect(text).toContain("<!-- page 2 -->");
+    expect(text).toContain("| Hotel | 180 EUR | Manager |");
     // The original, byte for byte.
     const original = await uploads.readStoredFile({
       actor: member,
@@ -206,13 +202,9 @@ describe(`uploads (${testDatabaseProvider()})`, () => {
       uploads.acceptImportedNote({ actor: member, text: "Lives in Lyon.", source: "pasted text" }),
       uploads.acceptImportedNote({ actor: member, text: "Prefers French.", source: "“Trip”" }),
     ]);
-    const file = await dirs.readFile({
-      actor: member,
-      harnessDir: USER,
-      path: "imported-memory.md",
-    });
-    expect(file?.text).toContain("- Lives in Lyon. (imported from pasted text)\n");
-    expect(file?.text).toContain("- Prefers French. (imported from “Trip”)\n");
+    const file = await textOf(member, USER, "imported-memory.md");
+    expect(file).toContain("- Lives in Lyon. (imported from pasted text)\n");
+    expect(file).toContain("- Prefers French. (imported from “Trip”)\n");
     const history = await dirs.listHistory({ actor: member, harnessDir: USER, limit: 5 });
     expect(history.commits[0]).toMatchObject({ via: "import" });
   });

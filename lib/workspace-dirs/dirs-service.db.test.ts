@@ -7,8 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
 import { parseFaultInjection } from "./fault-injection";
-import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
-import { createTestMembers } from "./testing";
+import {
+  createPersistentDirsService,
+  type OpenedFile,
+  type PersistentDirsService,
+} from "./dirs-service";
+import { createTestWorkspaces, saveOverCurrent } from "./testing";
 
 const database = registerTestDatabase();
 let docsFolder: string;
@@ -21,10 +25,7 @@ const outsider: Actor = { userId: "u-outsider", workspaceId: "w2", role: "admin"
 
 beforeAll(async () => {
   // Company commits check the role again in the database, so the actors are real members.
-  for (const workspaceId of ["w1", "w2"]) {
-    await database.db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
-  }
-  await createTestMembers(database.db, [editor, member, admin, outsider]);
+  await createTestWorkspaces(database.db, [editor, member, admin, outsider]);
   docsFolder = await mkdtemp(path.join(tmpdir(), "cairn-docs-"));
   await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
   service = createPersistentDirsService({
@@ -45,6 +46,17 @@ const USER = "/persistent/user";
 /** The company handbook as `actor` reads it on the Files page. */
 const readHandbook = (actor: Actor) =>
   service.readFile({ actor, harnessDir: COMPANY, path: "handbook.md" });
+
+/** Saves `content` over the company handbook as `actor`, against what they read then (`base`). */
+const saveHandbook = (actor: Actor, base: OpenedFile, content: string) =>
+  service.saveFile({
+    actor,
+    harnessDir: COMPANY,
+    path: "handbook.md",
+    content,
+    baseCursor: base.cursor,
+    baseContent: base.text,
+  });
 
 describe("parseFaultInjection", () => {
   it("is off by default and understands only the documented values", () => {
@@ -216,44 +228,21 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
   });
 
   it("applies an edit when only other files moved, and records a conflict when the file itself did", async () => {
-    const start = await readHandbook(editor);
+    const start = (await readHandbook(editor))!;
     // Someone else adds another file: the dir moves, handbook.md does not.
-    await service.saveFile({
+    await saveOverCurrent(service, {
       actor: admin,
       harnessDir: COMPANY,
       path: "other.md",
       content: "other",
-      baseCursor: start!.cursor,
-      baseContent: null,
     });
-    const applied = await service.saveFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-      content: "# Handbook\nline by editor\n",
-      baseCursor: start!.cursor,
-      baseContent: start!.text,
-    });
+    const applied = await saveHandbook(editor, start, "# Handbook\nline by editor\n");
     expect(applied.status).toBe("saved");
 
     // Now the admin changes handbook.md under the editor's feet.
-    const opened = await readHandbook(editor);
-    await service.saveFile({
-      actor: admin,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-      content: "# Handbook\nline by admin\n",
-      baseCursor: opened!.cursor,
-      baseContent: opened!.text,
-    });
-    const stale = await service.saveFile({
-      actor: editor,
-      harnessDir: COMPANY,
-      path: "handbook.md",
-      content: "# Handbook\nsecond line by editor\n",
-      baseCursor: opened!.cursor,
-      baseContent: opened!.text,
-    });
+    const opened = (await readHandbook(editor))!;
+    await saveHandbook(admin, opened, "# Handbook\nline by admin\n");
+    const stale = await saveHandbook(editor, opened, "# Handbook\nsecond line by editor\n");
     expect(stale.status).toBe("conflict");
     if (stale.status !== "conflict") return;
     expect(stale.message).toMatch(/changed by someone else/);

@@ -126,6 +126,14 @@ async function failedRecord(options: {
   });
 }
 
+/** A delivery `id` of the commit-retry job of `recordId`, as the queue hands it to a worker. */
+const retryJob = (id: string, recordId: string, retryCount: number) => ({
+  id,
+  name: COMMIT_RETRY_JOB,
+  payload: { recordId },
+  retryCount,
+});
+
 const commitsOf = async (file: string) =>
   (await service.listHistory({ actor, harnessDir: USER })).commits.filter((commit) =>
     commit.created.includes(file),
@@ -346,12 +354,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await commitsOf("twice.md")).toBe(1);
 
     // The same job delivered again (an attempt that outlived its claim) changes nothing.
-    const job = {
-      id: "again",
-      name: COMMIT_RETRY_JOB,
-      payload: { recordId: record.id },
-      retryCount: 1,
-    };
+    const job = retryJob("again", record.id, 1);
     expect(await other.durability.retryRunner.runJob(job)).toBe("settled");
 
     // Two deliveries at the same moment on two instances: one retries, the other finds it taken.
@@ -394,12 +397,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       content: "second time lucky",
       nextAttemptAt: now(),
     });
-    const job = {
-      id: "j",
-      name: COMMIT_RETRY_JOB,
-      payload: { recordId: record.id },
-      retryCount: 0,
-    };
+    const job = retryJob("j", record.id, 0);
     expect(await flaky.durability.retryRunner.runJob(job)).toBe("failed");
     const after = (await service.commitLog.getCommit({ id: record.id }))!;
     expect(after).toMatchObject({ status: "failed", attempts: 2 });

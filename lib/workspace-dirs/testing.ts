@@ -18,6 +18,14 @@ export async function createTestMembers(db: Db, actors: readonly Actor[]): Promi
   }
 }
 
+/** Creates the workspaces of `actors` (each named after its id), then makes them members of them. */
+export async function createTestWorkspaces(db: Db, actors: readonly Actor[]): Promise<void> {
+  for (const workspaceId of new Set(actors.map((actor) => actor.workspaceId))) {
+    await db.workspace.create({ data: { id: workspaceId, name: workspaceId } });
+  }
+  await createTestMembers(db, actors);
+}
+
 /**
  * Saves `content` over `path` from the Files page, against whatever it holds now (a new file
  * against the dir's current version), as a person at the editor would.

@@ -11,6 +11,8 @@ import { joinInside } from "./internal/safe-fs";
 import {
   entryContent,
   globalEntries,
+  globalEntry,
+  globalHistory,
   readTree,
   registerTemporaryDirectories,
   testHarness,
@@ -249,12 +251,7 @@ describe("importHarness: files written by Prime Agent", () => {
     ]);
     expect(history.list()).toEqual(report.refinements.records);
 
-    const memory = await harness.getEntryOrThrow({
-      kind: "memory",
-      id: "project-x-build",
-      scope: "global",
-    });
-    expect(memory).toMatchObject({
+    expect(await globalEntry(harness, "memory", "project-x-build")).toMatchObject({
       title: "Project-X build steps",
       path: "project-x/build",
       source: "import",
@@ -274,19 +271,10 @@ describe("importHarness: files written by Prime Agent", () => {
         },
       },
     });
-    const history0 = await harness.history({
-      entryId: "project-x-build",
-      kind: "memory",
-      scope: "global",
-    });
+    const history0 = await globalHistory(harness, "memory", "project-x-build");
     expect(history0).toMatchObject([{ action: "create", cause: "import" }]);
 
-    const skill = await harness.getEntryOrThrow({
-      kind: "skill",
-      id: "csv_summary",
-      scope: "global",
-    });
-    expect(skill).toMatchObject({
+    expect(await globalEntry(harness, "skill", "csv_summary")).toMatchObject({
       title: "CSV summary",
       path: "data",
       // The SKILL.md body wins over the state's copy: it is the form people edit.
@@ -299,16 +287,12 @@ describe("importHarness: files written by Prime Agent", () => {
         extraFrontmatter: { license: "Apache-2.0" },
       },
     });
-    const pdf = await harness.getEntryOrThrow({ kind: "skill", id: "pdf-tools", scope: "global" });
+    const pdf = await globalEntry(harness, "skill", "pdf-tools");
     expect(pdf.metadata).toMatchObject({
       description: "Extract text from PDFs; it's fast",
       extraFrontmatter: { "allowed-tools": ["Read", "Bash"], metadata: { author: "docs-team" } },
     });
-    const researcher = await harness.getEntryOrThrow({
-      kind: "subagent",
-      id: "researcher",
-      scope: "global",
-    });
+    const researcher = await globalEntry(harness, "subagent", "researcher");
     expect(researcher.metadata).toMatchObject({
       name: "Researcher",
       description: "Researcher",
@@ -316,11 +300,7 @@ describe("importHarness: files written by Prime Agent", () => {
       model: "gpt-5-mini",
       temperature: 0.2,
     });
-    const reviewer = await harness.getEntryOrThrow({
-      kind: "subagent",
-      id: "code-reviewer",
-      scope: "global",
-    });
+    const reviewer = await globalEntry(harness, "subagent", "code-reviewer");
     expect(reviewer).toMatchObject({
       content: "You are a senior reviewer.",
       metadata: {
@@ -426,11 +406,7 @@ describe("importHarness: idempotence", () => {
     );
     const report = await importHarness({ harness, dir, reason: "Sync from Prime Agent" });
     expect(report).toMatchObject({ created: 0, updated: 1, unchanged: 5 });
-    const revisions = await harness.history({
-      entryId: "code-reviewer",
-      kind: "subagent",
-      scope: "global",
-    });
+    const revisions = await globalHistory(harness, "subagent", "code-reviewer");
     expect(revisions.at(-1)).toMatchObject({
       action: "update",
       cause: "import",
@@ -481,7 +457,7 @@ describe("sub-agent tools", () => {
     );
     const again = testHarness({ storage: new InMemoryHarnessStorage(), workspaceId: "ws-2" });
     await importHarness({ harness: again, dir: outDir });
-    const odd = await again.getEntryOrThrow({ kind: "subagent", id: "odd", scope: "global" });
+    const odd = await globalEntry(again, "subagent", "odd");
     expect(odd.metadata.tools).toEqual(["Bash(a,b)", "Read"]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Actor } from "../actor";
 import { HarnessForbiddenError } from "../errors";
 import { approveRefinement, rejectRefinement, setOutcomeVerdict } from "./approve-refinement";
 import {
@@ -8,9 +9,9 @@ import {
   promptOf,
   refinementFixture,
   reply,
+  requestOf,
   scriptedModel,
   sectionOf,
-  systemOf,
 } from "./internal/test-support";
 import { PLANNING_MAX_OUTPUT_TOKENS } from "./plan-refinement";
 import { PLANNING_SYSTEM_PROMPT, REVIEW_SYSTEM_PROMPT } from "./prompts";
@@ -71,14 +72,16 @@ describe("runRefinement", () => {
 
     expect(review.doGenerateCalls).toHaveLength(0);
     expect(plan.doGenerateCalls).toHaveLength(1);
-    const call = plan.doGenerateCalls[0]!;
-    expect(call.maxOutputTokens).toBe(PLANNING_MAX_OUTPUT_TOKENS);
-    expect(call.responseFormat).toMatchObject({ type: "json" });
-    expect(systemOf(call)).toBe(PLANNING_SYSTEM_PROMPT);
-    const prompt = promptOf(call);
-    expect(sectionOf(prompt, "instructions")).toBe("remember we deploy on Fridays");
-    expect(sectionOf(prompt, "conversation")).toContain("user: Remember: we deploy on Fridays.");
-    expect(sectionOf(prompt, "scope-policy")).toContain("LOCAL");
+    expect(requestOf(plan.doGenerateCalls[0]!)).toMatchObject({
+      maxOutputTokens: PLANNING_MAX_OUTPUT_TOKENS,
+      responseFormat: { type: "json" },
+      system: PLANNING_SYSTEM_PROMPT,
+      sections: {
+        instructions: "remember we deploy on Fridays",
+        conversation: expect.stringContaining("user: Remember: we deploy on Fridays."),
+        "scope-policy": expect.stringContaining("LOCAL"),
+      },
+    });
 
     expect(refinement).toMatchObject({
       trigger: "explicit",
@@ -116,14 +119,16 @@ describe("runRefinement", () => {
       models: { review, plan },
     });
     expect(plan.doGenerateCalls).toHaveLength(0);
-    const call = review.doGenerateCalls[0]!;
-    expect(call.maxOutputTokens).toBe(REVIEW_MAX_OUTPUT_TOKENS);
-    expect(systemOf(call)).toBe(REVIEW_SYSTEM_PROMPT);
-    const prompt = promptOf(call);
-    expect(sectionOf(prompt, "trigger")).toContain("Turns since the last review: 25");
-    expect(sectionOf(prompt, "harness-overview")).toContain("Harness v0");
-    expect(sectionOf(prompt, "recent-refinements")).toBe("(no refinements yet)");
-    expect(sectionOf(prompt, "conversation")).toContain("we deploy on Fridays");
+    expect(requestOf(review.doGenerateCalls[0]!)).toMatchObject({
+      maxOutputTokens: REVIEW_MAX_OUTPUT_TOKENS,
+      system: REVIEW_SYSTEM_PROMPT,
+      sections: {
+        trigger: expect.stringContaining("Turns since the last review: 25"),
+        "harness-overview": expect.stringContaining("Harness v0"),
+        "recent-refinements": "(no refinements yet)",
+        conversation: expect.stringContaining("we deploy on Fridays"),
+      },
+    });
     expect(refinement).toMatchObject({
       status: "declined",
       trigger: "every-n-turns",
@@ -264,7 +269,17 @@ describe("runRefinement", () => {
         globalNeedsApproval: true,
         models: { review: scriptedModel([]), plan: scriptedModel([reply(deployPlan)]) },
       });
-      return { ...context, refinement };
+      /** The proposal approved by `actor`, through their harness in `chatId`. */
+      const approve = (actor: Actor, chatId: string | null = null) =>
+        approveRefinement({
+          id: refinement.id,
+          actor,
+          harness: context.harness(actor, chatId),
+          store: context.store,
+          now: context.clock(),
+          lock: context.lock,
+        });
+      return { ...context, refinement, approve };
     }
 
     it("stores a global proposal as pending without applying it", async () => {
@@ -280,25 +295,9 @@ describe("runRefinement", () => {
     });
 
     it("applies on approval by an editor, once", async () => {
-      const { refinement, harness, store, clock, lock } = await propose();
-      await expect(
-        approveRefinement({
-          id: refinement.id,
-          actor: member,
-          harness: harness(member, "chat-1"),
-          store,
-          now: clock(),
-          lock,
-        }),
-      ).rejects.toBeInstanceOf(HarnessForbiddenError);
-      const approved = await approveRefinement({
-        id: refinement.id,
-        actor: editor,
-        harness: harness(editor, null),
-        store,
-        now: clock(),
-        lock,
-      });
+      const { approve } = await propose();
+      await expect(approve(member, "chat-1")).rejects.toBeInstanceOf(HarnessForbiddenError);
+      const approved = await approve(editor);
       expect(approved).toMatchObject({
         status: "applied",
         error: null,
@@ -307,20 +306,11 @@ describe("runRefinement", () => {
         harnessVersionAfter: 1,
       });
       expect(approved.edits[0]).toMatchObject({ result: "applied", before: null });
-      await expect(
-        approveRefinement({
-          id: refinement.id,
-          actor: editor,
-          harness: harness(editor, null),
-          store,
-          now: clock(),
-          lock,
-        }),
-      ).rejects.toMatchObject({ code: "refine:not_pending" });
+      await expect(approve(editor)).rejects.toMatchObject({ code: "refine:not_pending" });
     });
 
     it("fails an edit whose entry changed since the proposal", async () => {
-      const { refinement, harness, store, clock, lock } = await propose();
+      const { harness, approve } = await propose();
       await harness(editor, null).createEntry({
         kind: "memory",
         id: "deploy-day",
@@ -328,14 +318,7 @@ describe("runRefinement", () => {
         content: "Manual.",
         global: true,
       });
-      const approved = await approveRefinement({
-        id: refinement.id,
-        actor: editor,
-        harness: harness(editor, null),
-        store,
-        now: clock(),
-        lock,
-      });
+      const approved = await approve(editor);
       expect(approved.status).toBe("failed");
       expect(approved.edits[0]!.error?.code).toBe("refine:changed_during_planning");
     });

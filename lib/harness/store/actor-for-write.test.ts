@@ -160,10 +160,24 @@ const METHODS: Record<string, { writes: boolean; call: Call }> = {
   overview: { writes: false, call: (h) => h.overview({ limit: 2 }) },
 };
 
+/** A harness made for `EDITOR` in chat-1, without a snapshot cache, whose writes ask `actorForWrite`. */
+function editorHarness(
+  storage: InMemoryHarnessStorage,
+  actorForWrite?: () => Promise<Actor>,
+): Harness {
+  return createHarness({
+    storage,
+    actor: EDITOR,
+    chatId: "chat-1",
+    snapshotCache: null,
+    actorForWrite,
+  });
+}
+
 /** A storage with one global memory, skill and sub-agent, written by an editor. */
 async function seeded() {
   const storage = new InMemoryHarnessStorage();
-  const setup = createHarness({ storage, actor: EDITOR, chatId: "chat-1", snapshotCache: null });
+  const setup = editorHarness(storage);
   const memory = await setup.createMemory({ title: "Seed", content: "seed", global: true });
   const skill = await setup.createSkill({
     name: "seed-skill",
@@ -184,15 +198,9 @@ async function seeded() {
 /** A harness made for `EDITOR` whose writes are made by whoever `roleNow()` says. */
 function harnessAsked(storage: InMemoryHarnessStorage, roleNow: () => Role) {
   const asked: string[] = [];
-  const harness = createHarness({
-    storage,
-    actor: EDITOR,
-    chatId: "chat-1",
-    snapshotCache: null,
-    actorForWrite: () => {
-      asked.push("asked");
-      return Promise.resolve({ ...EDITOR, role: roleNow() });
-    },
+  const harness = editorHarness(storage, () => {
+    asked.push("asked");
+    return Promise.resolve({ ...EDITOR, role: roleNow() });
   });
   return { harness, asked };
 }
@@ -230,14 +238,9 @@ describe("actorForWrite: every write asks who makes it, no read does", () => {
 
   it("a refusal thrown by actorForWrite stops the write before anything is planned", async () => {
     const { storage } = await seeded();
-    const harness = createHarness({
-      storage,
-      actor: EDITOR,
-      chatId: "chat-1",
-      snapshotCache: null,
-      actorForWrite: () =>
-        Promise.reject(new HarnessForbiddenError({ message: "no longer a member" })),
-    });
+    const harness = editorHarness(storage, () =>
+      Promise.reject(new HarnessForbiddenError({ message: "no longer a member" })),
+    );
     const before = await harness.getHarnessVersion();
     await expect(harness.createMemory({ title: "Local", content: "x" })).rejects.toThrow(
       /no longer a member/,
@@ -247,13 +250,9 @@ describe("actorForWrite: every write asks who makes it, no read does", () => {
 
   it("refuses an actorForWrite that answers with another person", async () => {
     const { storage } = await seeded();
-    const harness = createHarness({
-      storage,
-      actor: EDITOR,
-      chatId: "chat-1",
-      snapshotCache: null,
-      actorForWrite: () => Promise.resolve({ ...EDITOR, userId: "someone-else" }),
-    });
+    const harness = editorHarness(storage, () =>
+      Promise.resolve({ ...EDITOR, userId: "someone-else" }),
+    );
     await expect(harness.createMemory({ title: "Local", content: "x" })).rejects.toThrow(
       /same person/,
     );

@@ -5,7 +5,7 @@ import { afterEach } from "vitest";
 import { type Role } from "../../actor";
 import { createHarness, type Harness } from "../../store/create-harness";
 import { InMemoryHarnessStorage } from "../../store/in-memory-storage";
-import { type Entry } from "../../store/types";
+import { type Entry, type EntryKind } from "../../store/types";
 
 let harnessCount = 0;
 
@@ -81,4 +81,14 @@ export function entryContent(entry: Entry) {
 export async function globalEntries(harness: Harness): Promise<Entry[]> {
   const snapshot = await harness.snapshot();
   return snapshot.entries.filter((entry) => entry.scope === "global");
+}
+
+/** The global entry `id` of `kind` (an import writes global entries); throws when it is missing. */
+export function globalEntry(harness: Harness, kind: EntryKind, id: string): Promise<Entry> {
+  return harness.getEntryOrThrow({ kind, id, scope: "global" });
+}
+
+/** The revisions of the global entry `id` of `kind`, oldest first. */
+export function globalHistory(harness: Harness, kind: EntryKind, id: string) {
+  return harness.history({ entryId: id, kind, scope: "global" });
 }

@@ -68,6 +68,29 @@ export function sectionOf(prompt: string, name: string): string {
   return prompt.slice(start + name.length + 3, end);
 }
 
+/** Every section (`<name>` … `</name>`, each on a line of its own) of a prompt, by name. */
+export function sectionsOf(prompt: string): Record<string, string> {
+  return Object.fromEntries(
+    [...prompt.matchAll(/^<([\w-]+)>\n([\s\S]*?)\n<\/\1>$/gm)].map(([, name, text]) => [
+      name,
+      text,
+    ]),
+  );
+}
+
+/**
+ * What a recorded call asked for, to compare with `toMatchObject`: its output limit, response
+ * format, system text and the sections of its user text.
+ */
+export function requestOf(call: LanguageModelV4CallOptions) {
+  return {
+    maxOutputTokens: call.maxOutputTokens,
+    responseFormat: call.responseFormat,
+    system: systemOf(call),
+    sections: sectionsOf(promptOf(call)),
+  };
+}
+
 export const WORKSPACE = "w1";
 export const member: Actor = { userId: "member-1", workspaceId: WORKSPACE, role: "member" };
 export const otherMember: Actor = { userId: "member-2", workspaceId: WORKSPACE, role: "member" };
