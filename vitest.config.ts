@@ -17,7 +17,11 @@ export default defineConfig({
     environment: "node",
     // The app's durability signs its spool with a key from AUTH_SECRET (lib/workspace-dirs):
     // code that runs chat turns needs one, as the server does.
-    env: { AUTH_SECRET: "vitest-secret-not-for-production-0123456789" },
+    // Passwords hashed at bcrypt's lowest cost: the tests create many accounts.
+    env: {
+      AUTH_SECRET: "vitest-secret-not-for-production-0123456789",
+      CAIRN_BCRYPT_COST: "4",
+    },
     // next-auth imports `next/server` without its extension, which Node's ESM resolver refuses;
     // Vite's resolver (inline) finds it, so code that imports next-auth can be unit-tested.
     server: { deps: { inline: ["next-auth"] } },

@@ -4,8 +4,6 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { main } from "./main";
 import { capture } from "./testing";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 /** `user create --email … --password … --role …`, then `extra`. */
 function userCreate(email: string, password: string, role: string, ...extra: string[]) {
   return ["user", "create", "--email", email, "--password", password, "--role", role, ...extra];

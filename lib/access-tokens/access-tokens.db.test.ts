@@ -6,8 +6,6 @@ import { createUserInWorkspace, removeMember } from "@/lib/accounts";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { authenticateAccessToken, createAccessToken, listAccessTokens } from "./access-tokens";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 /**
  * Issue 31, finding 7: a removed member's access tokens came back when the person was added
  * again (removal deleted only the membership). Tokens end with the membership that issued them.

@@ -11,8 +11,6 @@ import {
 } from "./accounts";
 import { verifyPassword } from "./password";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 describe(`accounts (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
   beforeEach(async () => {

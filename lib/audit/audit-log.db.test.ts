@@ -7,8 +7,6 @@ import { sqlFor, sqlForDb } from "@/lib/sql-storage/sql";
 
 import { listAuditEvents, recordAuditEvent, recordSignIn } from "./index";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 describe(`the audit log (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
   const sql = () => sqlFor(database.target);

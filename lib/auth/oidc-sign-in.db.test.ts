@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { sqlForDb } from "@/lib/sql-storage/sql";
 import { createUserInWorkspace } from "@/lib/accounts";
 import type { OidcConfig } from "@/lib/config";
@@ -9,10 +9,6 @@ import {
   resolveOidcSignIn,
   roleFromGroups,
 } from "./oidc-sign-in";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 
 const base: OidcConfig = {
   issuer: "https://id.example.com",

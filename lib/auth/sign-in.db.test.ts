@@ -6,10 +6,6 @@ import { createTestDatabase, testDatabaseProvider, type TestDatabase } from "@/l
 import { SIGN_IN_WINDOW_MS, type SignInLimits } from "./rate-limit";
 import { checkSignIn, type SignInCheck } from "./sign-in";
 
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
-
 const limits: SignInLimits = {
   perAddress: 20,
   perEmailAndAddress: 5,

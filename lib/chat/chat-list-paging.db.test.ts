@@ -4,10 +4,6 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import { sqlForDb } from "@/lib/sql-storage/sql";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const CHATS = 10_000;

@@ -7,10 +7,6 @@ import { idleRefineModel } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, Role } from "@/lib/harness";
 import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 // Each turn: the model calls `refine` with global: true, then answers once it has the result.

@@ -5,10 +5,6 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { streamOf, textReply } from "@/lib/harness/testing";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 // The chat model is a recording mock whose first answer waits until the test lets it go.

@@ -10,10 +10,6 @@ import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, runMemoryCommand } from "@/lib/harness";
 import { streamOf, textReply, toolCallReply } from "@/lib/harness/testing";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 /** The text of the prompt's last tool result. */

@@ -9,10 +9,6 @@ import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { sqlFor } from "@/lib/sql-storage/sql";
 import { cutToShown, keepShownPartOfStoppedReply } from "./stopped-reply";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const WORDS = Array.from({ length: 40 }, (_, index) => `word${index} `);

@@ -14,10 +14,6 @@ import {
   TEMPORARY_CHAT_LIFETIME_SECONDS,
   temporaryChatDeletionJob,
 } from "./temporary-chats";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const HOUR = 60 * 60 * 1000;

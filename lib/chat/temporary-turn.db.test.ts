@@ -10,10 +10,6 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { streamOf, textReply } from "@/lib/harness/testing";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const model = new MockLanguageModelV4({

@@ -4,8 +4,6 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { appendMessage, loadChatMessages } from "./messages";
 import { claimChat, holdChatClaim, releaseChatClaim, renewChatClaim } from "./turn-claim";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 describe(`one turn at a time per chat (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
   let chatId: string;

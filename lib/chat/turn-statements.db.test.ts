@@ -14,10 +14,6 @@ import type { TestSignIn } from "@/lib/auth/testing";
 import { pgPool } from "@/lib/db/connections";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { observeSql, type SqlStatementEvent } from "@/lib/sql-storage/sql";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 // The signed-in person: `getActor` reads the session from the cookie (mocked Auth.js decode)

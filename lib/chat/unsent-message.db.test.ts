@@ -11,10 +11,6 @@ import { NO_MODEL_ENV } from "@/lib/ai/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { modelKeyFromSecret, saveModelSettings } from "@/lib/model-settings";
 import { loadChatMessages } from "./messages";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 // The signed-in person: a mocked Auth.js decode of a cookie of their own.

@@ -6,10 +6,6 @@ import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import type { JobQueue } from "@/lib/jobs/job-queue";
 import { sqlForDb } from "@/lib/sql-storage/sql";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 /** Issue 27, item 4: "Download my data" — a person's chats, memory and chat notes, nobody else's. */

@@ -8,10 +8,6 @@ import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import { sqlFor } from "@/lib/sql-storage/sql";
 import { sqlForDb } from "@/lib/sql-storage/sql";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");

@@ -7,8 +7,6 @@ import { sqlFor, sqlForDb } from "@/lib/sql-storage/sql";
 
 import { applyRetention, getRetentionSettings, saveRetentionSettings } from "./index";
 
-process.env.CAIRN_BCRYPT_COST = "4";
-
 const DAY = 24 * 60 * 60 * 1000;
 
 describe(`chat and audit retention (${testDatabaseProvider()})`, () => {

@@ -8,10 +8,6 @@ import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor, TurnTraceEvent } from "@/lib/harness";
 import { streamOf, textReply } from "@/lib/harness/testing";
 import { DEFAULT_WORKSPACE_SETTINGS } from "@/lib/workspace-settings";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 const chatModel = new MockLanguageModelV4({

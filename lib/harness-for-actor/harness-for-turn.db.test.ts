@@ -2,10 +2,6 @@ import { describe, expect, it, vi } from "vitest";
 import { registerAppTestWorld } from "@/lib/accounts/testing";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import { HarnessForbiddenError, type Harness } from "@/lib/harness";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 /**

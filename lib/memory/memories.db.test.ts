@@ -4,10 +4,6 @@ import { createUserInWorkspace } from "@/lib/accounts";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { Actor } from "@/lib/harness";
 import { sqlForDb } from "@/lib/sql-storage/sql";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 /** Issue 15, item 7: one list of what Cairn remembers about a person, with where each came from. */

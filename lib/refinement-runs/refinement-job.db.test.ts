@@ -4,10 +4,6 @@ import { registerAppTestWorld } from "@/lib/accounts/testing";
 import type * as AiModule from "@/lib/ai";
 import { testDatabaseProvider } from "@/lib/db/testing";
 import type { RefineRequest } from "./index";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 // A refine model that records its calls: a refused refinement must never reach it.

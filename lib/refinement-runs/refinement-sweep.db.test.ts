@@ -7,10 +7,6 @@ import { newRefinement } from "@/lib/harness";
 import type { JobInfo } from "@/lib/jobs";
 import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import type { RefinementJobPayload } from "./index";
-
-vi.hoisted(() => {
-  process.env.CAIRN_BCRYPT_COST = "4";
-});
 vi.mock("server-only", () => ({}));
 
 /** What the refinement's row said while the planner was asked (the status /refinements showed). */
