@@ -91,7 +91,7 @@ export async function benchDocuments(): Promise<string> {
       },
     } as unknown as JobQueue;
     const uploads = createUploadService({
-      dirs: createPersistentDirsService({ db, target: database.target }),
+      dirs: createPersistentDirsService({ sql: sqlFor(database.target) }),
       sql: () => sqlFor(database.target),
       queue: () => queue,
     });

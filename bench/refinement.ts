@@ -31,7 +31,7 @@ async function fresh() {
   const workspace = await db.workspace.create({ data: { name: "bench" } });
   const actor: Actor = { userId: "bench", workspaceId: workspace.id, role: "admin" };
   const harness: Harness = createHarness({
-    storage: harnessStorageFor({ db, target }),
+    storage: harnessStorageFor({ target }),
     actor,
     chatId: null,
   });

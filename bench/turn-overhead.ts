@@ -138,7 +138,7 @@ export async function seedEntries(options: {
 }) {
   const harness = createHarness({
     // The storage the app uses on this database (lib/sql-storage/harness-storage.ts).
-    storage: harnessStorageFor({ db: options.db, target: options.target }),
+    storage: harnessStorageFor({ target: options.target }),
     actor: options.actor,
     chatId: options.chatId,
   });
@@ -201,7 +201,7 @@ async function runWorkload(workload: Workload) {
     const seedFilesMs = performance.now() - started;
 
     // As the app does once per process (lib/workspace-dirs/process-dirs.ts).
-    const dirsService = createPersistentDirsService({ db, target });
+    const dirsService = createPersistentDirsService({ sql: sqlForDb(db) });
     const definitionFor = (
       model: MockLanguageModelV4,
     ): HarnessDefinition<AppExtraBody, AppSession> => ({
@@ -210,7 +210,7 @@ async function runWorkload(workload: Workload) {
       persistentDirs: dirsService.dirs,
       commitLog: dirsService.commitLog,
       store: () =>
-        createHarness({ storage: harnessStorageFor({ db, target }), actor, chatId: chat.id }),
+        createHarness({ storage: harnessStorageFor({ target }), actor, chatId: chat.id }),
       tokenBudget: 4_000,
       compaction: { contextWindowTokens: 128_000, threshold: 0.7 },
       recentRefinements: async () =>

@@ -14,7 +14,7 @@ describe(`cairn dirs compact (${testDatabaseProvider()})`, () => {
 
   /** Three versions of a file in the actor's memory, the first two 40 days old. */
   async function history(actor: Actor) {
-    const service = createPersistentDirsService({ db: database.db, target: database.target });
+    const service = createPersistentDirsService({ sql: database.sql });
     for (const version of [1, 2, 3]) {
       const turn = await openTurnCheckout({
         dirs: service.dirs,

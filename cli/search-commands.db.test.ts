@@ -21,7 +21,7 @@ describe(`cairn search reindex (${testDatabaseProvider()})`, () => {
     await database.db.membership.create({
       data: { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role },
     });
-    const service = createPersistentDirsService({ db: database.db, target: database.target });
+    const service = createPersistentDirsService({ sql: database.sql });
     const turn = await openTurnCheckout({
       dirs: service.dirs,
       extraBody: { actor },

@@ -242,7 +242,7 @@ async function cairn(provider: "sqlite" | "postgresql"): Promise<System> {
   const actor = { userId: user.id, workspaceId: workspace.id, role: "admin" as const };
   // As the app does: a harness per turn over the storage for this database.
   const harness = () =>
-    createHarness({ storage: harnessStorageFor({ db, target }), actor, chatId: chat.id });
+    createHarness({ storage: harnessStorageFor({ target }), actor, chatId: chat.id });
   const message = (role: "user" | "assistant", text: string) => ({
     id: randomUUID(),
     role,

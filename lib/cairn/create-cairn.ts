@@ -120,8 +120,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
   );
   const persistentDirs = lazy(() =>
     createPersistentDirsService({
-      db: db.get(),
-      target,
+      sql: sql.get(),
       companyDocsDir: config.companyDocsDir,
       faultInjection: config.faultInjection,
       history: config.dirHistory,
@@ -153,7 +152,6 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
   });
   const search = lazy(() =>
     createSearchService({
-      db: db.get(),
       sql: sql.get(),
       docsFolder: config.companyDocsDir,
       log: (message) => logger.warn({}, message),

@@ -19,8 +19,8 @@ beforeAll(async () => {
   const { db, target } = database;
   base = {
     sql: sqlForDb(db),
-    dirs: createPersistentDirsService({ db, target }),
-    harnessStorage: harnessStorageFor({ db, target }),
+    dirs: createPersistentDirsService({ sql: sqlFor(target) }),
+    harnessStorage: harnessStorageFor({ target }),
   };
   const workspace = await db.workspace.create({ data: { name: "Acme" } });
   const user = await db.user.create({ data: { email: "member@acme.test", name: "Member" } });

@@ -30,8 +30,8 @@ const users: Record<"editor" | "member", string> = { editor: "", member: "" };
 
 beforeAll(async () => {
   const { db, target } = database;
-  dirs = createPersistentDirsService({ db, target });
-  harnessStorage = harnessStorageFor({ db, target });
+  dirs = createPersistentDirsService({ sql: database.sql });
+  harnessStorage = harnessStorageFor({ target });
   const workspace = await db.workspace.create({ data: { name: "Acme" } });
   workspaceId = workspace.id;
   for (const role of ["editor", "member"] as const) {

@@ -28,7 +28,7 @@ export function registerReviewTestWorld(actors: readonly Actor[]): ReviewTestWor
     "registerReviewTestWorld",
     async () => {
       await createTestWorkspaces(database.db, actors);
-      const service = createPersistentDirsService({ db: database.db, target: database.target });
+      const service = createPersistentDirsService({ sql: database.sql });
       const deps: ReviewDeps = {
         sql: sqlFor(database.target),
         appDirs: service.appDirs,

@@ -121,9 +121,7 @@ describe(`semantic re-ranking on ${provider}`, () => {
 describe(`search mode on ${provider}`, () => {
   it("is lexical without an embedding model and names the model with one", async () => {
     const modeWith = (embeddings?: SearchEmbeddingsResolver) =>
-      createSearchService({ db: database.db, sql, docsFolder: null, embeddings }).mode(
-        actor.workspaceId,
-      );
+      createSearchService({ sql, docsFolder: null, embeddings }).mode(actor.workspaceId);
     expect(await modeWith()).toEqual({
       mode: "lexical",
       reason: "no embedding model is configured",

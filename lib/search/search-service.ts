@@ -1,11 +1,9 @@
 import { currentActor } from "@/lib/accounts/current-actor";
-import type { Db } from "@/lib/db/client";
 import { HarnessForbiddenError, type Actor } from "@/lib/harness";
 import type { Sql } from "@/lib/sql-storage/sql";
 import { indexDocsFolder, needsInitialReindex, reindexAll, type SearchKind } from "./index-store";
 import { searchPassages, type SearchHit } from "./search";
 import type { SearchEmbeddings } from "./embeddings";
-import { sqlForDb } from "@/lib/sql-storage/sql";
 
 /** How a workspace's searches rank: lexical only, or re-ranked with an embedding model. */
 export type SearchMode = { mode: "lexical"; reason: string } | { mode: "semantic"; model: string };
@@ -32,14 +30,13 @@ export interface SearchService {
 }
 
 export function createSearchService(options: {
-  db: Db;
   sql: Sql;
   docsFolder: string | null;
   log?: (message: string) => void;
   /** The embedding model per workspace (the app's: `AI_EMBEDDING_MODEL`); default none. */
   embeddings?: SearchEmbeddingsResolver;
 }): SearchService {
-  const { db, sql } = options;
+  const { sql } = options;
   let prepared: Promise<void> | null = null;
   const ready = () =>
     (prepared ??= (async () => {
@@ -70,7 +67,7 @@ export function createSearchService(options: {
         : { mode: "semantic", model: embeddings.label };
     },
     async search(actor, query) {
-      const now = await currentActor(sqlForDb(db), { ...actor, role: "member" });
+      const now = await currentActor(sql, { ...actor, role: "member" });
       if (!now) {
         throw new HarnessForbiddenError({
           surface: "harness",

@@ -101,7 +101,7 @@ const texts = (hits: SearchHit[]) => hits.map((hit) => formatSnippet(hit.snippet
 const provider = testDatabaseProvider();
 beforeAll(async () => {
   sql = sqlFor(database.target);
-  dirs = createPersistentDirsService({ db: database.db, target: database.target });
+  dirs = createPersistentDirsService({ sql: database.sql });
   ids.w1 = (await database.db.workspace.create({ data: { name: "Acme" } })).id;
   ids.w2 = (await database.db.workspace.create({ data: { name: "Other" } })).id;
   people.alice = await person("alice", ids.w1, "member");
@@ -448,7 +448,7 @@ describe(`search access on ${provider}`, () => {
   });
 
   it("the service refuses someone who is no longer a member, and the sidebar finds chats by message text", async () => {
-    const service = createSearchService({ db: database.db, sql, docsFolder: null });
+    const service = createSearchService({ sql, docsFolder: null });
     expect((await service.search(people.bob, { query: secret })).length).toBeGreaterThan(0);
     await expect(
       service.search({ userId: people.bob.userId, workspaceId: ids.w2 }, { query: secret }),

@@ -32,7 +32,7 @@ runHarnessStorageConformance(`SqlHarnessStorage on ${testDatabaseProvider()}`, a
 
 describe(`SqlHarnessStorage and rows Prisma reads and writes (${testDatabaseProvider()})`, () => {
   it("is one storage per database", () => {
-    expect(harnessStorageFor({ db: database.db })).toBe(
+    expect(harnessStorageFor({ sql: database.sql })).toBe(
       harnessStorageFor({ target: database.target }),
     );
   });

@@ -4,7 +4,7 @@
 import { recordAuditEvent, type AuditVia } from "@/lib/audit";
 import { cairn } from "@/lib/cairn";
 import { processSlot } from "@/lib/cairn/process-slot";
-import { type DatabaseTarget, type Db } from "@/lib/db";
+import { type DatabaseTarget } from "@/lib/db";
 import {
   type Entry,
   HarnessConflictError,
@@ -34,7 +34,6 @@ import {
   isUniqueViolation,
   placeholders,
   sqlFor,
-  sqlForDb,
   toBool,
   toDate,
   type Sql,
@@ -555,14 +554,12 @@ export async function nextHarnessVersion(tx: SqlExecutor, workspaceId: string): 
 /**
  * The harness storage for a database, one per database and process (so snapshots remembered
  * per storage, see SnapshotCache, are found again by the next request). Default: the database
- * `target` names, else the one `db` is connected to, else the process's (`cairn().sql`).
+ * `target` names, else the process's (`cairn().sql`).
  */
 export function harnessStorageFor(
-  options: { db?: Db; target?: DatabaseTarget; sql?: Sql } = {},
+  options: { target?: DatabaseTarget; sql?: Sql } = {},
 ): SqlHarnessStorage {
-  const sql =
-    options.sql ??
-    (options.target ? sqlFor(options.target) : options.db ? sqlForDb(options.db) : cairn().sql);
+  const sql = options.sql ?? (options.target ? sqlFor(options.target) : cairn().sql);
   const cache = (processSlot().harnessStorages ??= new WeakMap()) as WeakMap<
     Sql,
     SqlHarnessStorage

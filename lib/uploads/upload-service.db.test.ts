@@ -33,7 +33,7 @@ let dirs: PersistentDirsService;
 beforeAll(async () => {
   await database.db.workspace.create({ data: { id: editor.workspaceId, name: "Uploads" } });
   await createTestMembers(database.db, [editor, member]);
-  dirs = createPersistentDirsService({ db: database.db, target: database.target });
+  dirs = createPersistentDirsService({ sql: database.sql });
 });
 
 /** The upload service of one app instance, on its own queue. */

@@ -1,7 +1,6 @@
 import path from "node:path";
 
 import { currentActor } from "@/lib/accounts";
-import { databaseTargetOf, type DatabaseTarget, type Db } from "@/lib/db";
 import {
   canWriteGlobal,
   definePersistentDirs,
@@ -16,15 +15,14 @@ import {
 import {
   createDirBacking,
   DEFAULT_DIR_HISTORY_SETTINGS,
-  sqlFor,
   type DirCommitSource,
   type DirHistorySettings,
 } from "@/lib/sql-storage";
 import { indexDirCommit } from "@/lib/search/index-store";
+import type { Sql } from "@/lib/sql-storage/sql";
 import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
 import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
-import { sqlForDb } from "@/lib/sql-storage/sql";
 
 /**
  * The per-turn host data the app hands the runtime: the Actor, built on the server from the
@@ -124,9 +122,8 @@ async function auditCompanyCommit({
 
 /** Options for `createAppDirs`. */
 export interface AppDirsOptions {
-  db: Db;
-  /** The database the dirs' rows live in. Default: the one `db` is connected to. */
-  target?: DatabaseTarget;
+  /** The database the dirs' rows live in. */
+  sql: Sql;
   /** A folder mounted read-only at `/persistent/docs` (`CAIRN_COMPANY_DOCS_DIR`); absent: no docs dir. */
   companyDocsDir?: string | null;
   /**
@@ -156,8 +153,7 @@ export interface AppDirsOptions {
  * - `/persistent/docs` — optional, a local folder (`CAIRN_COMPANY_DOCS_DIR`), read-only.
  */
 export function createAppDirs(options: AppDirsOptions): AppDir[] {
-  const { db } = options;
-  const sql = sqlFor(options.target ?? databaseTargetOf(db));
+  const { sql } = options;
   const source = (extraBody: AppExtraBody): DirCommitSource => extraBody.source ?? "turn";
   const actorId = (extraBody: AppExtraBody) => actorOf(extraBody)?.userId ?? null;
   const databaseDir = (dirKey: (actor: Actor) => string) => {
@@ -223,7 +219,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
   const company = databaseDir(companyDirKey);
   const companyStore: typeof company.store = async (storeOptions) => {
     const actor = actorOrThrow(storeOptions.extraBody);
-    const now = await currentActor(sqlForDb(db), actor);
+    const now = await currentActor(sql, actor);
     if (!now || !canWriteGlobal(now)) {
       throw new HarnessForbiddenError({
         surface: "dir",
@@ -270,7 +266,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
         note,
       }) => {
         const actor = actorOrThrow(extraBody);
-        if (!(await currentActor(sqlForDb(db), actor))) {
+        if (!(await currentActor(sql, actor))) {
           throw new HarnessForbiddenError({
             surface: "dir",
             message: "Not suggested: you are no longer a member of this workspace.",

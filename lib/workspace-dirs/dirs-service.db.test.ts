@@ -29,8 +29,7 @@ beforeAll(async () => {
   docsFolder = await mkdtemp(path.join(tmpdir(), "cairn-docs-"));
   await writeFile(path.join(docsFolder, "policy.md"), "# Policy\nBe kind.\n");
   service = createPersistentDirsService({
-    db: database.db,
-    target: database.target,
+    sql: database.sql,
     companyDocsDir: docsFolder,
     faultInjection: parseFaultInjection("fail-first-commit:fail-me"),
     faultInjectionSeen: new Set(),
@@ -154,8 +153,7 @@ describe(`persistent dirs service on ${testDatabaseProvider()}`, () => {
 
   it("holds each database-backed dir to the configured limits (CAIRN_DIR_MAX_*)", async () => {
     const limited = createPersistentDirsService({
-      db: database.db,
-      target: database.target,
+      sql: database.sql,
       limits: { maxFiles: 2, maxFileBytes: 16 },
     });
     for (const dir of limited.dirs.filter(

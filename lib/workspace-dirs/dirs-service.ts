@@ -34,8 +34,6 @@ import {
   pageFiles,
   readDirCommitDetail,
   readDirFile,
-  sqlFor,
-  sqlForDb,
   type DatabaseCommitLog,
   type DirCommitFileChange,
   type DirListingOptions,
@@ -280,7 +278,7 @@ function retryResult(result: RetryCommitResult): RetryResult {
 
 /** Options for `createPersistentDirsService`. */
 export interface PersistentDirsServiceOptions extends AppDirsOptions {
-  /** Default: the database commit log on `db`'s database, bounded by `failedCommitsMaxBytes`. */
+  /** Default: the database commit log on `sql`'s database, bounded by `failedCommitsMaxBytes`. */
   commitLog?: DatabaseCommitLog;
   /**
    * What one owner's open commit records may hold before a refusal that would repeat (a dir
@@ -422,8 +420,7 @@ export interface PersistentDirsService {
 export function createPersistentDirsService(
   options: PersistentDirsServiceOptions,
 ): PersistentDirsService {
-  const { db } = options;
-  const sql = options.target ? sqlFor(options.target) : sqlForDb(db);
+  const { sql } = options;
   const appDirs = createAppDirs(options);
   const dirs = appDirs.map((dir) => dir.definition);
   const commitLog =

@@ -4,7 +4,6 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createDb } from "@/lib/db";
 import { sqlFor } from "@/lib/sql-storage/sql";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
@@ -81,7 +80,7 @@ const resolved = (id: string) =>
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "cairn-durability-"));
-  service = createPersistentDirsService({ db: database.db, target: database.target });
+  service = createPersistentDirsService({ sql: database.sql });
   ({ durability, queue } = instance());
   const db = database.db;
   await db.user.create({ data: { id: "u1", email: "u1@example.com", name: "U1" } });
@@ -330,11 +329,8 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     expect(await service.readFile({ actor, harnessDir: USER, path: "discard.md" })).toBeNull();
   });
   it("retries a record once however often its job is stored or delivered, across two instances", async () => {
-    const otherDb = createDb(database.target);
-    queues.disconnectLater(otherDb);
-    const other = instance({
-      service: createPersistentDirsService({ db: otherDb, target: database.target }),
-    });
+    // A second service on the same database, as a second process would build it.
+    const other = instance({ service: createPersistentDirsService({ sql: database.sql }) });
     const record = await failedRecord({
       turnId: "t-twice",
       path: "twice.md",
@@ -386,8 +382,7 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     // An instance whose store fails the first attempt of this change set.
     const flaky = instance({
       service: createPersistentDirsService({
-        db: database.db,
-        target: database.target,
+        sql: database.sql,
         faultInjection: { mode: "fail-first-commit", marker: "flaky" },
       }),
     });

@@ -40,8 +40,7 @@ beforeAll(async () => {
     data: { userId: member.userId, workspaceId: member.workspaceId, role: "member" },
   });
   service = createPersistentDirsService({
-    db,
-    target: database.target,
+    sql: database.sql,
     history: { maxDirBytes: 5 * MIB, maxSharedBytes: 50 * MIB, retentionDays: 30 },
     failedCommitsMaxBytes: BOUND,
     // A transient failure on demand: the first store of a change to a path with "flaky" throws.
@@ -58,7 +57,7 @@ beforeAll(async () => {
     sql: sqlForDb(db),
     identity,
     dirs: service,
-    harnessStorage: harnessStorageFor({ db, target: database.target }),
+    harnessStorage: harnessStorageFor({ sql: database.sql }),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

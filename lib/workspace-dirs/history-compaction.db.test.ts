@@ -20,7 +20,7 @@ afterAll(() => queues.closeAll());
 describe(`the dir history compaction job on ${testDatabaseProvider()}`, () => {
   it("runs on the job queue, compacts what is past the window and schedules the next run once", async () => {
     const actor: Actor = { userId: `u-${randomUUID()}`, workspaceId: "w1", role: "member" };
-    const service = createPersistentDirsService({ db: database.db, target: database.target });
+    const service = createPersistentDirsService({ sql: database.sql });
     for (const version of [1, 2, 3]) {
       const turn = await openTurnCheckout({
         dirs: service.dirs,

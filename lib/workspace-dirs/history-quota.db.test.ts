@@ -38,8 +38,7 @@ beforeAll(async () => {
     data: { id: "c-history", workspaceId: member.workspaceId, userId: member.userId, title: "c" },
   });
   service = createPersistentDirsService({
-    db,
-    target: database.target,
+    sql: database.sql,
     history: { maxDirBytes: 5 * MIB, maxSharedBytes: 50 * MIB, retentionDays: 30 },
   });
 });
@@ -103,7 +102,7 @@ describe(`dir history quota at each door on ${testDatabaseProvider()}`, () => {
       sql: sqlForDb(database.db),
       identity,
       dirs: service,
-      harnessStorage: harnessStorageFor({ db: database.db, target: database.target }),
+      harnessStorage: harnessStorageFor({ sql: database.sql }),
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);

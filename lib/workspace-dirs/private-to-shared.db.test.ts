@@ -59,7 +59,7 @@ beforeAll(async () => {
       data: { id: `c-${actor.userId}`, workspaceId: "w1", userId: actor.userId, title: "c" },
     });
   }
-  service = createPersistentDirsService({ db, target: database.target });
+  service = createPersistentDirsService({ sql: database.sql });
   await save(editor, COMPANY, "onboarding.md", ONBOARDING);
   await save(admin, USER, "secret.md", SECRET);
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
       data: { id: `c-${actor.userId}`, workspaceId: "w1", userId: actor.userId, title: "c" },
     });
   }
-  service = createPersistentDirsService({ db, target: database.target });
+  service = createPersistentDirsService({ sql: database.sql });
 });
 
 /** Saves `content` over `path` from the Files page, as whatever it holds now. */
