@@ -9,7 +9,7 @@ import {
   revokeInviteAction,
 } from "@/app/(app)/admin/members/actions";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ConfirmActionButton } from "@/components/ui/confirm-action-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
@@ -126,7 +126,8 @@ export function MemberRow(props: {
   role: string;
   isSelf: boolean;
 }) {
-  const { pending, error, run } = useAction();
+  // One action for the row: its controls wait for each other and share the message below the role.
+  const action = useAction();
   return (
     <tr
       className="border-border border-t"
@@ -143,10 +144,10 @@ export function MemberRow(props: {
           aria-label={`Role of ${props.email}`}
           data-testid="member-role"
           defaultValue={props.role}
-          disabled={pending}
+          disabled={action.pending}
           onChange={(e) => {
             const role = e.target.value as Role;
-            run(() => changeRoleAction({ membershipId: props.membershipId, role }));
+            action.run(() => changeRoleAction({ membershipId: props.membershipId, role }));
           }}
         >
           {roles.map((r) => (
@@ -155,31 +156,29 @@ export function MemberRow(props: {
             </option>
           ))}
         </Select>
-        <FormMessage message={error} />
+        <FormMessage message={action.error} />
       </td>
       <td className="text-right">
-        <ConfirmButton
+        <ConfirmActionButton
+          action={action}
           variant="ghost"
-          size="sm"
-          disabled={pending}
           data-testid="remove-member"
           confirm={`Remove ${props.email} from this workspace?`}
-          onConfirm={() => run(() => removeMemberAction({ membershipId: props.membershipId }))}
+          call={() => removeMemberAction({ membershipId: props.membershipId })}
         >
           Remove
-        </ConfirmButton>
+        </ConfirmActionButton>
         {props.isSelf ? null : (
-          <ConfirmButton
+          <ConfirmActionButton
+            action={action}
             variant="ghost"
-            size="sm"
             className="text-red-700 dark:text-red-400"
-            disabled={pending}
             data-testid="erase-member"
             confirm={`Erase ${props.email}? Their chats, chat notes and exports in this workspace are deleted, and — if this is their only workspace — their memory with its history and their account. What they added to company knowledge stays, shown as by “a former member”. This cannot be undone.`}
-            onConfirm={() => run(() => erasePersonAction({ membershipId: props.membershipId }))}
+            call={() => erasePersonAction({ membershipId: props.membershipId })}
           >
             Erase
-          </ConfirmButton>
+          </ConfirmActionButton>
         )}
       </td>
     </tr>
@@ -194,7 +193,6 @@ export function InviteRow(props: {
   createdAt: string;
   expiresAt: string;
 }) {
-  const { pending, error, run } = useAction();
   return (
     <tr className="border-border border-t" data-testid="open-invite">
       <td data-label="For" className="py-2">
@@ -208,17 +206,14 @@ export function InviteRow(props: {
         {utc(props.expiresAt)}
       </td>
       <td className="text-right">
-        <ConfirmButton
+        <ConfirmActionButton
           variant="ghost"
-          size="sm"
-          disabled={pending}
           data-testid="revoke-invite"
           confirm={`Revoke the ${props.role} invite${props.note ? ` for ${props.note}` : ""}? Its link stops working.`}
-          onConfirm={() => run(() => revokeInviteAction({ inviteId: props.inviteId }))}
+          call={() => revokeInviteAction({ inviteId: props.inviteId })}
         >
           Revoke
-        </ConfirmButton>
-        <FormMessage message={error} />
+        </ConfirmActionButton>
       </td>
     </tr>
   );

@@ -1,3 +1,4 @@
+import { TermList } from "@/components/ui/term-list";
 import type { ModelOverview } from "@/lib/ai";
 
 function windowText(entry: { contextWindow: number; contextWindowSource: string }): string {
@@ -43,19 +44,7 @@ export function ModelOverviewCard({ overview }: { overview: ModelOverview }) {
         model saved above, else a local Ollama if one answers.
       </p>
       {overview.status === "ready" ? (
-        <dl className="border-border grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm">
-          {rows.map(([term, value]) => (
-            <div key={term} className="contents">
-              <dt className="text-muted-foreground">{term}</dt>
-              <dd
-                className="min-w-0 font-mono break-all"
-                data-testid={`model-${term.toLowerCase().replace(/\s+/g, "-")}`}
-              >
-                {value}
-              </dd>
-            </div>
-          ))}
-        </dl>
+        <TermList rows={rows} testIdPrefix="model" />
       ) : (
         <p className="text-destructive text-sm" data-testid="model-not-ready">
           {overview.message}

@@ -11,6 +11,7 @@ import {
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
+import { SelectField } from "@/components/ui/select-field";
 import { TextField } from "@/components/ui/text-field";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
@@ -108,26 +109,18 @@ export function ModelSettingsForm({
           );
         }}
       >
-        <div className="space-y-2">
-          <Label htmlFor="model-provider">Provider</Label>
-          <select
-            id="model-provider"
-            data-testid="model-form-provider"
-            className="border-input bg-background h-11 w-full rounded-md border px-2 text-sm sm:h-9"
-            value={provider}
-            onChange={(event) => {
-              setProvider(event.target.value as ModelProvider);
-              setModels(null);
-              setTest(null);
-            }}
-          >
-            {PROVIDERS.map((entry) => (
-              <option key={entry.value} value={entry.value}>
-                {entry.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="model-provider"
+          label="Provider"
+          data-testid="model-form-provider"
+          value={provider}
+          options={PROVIDERS}
+          onValueChange={(chosen) => {
+            setProvider(chosen);
+            setModels(null);
+            setTest(null);
+          }}
+        />
         <TextField
           id="model-base-url"
           label="Base URL"

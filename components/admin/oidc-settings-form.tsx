@@ -8,13 +8,17 @@ import {
 import { Button } from "@/components/ui/button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
+import { SelectField } from "@/components/ui/select-field";
 import { TextField } from "@/components/ui/text-field";
-import { Label } from "@/components/ui/label";
 import { useAction } from "@/lib/actions/use-action";
 import type { Role } from "@/lib/harness";
 import type { OidcSettingsView } from "@/lib/oidc-settings";
 
-const ROLE_LABELS: Record<Role, string> = { member: "Member", editor: "Editor", admin: "Admin" };
+const ROLE_OPTIONS: { value: Role; label: string }[] = [
+  { value: "member", label: "Member" },
+  { value: "editor", label: "Editor" },
+  { value: "admin", label: "Admin" },
+];
 
 /**
  * Admin → Settings → Single sign-on (decision 0053): the instance's OpenID Connect client, saved
@@ -167,22 +171,14 @@ export function OidcSettingsForm({
             hintId="oidc-domains-hint"
             hint={`A new person whose verified email has one of these domains joins ${joinWorkspace} on first sign-in. Empty: people join by invite only; existing accounts sign in either way.`}
           />
-          <div className="space-y-2">
-            <Label htmlFor="oidc-default-role">Their role</Label>
-            <select
-              id="oidc-default-role"
-              data-testid="oidc-form-default-role"
-              className="border-input bg-background h-11 w-full rounded-md border px-2 text-sm sm:h-9"
-              value={defaultRole}
-              onChange={(event) => setDefaultRole(event.target.value as Role)}
-            >
-              {(Object.keys(ROLE_LABELS) as Role[]).map((role) => (
-                <option key={role} value={role}>
-                  {ROLE_LABELS[role]}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="oidc-default-role"
+            label="Their role"
+            data-testid="oidc-form-default-role"
+            value={defaultRole}
+            options={ROLE_OPTIONS}
+            onValueChange={setDefaultRole}
+          />
           <details className="space-y-3 text-sm" open={Boolean(saved?.groupsClaim)}>
             <summary className="cursor-pointer font-medium">Roles from groups (optional)</summary>
             <div className="space-y-4 pt-3">

@@ -1,3 +1,5 @@
+import { TermList } from "@/components/ui/term-list";
+
 /** What the sign-in and observability settings are, as the admin page shows them (no secrets). */
 export interface OperationsOverview {
   /** Where single sign-on comes from: the `CAIRN_OIDC_*` variables or Admin → Settings. */
@@ -73,19 +75,7 @@ export function OperationsOverviewCard({ overview }: { overview: OperationsOverv
         (CAIRN_METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT, CAIRN_OIDC_*): change them there and
         restart Cairn. See the README&apos;s &ldquo;Operating Cairn&rdquo;.
       </p>
-      <dl className="border-border grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm">
-        {rows.map(([term, value]) => (
-          <div key={term} className="contents">
-            <dt className="text-muted-foreground">{term}</dt>
-            <dd
-              className="min-w-0 font-mono break-all"
-              data-testid={`operations-${term.toLowerCase().replace(/[^a-z]+/g, "-")}`}
-            >
-              {value}
-            </dd>
-          </div>
-        ))}
-      </dl>
+      <TermList rows={rows} testIdPrefix="operations" />
     </section>
   );
 }

@@ -4,7 +4,6 @@ import { useActionState, useState } from "react";
 import { signInAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
-import { Input } from "@/components/ui/input";
 import { FormField } from "./form-field";
 import { errorOf } from "@/lib/actions/result";
 
@@ -25,27 +24,25 @@ export function SignInForm({
   return (
     <form action={action} className="space-y-4" data-testid="sign-in-form">
       {callbackUrl ? <input type="hidden" name="callbackUrl" value={callbackUrl} /> : null}
-      <FormField id="email" label="Email" error={error?.fieldErrors?.email?.[0]}>
-        <Input
-          id="email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          autoFocus
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-      </FormField>
-      <FormField id="password" label="Password" error={error?.fieldErrors?.password?.[0]}>
-        <Input
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-        />
-      </FormField>
+      <FormField
+        id="email"
+        label="Email"
+        error={error?.fieldErrors?.email?.[0]}
+        type="email"
+        autoComplete="email"
+        required
+        autoFocus
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+      />
+      <FormField
+        id="password"
+        label="Password"
+        error={error?.fieldErrors?.password?.[0]}
+        type="password"
+        autoComplete="current-password"
+        required
+      />
       <FormMessage
         message={
           error ? (error.fieldErrors ? undefined : error.message) : state ? undefined : initialError

@@ -4,7 +4,6 @@ import { useActionState } from "react";
 import { signUpAction } from "@/app/(auth)/actions";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
-import { Input } from "@/components/ui/input";
 import { FormField } from "./form-field";
 import { errorOf } from "@/lib/actions/result";
 
@@ -17,33 +16,33 @@ export function SignUpForm({ token, email }: { token?: string; email?: string })
   return (
     <form action={action} className="space-y-4" data-testid="sign-up-form">
       {token ? <input type="hidden" name="token" value={token} /> : null}
-      <FormField id="name" label="Name" error={fieldError("name")}>
-        <Input id="name" name="name" autoComplete="name" required />
-      </FormField>
-      <FormField id="email" label="Email" error={fieldError("email")}>
-        <Input
-          id="email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={email}
-        />
-      </FormField>
-      <FormField id="password" label="Password" error={fieldError("password")}>
-        <Input
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          required
-        />
-      </FormField>
+      <FormField id="name" label="Name" error={fieldError("name")} autoComplete="name" required />
+      <FormField
+        id="email"
+        label="Email"
+        error={fieldError("email")}
+        type="email"
+        autoComplete="email"
+        required
+        defaultValue={email}
+      />
+      <FormField
+        id="password"
+        label="Password"
+        error={fieldError("password")}
+        type="password"
+        autoComplete="new-password"
+        minLength={8}
+        required
+      />
       {token ? null : (
-        <FormField id="workspaceName" label="Workspace name" error={fieldError("workspaceName")}>
-          <Input id="workspaceName" name="workspaceName" defaultValue="My workspace" required />
-        </FormField>
+        <FormField
+          id="workspaceName"
+          label="Workspace name"
+          error={fieldError("workspaceName")}
+          defaultValue="My workspace"
+          required
+        />
       )}
       <FormMessage message={error?.fieldErrors ? undefined : error?.message} />
       <Button type="submit" className="w-full" disabled={pending}>

@@ -11,6 +11,7 @@ import {
   renameChatAction,
 } from "@/app/(app)/chat/actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
@@ -230,12 +231,11 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
             saved to your memory stays.
           </p>
           <div className="flex gap-1">
-            <Button
-              size="sm"
-              variant="destructive"
+            <ConfirmOrCancel
+              label="Delete"
+              testId="chat-delete-confirm-button"
               disabled={pending}
-              data-testid="chat-delete-confirm-button"
-              onClick={() =>
+              onConfirm={() =>
                 run(() => deleteChatAction({ chatId: chat.id }), {
                   onSuccess: () => {
                     setMode("view");
@@ -243,12 +243,8 @@ function ChatRow({ chat, current, now }: { chat: ChatSummary; current: boolean; 
                   },
                 })
               }
-            >
-              Delete
-            </Button>
-            <Button size="sm" variant="ghost" onClick={() => setMode("view")}>
-              Cancel
-            </Button>
+              onCancel={() => setMode("view")}
+            />
           </div>
           <FormMessage message={error} />
         </div>

@@ -6,7 +6,7 @@ import {
   setPinnedAction,
 } from "@/app/(app)/harness/actions";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ConfirmActionButton } from "@/components/ui/confirm-action-button";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
 import { entryHref } from "./entry-href";
@@ -21,7 +21,8 @@ export function EntryControls(props: {
   pinned: boolean;
   location: Location;
 }) {
-  const { error, pending, run, router } = useAction();
+  // Pin and Delete wait for each other and share the message after them.
+  const action = useAction();
   const ref = {
     kind: props.kind,
     id: props.id,
@@ -33,25 +34,23 @@ export function EntryControls(props: {
       <Button
         variant="outline"
         size="sm"
-        disabled={pending}
+        disabled={action.pending}
         data-testid="toggle-pin"
-        onClick={() => run(() => setPinnedAction({ ...ref, pinned: !props.pinned }))}
+        onClick={() => action.run(() => setPinnedAction({ ...ref, pinned: !props.pinned }))}
       >
         {props.pinned ? "Unpin" : "Pin"}
       </Button>
-      <ConfirmButton
+      <ConfirmActionButton
+        action={action}
         variant="destructive"
-        size="sm"
-        disabled={pending}
         data-testid="delete-entry"
         confirm="Delete this entry? Its history stays and it can be restored."
-        onConfirm={() =>
-          run(() => deleteEntryAction(ref), { onSuccess: () => router.push("/harness") })
-        }
+        call={() => deleteEntryAction(ref)}
+        onSuccess={() => action.router.push("/harness")}
       >
         Delete
-      </ConfirmButton>
-      <FormMessage message={error} />
+      </ConfirmActionButton>
+      <FormMessage message={action.error} />
     </div>
   );
 }

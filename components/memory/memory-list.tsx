@@ -11,6 +11,7 @@ import {
 } from "@/app/(app)/memory/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
@@ -351,18 +352,14 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
             Delete this memory? Cairn forgets it from the next message on
             {item.kind === "entry" ? "; its history keeps a copy you can restore." : "."}
           </span>
-          <Button
-            size="sm"
-            variant="destructive"
+          <ConfirmOrCancel
+            label="Delete"
+            testId="memory-delete-confirm-button"
             disabled={pending}
-            onClick={remove}
-            data-testid="memory-delete-confirm-button"
-          >
-            Delete
-          </Button>
-          <Button size="sm" variant="outline" onClick={() => setMode("view")}>
-            Cancel
-          </Button>
+            onConfirm={remove}
+            cancelVariant="outline"
+            onCancel={() => setMode("view")}
+          />
         </div>
       ) : null}
       <FormMessage message={error} />

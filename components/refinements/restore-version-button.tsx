@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { restoreToVersionAction } from "@/app/(app)/refinements/actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
 
@@ -26,23 +27,15 @@ export function RestoreVersionButton(props: { refinementId: string; version: num
       {confirming ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
           <span>Every global entry goes back to its state at harness version {props.version}.</span>
-          <Button
-            variant="destructive"
-            size="sm"
+          <ConfirmOrCancel
+            label={`Restore to v${props.version}`}
+            testId="confirm-restore-version"
             disabled={pending}
-            data-testid="confirm-restore-version"
-            onClick={restore}
-          >
-            Restore to v{props.version}
-          </Button>
-          <Button
-            variant="outline"
-            size="sm"
-            disabled={pending}
-            onClick={() => setConfirming(false)}
-          >
-            Cancel
-          </Button>
+            onConfirm={restore}
+            cancelVariant="outline"
+            cancelDisabled={pending}
+            onCancel={() => setConfirming(false)}
+          />
         </div>
       ) : (
         <Button

@@ -8,6 +8,7 @@ import {
 } from "@/app/(app)/refinements/actions";
 import { DiffView } from "@/components/harness/diff-view";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
 import { entryAsText } from "./entry-as-text";
@@ -120,23 +121,15 @@ export function RollbackControl({
             </fieldset>
           ))}
           <div className="flex gap-2">
-            <Button
-              variant="destructive"
-              size="sm"
+            <ConfirmOrCancel
+              label="Apply rollback"
+              testId="apply-rollback"
               disabled={pending}
-              data-testid="apply-rollback"
-              onClick={() => run(decisions)}
-            >
-              Apply rollback
-            </Button>
-            <Button
-              variant="outline"
-              size="sm"
-              disabled={pending}
-              onClick={() => setConflicts(null)}
-            >
-              Cancel
-            </Button>
+              onConfirm={() => run(decisions)}
+              cancelVariant="outline"
+              cancelDisabled={pending}
+              onCancel={() => setConflicts(null)}
+            />
           </div>
         </div>
       )}

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { suggestEntryChangeAction, suggestFileChangeAction } from "@/app/(app)/review/actions";
 import { promoteToTeamAction } from "@/app/(app)/review/promote-actions";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { Input } from "@/components/ui/input";
 import { FormMessage } from "@/components/ui/form-message";
 import type { ActionResult } from "@/lib/actions/result";
@@ -57,17 +58,14 @@ function ReviewFormFoot(props: {
       <NoteField value={props.note} onChange={props.onNoteChange} />
       <FormMessage message={props.error} />
       <div className="flex flex-wrap gap-2">
-        <Button
-          size="sm"
+        <ConfirmOrCancel
+          label={props.sendLabel}
+          testId={props.sendTestId}
+          variant="default"
           disabled={props.sendDisabled}
-          data-testid={props.sendTestId}
-          onClick={props.onSend}
-        >
-          {props.sendLabel}
-        </Button>
-        <Button variant="ghost" size="sm" onClick={props.onCancel}>
-          Cancel
-        </Button>
+          onConfirm={props.onSend}
+          onCancel={props.onCancel}
+        />
       </div>
     </>
   );

@@ -6,6 +6,7 @@ import { approveSuggestionAction, rejectSuggestionAction } from "@/app/(app)/rev
 import { DiffView } from "@/components/harness/diff-view";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmOrCancel } from "@/components/ui/confirm-or-cancel";
 import { Card } from "@/components/ui/card";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
@@ -277,18 +278,13 @@ export function SuggestionCard(props: { suggestion: SuggestionCardData; canRevie
               />
             </label>
             <div className="flex flex-wrap gap-2">
-              <Button
-                variant="destructive"
-                size="sm"
+              <ConfirmOrCancel
+                label="Reject"
+                testId="suggestion-reject-confirm"
                 disabled={pending || reason.trim() === ""}
-                data-testid="suggestion-reject-confirm"
-                onClick={() => reject(reason)}
-              >
-                Reject
-              </Button>
-              <Button variant="ghost" size="sm" onClick={() => setMode("view")}>
-                Cancel
-              </Button>
+                onConfirm={() => reject(reason)}
+                onCancel={() => setMode("view")}
+              />
             </div>
           </div>
         ) : (
@@ -318,19 +314,14 @@ export function SuggestionCard(props: { suggestion: SuggestionCardData; canRevie
                 </Button>
               </>
             ) : mode === "edit" ? (
-              <>
-                <Button
-                  size="sm"
-                  disabled={pending}
-                  data-testid="suggestion-approve-edited"
-                  onClick={() => approve(edited)}
-                >
-                  Approve edited
-                </Button>
-                <Button variant="ghost" size="sm" onClick={() => setMode("view")}>
-                  Cancel
-                </Button>
-              </>
+              <ConfirmOrCancel
+                label="Approve edited"
+                testId="suggestion-approve-edited"
+                variant="default"
+                disabled={pending}
+                onConfirm={() => approve(edited)}
+                onCancel={() => setMode("view")}
+              />
             ) : (
               <>
                 <Button

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/(app)/settings/tokens/actions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ConfirmActionButton } from "@/components/ui/confirm-action-button";
 import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input, Select } from "@/components/ui/input";
@@ -120,7 +120,6 @@ export function TokenRow(props: {
   clientName: string | null;
   state: "active" | "expired" | "revoked";
 }) {
-  const { pending, error, run } = useAction();
   return (
     <tr className="border-border border-t" data-testid="token-row" data-state={props.state}>
       <td data-label="Name" className="py-2">
@@ -139,20 +138,17 @@ export function TokenRow(props: {
       </td>
       <td className="text-right">
         {props.state === "active" ? (
-          <ConfirmButton
+          <ConfirmActionButton
             variant="outline"
-            size="sm"
             data-testid="revoke-token"
-            disabled={pending}
             confirm={`Revoke "${props.name}"? Clients using it stop working at once.`}
-            onConfirm={() => run(() => revokeTokenAction({ id: props.id }))}
+            call={() => revokeTokenAction({ id: props.id })}
           >
             Revoke
-          </ConfirmButton>
+          </ConfirmActionButton>
         ) : (
           <Badge data-testid="token-state">{props.state}</Badge>
         )}
-        <FormMessage message={error} />
       </td>
     </tr>
   );

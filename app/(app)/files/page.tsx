@@ -4,6 +4,7 @@ import { FileEditor } from "@/components/files/file-editor";
 import { FileFilter } from "@/components/files/file-filter";
 import { FileTree, type FileTreePage } from "@/components/files/file-tree";
 import { FileViewer } from "@/components/files/file-viewer";
+import { PageHeader } from "@/components/page-header";
 import { PromoteForm, SuggestFileChange } from "@/components/review/suggest-forms";
 import { UploadPanel } from "@/components/files/upload-panel";
 import { cairn } from "@/lib/cairn";
@@ -89,14 +90,11 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
   return (
     <div className="space-y-6">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between sm:gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold">Files</h1>
-          <p className="text-muted-foreground text-sm">
-            Files Cairn keeps between chats: your memory, your company&apos;s knowledge and each
-            chat&apos;s notes. A change you save here is checked against the latest version, the
-            same way the agent&apos;s changes are, so nobody&apos;s edit is silently lost.
-          </p>
-        </div>
+        <PageHeader title="Files">
+          Files Cairn keeps between chats: your memory, your company&apos;s knowledge and each
+          chat&apos;s notes. A change you save here is checked against the latest version, the same
+          way the agent&apos;s changes are, so nobody&apos;s edit is silently lost.
+        </PageHeader>
         <Link
           href="/files/failures"
           data-testid="failures-link"

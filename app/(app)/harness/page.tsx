@@ -4,6 +4,7 @@ import { z } from "zod";
 import { BadQuery } from "@/components/bad-query";
 import { EmptyState } from "@/components/empty-state";
 import { entryHref } from "@/components/harness/entry-href";
+import { PageHeader } from "@/components/page-header";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
@@ -78,13 +79,10 @@ export default async function HarnessPage({
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold">Harness</h1>
-          <p className="text-muted-foreground text-sm">
-            Prompt notes, memories, skills and sub-agents. Global entries serve the whole workspace;
-            local ones one chat.
-          </p>
-        </div>
+        <PageHeader title="Harness">
+          Prompt notes, memories, skills and sub-agents. Global entries serve the whole workspace;
+          local ones one chat.
+        </PageHeader>
         <Button asChild data-testid="new-entry">
           <Link href={`/harness/new${chat ? `?chat=${chat.id}` : ""}`}>New entry</Link>
         </Button>

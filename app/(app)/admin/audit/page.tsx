@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
+import { PageHeader } from "@/components/page-header";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonVariants } from "@/components/ui/button";
 import { FilterSelect, memberOptions } from "@/components/ui/filter-select";
@@ -45,14 +46,11 @@ export default async function AuditPage({
 
   return (
     <div className="space-y-6">
-      <div>
-        <h1 className="text-2xl font-semibold">Audit log</h1>
-        <p className="text-muted-foreground text-sm">
-          Who did what and when across the workspace, newest first, with the door it came through.
-          Nobody can change or delete an entry; old ones go only when a retention period is set on
-          Settings.
-        </p>
-      </div>
+      <PageHeader title="Audit log">
+        Who did what and when across the workspace, newest first, with the door it came through.
+        Nobody can change or delete an entry; old ones go only when a retention period is set on
+        Settings.
+      </PageHeader>
       <form className="flex flex-wrap items-end gap-2" data-testid="audit-filters">
         <FilterSelect
           name="person"

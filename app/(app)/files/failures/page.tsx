@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { FailureList } from "@/components/files/failure-list";
+import { PageHeader } from "@/components/page-header";
 import { requireActor } from "@/lib/auth";
 import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
@@ -29,20 +30,14 @@ export default async function CommitFailuresPage({ searchParams }: { searchParam
   const retrying = status === "open" ? await getPersistentDirs().countRetrying({ actor }) : 0;
   return (
     <div className="space-y-6">
-      <div>
-        <Link href="/files" className="text-muted-foreground text-sm underline">
-          ← Files
-        </Link>
-        <h1 className="text-2xl font-semibold">Commit failures</h1>
-        <p className="text-muted-foreground text-sm">
-          Commits that failed or conflicted, and the changes of turns that were interrupted, are
-          kept here with every change, so nothing is lost. Retry one to apply it again on top of the
-          current files (text both sides changed is merged), apply or discard an interrupted
-          turn&apos;s changes, or settle a conflict by picking a side or editing the merge. You see
-          your own memory&apos;s commits and your workspace&apos;s; editors and admins act on
-          company knowledge.
-        </p>
-      </div>
+      <PageHeader title="Commit failures" back={{ href: "/files", label: "Files" }}>
+        Commits that failed or conflicted, and the changes of turns that were interrupted, are kept
+        here with every change, so nothing is lost. Retry one to apply it again on top of the
+        current files (text both sides changed is merged), apply or discard an interrupted
+        turn&apos;s changes, or settle a conflict by picking a side or editing the merge. You see
+        your own memory&apos;s commits and your workspace&apos;s; editors and admins act on company
+        knowledge.
+      </PageHeader>
       <nav className="flex gap-2 text-sm" aria-label="Status">
         {(["open", "resolved"] as const).map((option) => (
           <Link

@@ -7,6 +7,7 @@ import {
   type TimelineMarker,
   type TimelinePoint,
 } from "@/components/feedback/outcome-timeline-chart";
+import { PageHeader } from "@/components/page-header";
 import { TRIGGER_LABELS } from "@/components/refinements/refinement-labels";
 import { Button } from "@/components/ui/button";
 import { FilterSelect, SCOPE_OPTIONS } from "@/components/ui/filter-select";
@@ -74,19 +75,11 @@ export default async function OutcomesPage({
 
   return (
     <div className="space-y-6">
-      <div>
-        <Link className="text-muted-foreground text-sm underline" href="/refinements">
-          ← Refinements
-        </Link>
-        <h1 className="text-2xl font-semibold">Answer outcomes</h1>
-        <p className="text-muted-foreground text-sm">
-          How answers were rated (thumbs up / down) between refinements: the share rated good per
-          harness version range, with its 95% interval.{" "}
-          {chosen
-            ? `Chat “${chosen.title}”.`
-            : "Everyone’s ratings in this workspace (counts only)."}
-        </p>
-      </div>
+      <PageHeader title="Answer outcomes" back={{ href: "/refinements", label: "Refinements" }}>
+        How answers were rated (thumbs up / down) between refinements: the share rated good per
+        harness version range, with its 95% interval.{" "}
+        {chosen ? `Chat “${chosen.title}”.` : "Everyone’s ratings in this workspace (counts only)."}
+      </PageHeader>
       <form className="flex flex-wrap items-end gap-2" data-testid="outcome-filters">
         <FilterSelect
           name="chat"
