@@ -16,6 +16,7 @@ import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { Input } from "@/components/ui/input";
 import { useAction } from "@/lib/actions/use-action";
+import type { MemoryEntryItem, MemoryFileItem } from "@/lib/memory";
 import { cn } from "@/lib/utils";
 
 /** Where a memory came from, as the server worded it (dates already formatted). */
@@ -27,34 +28,19 @@ export interface OriginView {
   when: string;
 }
 
+/** A memory as the list shows it: the server's item, its dates worded, with its history link. */
 export type MemoryItemView =
-  | {
-      kind: "file";
-      key: string;
-      path: string;
-      text: string | null;
-      size: number;
-      cursor: string | number;
+  | (Omit<MemoryFileItem, "updatedAt" | "lastChange"> & {
       when: string | null;
       historyHref: string;
       lastChange: OriginView | null;
-    }
-  | {
-      kind: "entry";
-      key: string;
-      id: string;
-      scope: "local" | "global";
-      chatId: string | null;
-      chatTitle: string | null;
-      title: string;
-      content: string;
-      version: number;
+    })
+  | (Omit<MemoryEntryItem, "updatedAt" | "origin" | "lastChange"> & {
       when: string;
-      editable: boolean;
       historyHref: string;
       origin: OriginView | null;
       lastChange: OriginView | null;
-    };
+    });
 
 const FILTERS = [
   { value: "all", label: "All" },

@@ -1,8 +1,11 @@
 import type { Entry, ProposedEdit } from "@/lib/harness";
 
-/** The whole state of an entry as text, so a diff shows every field that changed. */
-export function entryAsText(entry: Entry | null): string {
-  if (!entry) return "";
+/**
+ * The whole state of an entry as text, so a diff shows every field that changed; `absent` for
+ * no entry (before a create, after a delete).
+ */
+export function entryAsText(entry: Entry | null, absent = ""): string {
+  if (!entry) return absent;
   const metadata = Object.keys(entry.metadata).length
     ? JSON.stringify(entry.metadata, null, 2)
     : "{}";

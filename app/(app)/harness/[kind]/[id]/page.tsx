@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { DiffView } from "@/components/harness/diff-view";
+import { entryAsText } from "@/components/refinements/entry-as-text";
 import { EntryControls, RestoreButton } from "@/components/harness/entry-controls";
 import { EntryForm, type EntryFormValues } from "@/components/harness/entry-form";
 import { RevisionReason } from "@/components/harness/revision-reason";
@@ -28,22 +29,6 @@ const querySchema = z.object({
   to: z.string().max(100).optional().catch(undefined),
   saved: z.coerce.number().int().optional().catch(undefined),
 });
-
-/** The whole state of an entry as text, so a diff shows every field that changed. */
-function entryAsText(entry: Entry | null): string {
-  if (!entry) return "(deleted)";
-  const metadata = Object.keys(entry.metadata).length
-    ? JSON.stringify(entry.metadata, null, 2)
-    : "{}";
-  return [
-    `title: ${entry.title}`,
-    `path: ${entry.path}`,
-    `pinned: ${entry.pinned}`,
-    `metadata: ${metadata}`,
-    "",
-    entry.content,
-  ].join("\n");
-}
 
 function revisionVersion(revision: Revision): number {
   return revision.after?.version ?? (revision.before?.version ?? 0) + 1;
@@ -281,8 +266,8 @@ export default async function EntryPage(props: {
             </Button>
           </form>
           <DiffView
-            before={entryAsText(from.after)}
-            after={entryAsText(to.after)}
+            before={entryAsText(from.after, "(deleted)")}
+            after={entryAsText(to.after, "(deleted)")}
             beforeLabel={`v${revisionVersion(from)}`}
             afterLabel={`v${revisionVersion(to)}`}
           />
