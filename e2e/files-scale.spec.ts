@@ -2,21 +2,16 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { AuthPages, signedIn, type Person } from "./support/pages";
-import { createUser, E2E_DATABASE_URL } from "./support/users";
+import type { Page } from "@playwright/test";
+import { expect, makeTeam, test as base, workerTag, type TeamPerson } from "./support/fixtures";
+import { E2E_DATABASE_URL } from "./support/users";
 
 // Issue 23: /files over a company knowledge base of 10,000 files. The dir is seeded with the
-// app's own bulk import (`cairn dir import`) into this spec's own workspace; the page must list
+// app's own bulk import (`cairn dir import`) into a workspace of its own; the page must list
 // it a folder at a time, find a file by path on the server, and open, edit and save it with its
 // history. Behaviour only: no timings are asserted.
 
-const workspace = "Files Scale Co";
-const editor: Person = {
-  name: "Sasha Scale",
-  email: "sasha.scale@files-scale.example",
-  password: "files-scale-pass-1",
-};
+const workspaceName = "Files Scale Co";
 const FILES = 10_000;
 /** `cairn dir import` commits 2,000 files per part (IMPORT_PART_FILES). */
 const IMPORT_PARTS = FILES / 2_000;
@@ -30,8 +25,6 @@ const bodyOf = (n: number) => `# Note ${n}\n\nSeeded for the scale test.\n`;
 const target = 4321;
 const targetPath = pathOf(target); // area-04/topic-01/note-4321.md
 const edited = `${bodyOf(target)}Reviewed in the browser.\n`;
-
-test.describe.configure({ mode: "serial" });
 
 /** The Files page as these tests drive it. */
 class FilesPage {
@@ -55,21 +48,18 @@ class FilesPage {
   }
 }
 
-let page: Page;
-let files: FilesPage;
-let seedRoot: string;
-
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(180_000);
-  createUser({ ...editor, role: "editor", workspace });
-  seedRoot = mkdtempSync(path.join(tmpdir(), "cairn-files-scale-"));
-  const folder = path.join(seedRoot, "knowledge");
-  for (let n = 0; n < FILES; n += 1) {
+/** Writes the files `n → contentOf(n)` under `folder`. */
+function writeFiles(folder: string, numbers: Iterable<number>, contentOf: (n: number) => string) {
+  for (const n of numbers) {
     const file = path.join(folder, pathOf(n));
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, bodyOf(n));
+    writeFileSync(file, contentOf(n));
   }
-  const output = execFileSync(
+}
+
+/** `cairn dir import` of `folder` into the company dir of `workspace`; returns what it printed. */
+function importDir(folder: string, workspace: string): string {
+  return execFileSync(
     process.execPath,
     ["bin/cairn.mjs", "dir", "import", folder, "--workspace", workspace, "--dir", "company"],
     {
@@ -79,17 +69,69 @@ test.beforeAll(async ({ browser }) => {
       encoding: "utf8",
     },
   );
-  expect(output).toContain(`${FILES} new`);
-  page = await signedIn(browser, editor);
-  files = new FilesPage(page);
+}
+
+/** A workspace whose company dir holds the 10,000 files, an editor of it, and the files' folder. */
+interface KnowledgeBase {
+  workspace: string;
+  editor: TeamPerson;
+  folder: string;
+}
+
+const test = base.extend<
+  { files: FilesPage; freshFiles: FilesPage },
+  { knowledgeBase: KnowledgeBase }
+>({
+  /**
+   * Seeded once per worker, and no test changes it: the 10,000 files written to a folder (kept
+   * for `freshFiles`) and imported, then the target file changed as the edit test leaves it
+   * (imported again, alone), for the screenshots.
+   */
+  knowledgeBase: [
+    async ({}, provide, workerInfo) => {
+      const seedRoot = mkdtempSync(path.join(tmpdir(), "cairn-files-scale-"));
+      const folder = path.join(seedRoot, "knowledge");
+      writeFiles(
+        folder,
+        Array.from({ length: FILES }, (_, n) => n),
+        bodyOf,
+      );
+      const tag = workerTag(workerInfo);
+      const team = makeTeam(`${workspaceName} ${tag}`, tag);
+      const editor = team.person({ name: "Sasha Scale", role: "editor" });
+      expect(importDir(folder, team.name)).toContain(`${FILES} new`);
+      const change = path.join(seedRoot, "edited");
+      writeFiles(change, [target], () => edited);
+      expect(importDir(change, team.name)).toContain("1 changed");
+      await provide({ workspace: team.name, editor, folder });
+      rmSync(seedRoot, { recursive: true, force: true });
+    },
+    { scope: "worker", timeout: 180_000 },
+  ],
+  /** The shared knowledge base's Files page, signed in as its editor. */
+  files: async ({ knowledgeBase, signIn }, provide) => {
+    await provide(new FilesPage(await signIn(knowledgeBase.editor)));
+  },
+  /**
+   * The Files page of a knowledge base of this test's own, just imported (its history holds the
+   * import and nothing else), signed in as its editor.
+   */
+  freshFiles: [
+    async ({ knowledgeBase, team, signIn }, provide) => {
+      const editor = team.person({ name: "Sasha Scale", role: "editor" });
+      expect(importDir(knowledgeBase.folder, team.name)).toContain(`${FILES} new`);
+      await provide(new FilesPage(await signIn(editor)));
+    },
+    { timeout: 120_000 },
+  ],
 });
 
-test.afterAll(async () => {
-  await page?.context().close();
-  if (seedRoot) rmSync(seedRoot, { recursive: true, force: true });
-});
+test.use({ workspaceName });
 
-test("the tree lists 10,000 files a folder at a time, with counts per folder", async () => {
+test("the tree lists 10,000 files a folder at a time, with counts per folder", async ({
+  files,
+}) => {
+  const { page } = files;
   await page.goto("/files?dir=company");
   await expect(page.getByTestId("file-count")).toHaveText("10,000 files");
   // The top level: ten folders of 1,000 files each, and not one file link rendered yet.
@@ -115,7 +157,8 @@ test("the tree lists 10,000 files a folder at a time, with counts per folder", a
   await expect(page.getByTestId("file-link")).toHaveCount(0);
 });
 
-test("filter by path narrows the list on the server and survives a reload", async () => {
+test("filter by path narrows the list on the server and survives a reload", async ({ files }) => {
+  const { page } = files;
   await page.goto("/files?dir=company");
   await files.filter("topic-03");
   await expect(page).toHaveURL(/q=topic-03/);
@@ -140,7 +183,10 @@ test("filter by path narrows the list on the server and survives a reload", asyn
   );
 });
 
-test("a file found by path opens, is edited and saved, and the edit is in its history", async () => {
+test("a file found by path opens, is edited and saved, and the edit is in its history", async ({
+  freshFiles: files,
+}) => {
+  const { page } = files;
   await page.goto("/files?dir=company");
   await files.filter("note-4321");
   await expect(page.getByTestId("file-link")).toHaveCount(1);
@@ -190,7 +236,10 @@ test("a file found by path opens, is edited and saved, and the edit is in its hi
   await expect(page.getByTestId("file-link")).toHaveCount(201);
 });
 
-test("screenshots at desktop and phone width, light and dark", async ({ browser }) => {
+test("screenshots at desktop and phone width, light and dark", async ({
+  knowledgeBase,
+  signIn,
+}) => {
   const shots = "test-results/screenshots";
   mkdirSync(shots, { recursive: true });
   const url = `/files?dir=company&path=${encodeURIComponent(targetPath)}`;
@@ -199,10 +248,7 @@ test("screenshots at desktop and phone width, light and dark", async ({ browser 
     ["phone", { width: 390, height: 844 }],
   ] as const) {
     for (const scheme of ["light", "dark"] as const) {
-      const context = await browser.newContext({ viewport, colorScheme: scheme });
-      const shot = await context.newPage();
-      await new AuthPages(shot).signIn(editor);
-      await expect(shot).toHaveURL(/\/chat$/);
+      const shot = await signIn(knowledgeBase.editor, { viewport, colorScheme: scheme });
       await shot.goto(url);
       await expect(shot.getByTestId("file-content-input")).toHaveValue(edited);
       await shot.screenshot({
@@ -218,7 +264,7 @@ test("screenshots at desktop and phone width, light and dark", async ({ browser 
         window.innerWidth,
       ]);
       expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-      await context.close();
+      await shot.context().close();
     }
   }
 });

@@ -3,136 +3,85 @@
  * run against a second `next start` of the same build with NO AI_* variables (and no Ollama),
  * on a database of its own: the first hour of a new team.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
-import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { startAppServer, type AppServer } from "./support/app-server";
+import { expect, test as base, type Team } from "./support/fixtures";
 import { scriptedModel } from "./support/model";
+import { callServerAction } from "./support/pages";
 
 const PORT = Number(process.env.E2E_NO_MODEL_PORT ?? Number(process.env.E2E_PORT ?? 3100) + 6);
-const BASE = `http://127.0.0.1:${PORT}`;
 const MODEL_BASE = `http://127.0.0.1:${process.env.E2E_MODEL_PORT ?? 3199}/v1`;
-const dataDir = path.join(process.cwd(), "data", "e2e-no-model");
-const databaseUrl = `file:${path.join(dataDir, "cairn.db")}`;
 const SECRET_KEY = "sk-e2e-model-settings-secret-77";
-
-const admin = { name: "Nora", email: "nora.first@example.com", password: "first-hour-admin-1" };
-const member = { name: "Milo", email: "milo.first@example.com", password: "first-hour-member-1" };
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-let server: ChildProcess | undefined;
-/** Each person's chat made in the first test. */
-const chatUrls = new Map<string, string>();
+/**
+ * The model-less server, started once per worker; each test's workspace and people are its own
+ * (a model is connected per workspace), made in that server's database.
+ */
+const test = base.extend<object, { noModelServer: AppServer }>({
+  noModelServer: [
+    async ({}, provide) => {
+      const server = await startAppServer({
+        name: "e2e-no-model",
+        port: PORT,
+        env: {
+          AUTH_SECRET: "e2e-no-model-secret-not-for-production-0123456789",
+          // No model anywhere: blank counts as unset, and nothing listens where Ollama would be.
+          AI_PROVIDER: "",
+          AI_MODEL: "",
+          AI_API_KEY: "",
+          AI_BASE_URL: "",
+          AI_REFINE_MODEL: "",
+          OPENAI_API_KEY: "",
+          ANTHROPIC_API_KEY: "",
+          OLLAMA_BASE_URL: "http://127.0.0.1:9",
+        },
+      });
+      await provide(server);
+      await server.stop();
+    },
+    { scope: "worker", timeout: 240_000 },
+  ],
+  baseURL: async ({ noModelServer }, provide) => {
+    await provide(noModelServer.base);
+  },
+  databaseUrl: async ({ noModelServer }, provide) => {
+    await provide(noModelServer.databaseUrl);
+  },
+});
 
-test.describe.configure({ mode: "serial" });
+test.use({ workspaceName: "First Hour Co", viewport: DESKTOP });
 test.setTimeout(120_000);
 
-test.beforeAll(async () => {
-  test.setTimeout(240_000);
-  rmSync(dataDir, { recursive: true, force: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(PORT),
-    DATABASE_URL: databaseUrl,
-    CAIRN_DATA_DIR: dataDir,
-    CAIRN_BCRYPT_COST: "4",
-    AUTH_SECRET: "e2e-no-model-secret-not-for-production-0123456789",
-    // Built already by the suite's own server; only serve.
-    CAIRN_SKIP_BUILD: "1",
-    // No model anywhere: blank counts as unset, and nothing listens where Ollama would be.
-    AI_PROVIDER: "",
-    AI_MODEL: "",
-    AI_API_KEY: "",
-    AI_BASE_URL: "",
-    AI_REFINE_MODEL: "",
-    OPENAI_API_KEY: "",
-    ANTHROPIC_API_KEY: "",
-    OLLAMA_BASE_URL: "http://127.0.0.1:9",
-  };
-  server = spawn(process.execPath, ["scripts/start.mjs"], {
-    cwd: process.cwd(),
-    env,
-    stdio: "ignore",
-    detached: false,
-  });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) break;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`the model-less server on ${PORT} did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-});
+const admin = (team: Team) => team.person({ name: "Nora", role: "admin" });
+const member = (team: Team) => team.person({ name: "Milo", role: "member" });
 
-test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    server.kill("SIGTERM");
-    await new Promise((resolve) => server!.once("exit", resolve));
-  }
-});
-
-function createUser(person: typeof admin, role: "admin" | "member") {
-  execFileSync(
-    process.execPath,
-    [
-      "bin/cairn.mjs",
-      "user",
-      "create",
-      "--email",
-      person.email,
-      "--password",
-      person.password,
-      "--role",
-      role,
-      "--workspace",
-      "First Hour Co",
-      "--name",
-      person.name,
-    ],
-    {
-      cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: databaseUrl, CAIRN_BCRYPT_COST: "4" },
-      stdio: "pipe",
-    },
-  );
-}
-
-async function signedIn(browser: Browser, person: typeof admin, viewport = DESKTOP): Promise<Page> {
-  const context = await browser.newContext({ baseURL: BASE, viewport });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email", { exact: true }).fill(person.email);
-  await page.getByLabel("Password", { exact: true }).fill(person.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/chat$/);
-  return page;
+/** Types `text` as a new chat's first message on /chat and sends it; returns the chat's path. */
+async function startChat(page: Page, text: string): Promise<string> {
+  await page.getByTestId("start-chat-input").fill(text);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/chat\/[^/]+$/);
+  return new URL(page.url()).pathname;
 }
 
 test("with no model, the first message is kept and shown as not sent; admins get a link, members are told to ask", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  createUser(admin, "admin");
-  createUser(member, "member");
   for (const [person, viewport] of [
-    [admin, DESKTOP],
-    [member, PHONE],
+    [admin(team), DESKTOP],
+    [member(team), PHONE],
   ] as const) {
-    const page = await signedIn(browser, person, viewport);
+    const page = await signIn(person, { viewport });
     const text = `Remember that ${person.name} prefers window seats.`;
-    await page.getByTestId("start-chat-input").fill(text);
-    await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/\/chat\/[^/]+$/);
-    chatUrls.set(person.email, new URL(page.url()).pathname);
+    await startChat(page, text);
     const message = page.getByTestId("message-user");
     await expect(message).toContainText(text);
     const unsent = page.getByTestId("message-unsent");
     await expect(unsent).toContainText("Not sent — no model is connected.");
-    if (person === admin) {
+    if (person.role === "admin") {
       await expect(unsent.getByTestId("unsent-connect-model")).toHaveAttribute(
         "href",
         "/admin/settings#model",
@@ -155,9 +104,10 @@ test("with no model, the first message is kept and shown as not sent; admins get
 });
 
 test("Admin → Settings → Model: list the endpoint's models, test the connection in words, save; the key never comes back", async ({
-  browser,
+  team,
+  signIn,
 }) => {
-  const page = await signedIn(browser, admin);
+  const page = await signIn(admin(team));
   await page.goto("/admin/settings");
   await expect(page).toHaveTitle("Workspace settings · Cairn");
   const form = page.getByTestId("model-settings-form");
@@ -191,14 +141,49 @@ test("Admin → Settings → Model: list the endpoint's models, test the connect
   await page.context().close();
 });
 
-test("the kept message is sent with one click once a model is connected", async ({ browser }) => {
+test("the kept message is sent with one click once a model is connected", async ({
+  team,
+  signIn,
+}) => {
   const model = scriptedModel();
   await model.setScript([
     { whenLastUserIncludes: "window seats", reply: { text: "Noted: window seats it is." } },
   ]);
-  for (const person of [member, admin]) {
-    const page = await signedIn(browser, person, person === member ? PHONE : DESKTOP);
-    await page.goto(chatUrls.get(person.email)!);
+  // Each one's first message, kept while no model is connected.
+  const memberPage = await signIn(member(team), { viewport: PHONE });
+  const adminPage = await signIn(admin(team), { viewport: DESKTOP });
+  const chats = [
+    {
+      page: memberPage,
+      path: await startChat(memberPage, "Remember that Milo prefers window seats."),
+    },
+    {
+      page: adminPage,
+      path: await startChat(adminPage, "Remember that Nora prefers window seats."),
+    },
+  ];
+  for (const { page } of chats) {
+    await expect(page.getByTestId("message-unsent")).toContainText("no model is connected");
+  }
+  // The admin connects the model, through the action the settings form calls.
+  const saved = await callServerAction(adminPage.context().request, {
+    pagePath: "/admin/settings",
+    file: "app/(app)/admin/settings/model-actions.ts",
+    name: "saveModelSettingsAction",
+    args: [
+      {
+        provider: "openai-compatible",
+        baseUrl: MODEL_BASE,
+        apiKey: SECRET_KEY,
+        model: "scripted-model",
+      },
+    ],
+  });
+  expect(saved.status()).toBe(200);
+  expect(await saved.text()).toContain('"ok":true');
+
+  for (const { page, path } of chats) {
+    await page.goto(path);
     const unsent = page.getByTestId("message-unsent");
     await expect(unsent).toContainText("Not sent yet.");
     await unsent.getByTestId("send-unsent").click();

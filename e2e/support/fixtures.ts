@@ -12,13 +12,24 @@
  *   page when the database is still empty (a test run alone), else the one e2e/auth.spec.ts made.
  *
  * Specs add their own (`test.extend`) for what several of their tests share, such as a page
- * signed in as a given role. Fixture bodies name Playwright's callback `provide`, not `use`: the
- * React hooks lint rule takes a call to `use(…)` for a hook.
+ * signed in as a given role, or a worker-scoped fixture for what is costly to make and that no
+ * test changes (a second server, e2e/support/app-server.ts; a seeded dir): it tags its data with
+ * `workerTag` and makes its people with `makeTeam`. A spec whose tests run against a second
+ * server points `baseURL` and `databaseUrl` at it, and `team` and `signIn` follow. Fixture
+ * bodies name Playwright's callback `provide`, not `use`: the React hooks lint rule takes a call
+ * to `use(…)` for a hook.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { test as base, expect, type Browser, type Page, type TestInfo } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type Browser,
+  type Page,
+  type TestInfo,
+  type WorkerInfo,
+} from "@playwright/test";
 import { AuthPages, signedIn, type Person } from "./pages";
-import { createUser, type Role } from "./users";
+import { createUser, E2E_DATABASE_URL, type Role } from "./users";
 
 export { expect };
 
@@ -64,6 +75,14 @@ export function testTag(testInfo: TestInfo): string {
   return hash.slice(0, 8);
 }
 
+/** A short tag of the running worker, for what a worker-scoped fixture makes once. */
+export function workerTag(workerInfo: WorkerInfo): string {
+  const hash = createHash("sha256")
+    .update(`${workerSalt}:worker:${workerInfo.workerIndex}`)
+    .digest("hex");
+  return hash.slice(0, 8);
+}
+
 function slug(text: string): string {
   return text
     .toLowerCase()
@@ -86,9 +105,36 @@ export async function ensureFirstAdmin(browser: Browser, person: Person = FIRST_
   }
 }
 
+/**
+ * The workspace `name` (made with its first person) and its people, whose emails carry `tag`,
+ * in the database at `databaseUrl`: what `team` gives a test, for a worker-scoped fixture too.
+ */
+export function makeTeam(name: string, tag: string, databaseUrl = E2E_DATABASE_URL): Team {
+  const people = new Map<string, TeamPerson>();
+  return {
+    name,
+    person({ name: personName, role, email, password }) {
+      const known = people.get(personName);
+      if (known) return known;
+      const person: TeamPerson = {
+        name: personName,
+        email: email ?? `${slug(personName)}.${tag}@example.com`,
+        password: password ?? teamCredentials.password,
+        role,
+        workspace: name,
+      };
+      createUser(person, databaseUrl);
+      people.set(personName, person);
+      return person;
+    },
+  };
+}
+
 interface Fixtures {
   /** The name a spec gives its workspaces (`test.use({ workspaceName: "Chat Co" })`). */
   workspaceName: string;
+  /** The database `team` makes people in: the suite's server's, unless a spec points elsewhere. */
+  databaseUrl: string;
   team: Team;
   signIn: (
     person: Parameters<typeof signedIn>[1],
@@ -100,27 +146,11 @@ interface Fixtures {
 export const test = base.extend<Fixtures>({
   workspaceName: ["Team", { option: true }],
 
-  team: async ({ workspaceName }, provide, testInfo) => {
+  databaseUrl: [E2E_DATABASE_URL, { option: true }],
+
+  team: async ({ workspaceName, databaseUrl }, provide, testInfo) => {
     const tag = testTag(testInfo);
-    const name = `${workspaceName} ${tag}`;
-    const people = new Map<string, TeamPerson>();
-    await provide({
-      name,
-      person({ name: personName, role, email, password }) {
-        const known = people.get(personName);
-        if (known) return known;
-        const person: TeamPerson = {
-          name: personName,
-          email: email ?? `${slug(personName)}.${tag}@example.com`,
-          password: password ?? teamCredentials.password,
-          role,
-          workspace: name,
-        };
-        createUser(person);
-        people.set(personName, person);
-        return person;
-      },
-    });
+    await provide(makeTeam(`${workspaceName} ${tag}`, tag, databaseUrl));
   },
 
   signIn: async ({ browser, viewport }, provide) => {

@@ -10,9 +10,13 @@ export const E2E_DATABASE_URL = `file:${path.join(process.cwd(), "data", "e2e", 
 
 /**
  * Creates a user in `workspace` (created if missing) with the `cairn` CLI against the e2e
- * server's database, so a spec can set up people of any role without going through invites.
+ * server's database (or `databaseUrl`: a spec's second server, e2e/support/app-server.ts), so a
+ * spec can set up people of any role without going through invites.
  */
-export function createUser(person: Person & { role: Role; workspace: string }): void {
+export function createUser(
+  person: Person & { role: Role; workspace: string },
+  databaseUrl: string = E2E_DATABASE_URL,
+): void {
   execFileSync(
     process.execPath,
     [
@@ -32,7 +36,7 @@ export function createUser(person: Person & { role: Role; workspace: string }): 
     ],
     {
       cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: E2E_DATABASE_URL, CAIRN_BCRYPT_COST: "4" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, CAIRN_BCRYPT_COST: "4" },
       stdio: "pipe",
     },
   );
