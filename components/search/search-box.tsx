@@ -3,22 +3,8 @@
 import { Search } from "lucide-react";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import type { SearchResultItem } from "@/lib/search";
 import { cn } from "@/lib/utils";
-
-/** A hit as `GET /api/search` returns it. */
-export interface SearchResultItem {
-  kind: "memory" | "company" | "docs" | "harness" | "chat";
-  location: string;
-  path: string;
-  title: string;
-  lineStart: number;
-  lineEnd: number;
-  chatId: string | null;
-  messageId: string | null;
-  updatedAt: string;
-  snippet: { text: string; marked?: true }[];
-  href: string;
-}
 
 const GROUPS: { kind: SearchResultItem["kind"]; label: string }[] = [
   { kind: "chat", label: "Chats" },

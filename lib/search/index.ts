@@ -25,6 +25,7 @@ export {
   searchPassages,
   type SearchActor,
   type SearchHit,
+  type SearchResultItem,
   type SearchOptions,
 } from "./search";
 export {

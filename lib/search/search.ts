@@ -38,6 +38,23 @@ export interface SearchHit {
   snippet: SnippetSegment[];
 }
 
+/**
+ * A hit as `GET /api/search` returns it to the browser: where it is and what it says, the date
+ * as ISO text and the page that opens it; no score and no entry internals.
+ */
+export type SearchResultItem = Pick<
+  SearchHit,
+  | "kind"
+  | "location"
+  | "path"
+  | "title"
+  | "lineStart"
+  | "lineEnd"
+  | "chatId"
+  | "messageId"
+  | "snippet"
+> & { updatedAt: string; href: string };
+
 export interface SearchOptions {
   actor: SearchActor;
   query: string;

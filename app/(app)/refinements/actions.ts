@@ -18,9 +18,6 @@ import {
   rollbackRefinement,
   setOutcomeVerdict,
   type Actor,
-  type Entry,
-  type EntryKind,
-  type EntryScope,
   type Refinement,
   type RollbackConflict,
 } from "@/lib/harness";
@@ -28,18 +25,7 @@ import { getOwnChat, harnessFor } from "@/lib/harness-for-actor";
 import { refinementLock, refinementStore } from "@/lib/refinement-runs";
 
 /** An entry that changed after the refinement, as the rollback form shows it. */
-export interface RollbackConflictView {
-  entryKey: string;
-  kind: EntryKind;
-  id: string;
-  scope: EntryScope;
-  /** What the refinement left (`null`: it deleted the entry). */
-  expected: Entry | null;
-  /** What the entry is now (`null`: deleted since). */
-  current: Entry | null;
-  /** What "revert anyway" restores (`null`: deletes the entry). */
-  target: Entry | null;
-}
+export type RollbackConflictView = RollbackConflict;
 
 /**
  * What a rollback came to. Without decisions and with conflicts, nothing is applied

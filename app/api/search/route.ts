@@ -4,7 +4,13 @@ import { cairn } from "@/lib/cairn";
 import { errorResponse } from "@/lib/app-error";
 import { RequestError } from "@/lib/request-error";
 import { entryHref } from "@/components/harness/entry-href";
-import { MAX_SEARCH_LIMIT, SEARCH_KINDS, type SearchHit, type SearchKind } from "@/lib/search";
+import {
+  MAX_SEARCH_LIMIT,
+  SEARCH_KINDS,
+  type SearchHit,
+  type SearchKind,
+  type SearchResultItem,
+} from "@/lib/search";
 
 export const dynamic = "force-dynamic";
 
@@ -47,7 +53,7 @@ export async function GET(request: Request) {
     return Response.json(
       {
         mode,
-        hits: hits.map((hit) => ({
+        hits: hits.map((hit): SearchResultItem => ({
           kind: hit.kind,
           location: hit.location,
           path: hit.path,
