@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { openTurnCheckout, type Actor } from "@/lib/harness";
+import type { Actor } from "@/lib/harness";
 import { createPersistentDirsService } from "@/lib/workspace-dirs";
+import { writeAgedMemoryHistory } from "@/lib/workspace-dirs/testing";
 import { getDirHistoryUsage, sqlFor } from "@/lib/sql-storage";
 import { main } from "./main";
 import { capture } from "./testing";
@@ -11,25 +12,6 @@ describe(`cairn dirs compact (${testDatabaseProvider()})`, () => {
   const previousUrl = process.env.DATABASE_URL;
   const inside: Actor = { userId: "u-in", workspaceId: "w-in", role: "admin" };
   const outside: Actor = { userId: "u-out", workspaceId: "w-out", role: "admin" };
-
-  /** Three versions of a file in the actor's memory, the first two 40 days old. */
-  async function history(actor: Actor) {
-    const service = createPersistentDirsService({ sql: database.sql });
-    for (const version of [1, 2, 3]) {
-      const turn = await openTurnCheckout({
-        dirs: service.dirs,
-        extraBody: { actor },
-        session: null,
-        commitLog: service.commitLog,
-      });
-      turn.checkout.writeFile({ path: "/persistent/user/a.md", content: `v${version}` });
-      expect((await turn.finishTurn({ status: "completed" })).status).toBe("succeeded");
-    }
-    await sqlFor(database.target).run(
-      `UPDATE "DirCommit" SET "createdAt" = ? WHERE "dirKey" = ? AND "version" <= 2`,
-      [new Date(Date.now() - 40 * 86_400_000), `user:${actor.userId}`],
-    );
-  }
 
   beforeAll(async () => {
     process.env.DATABASE_URL = database.target.url;
@@ -42,7 +24,11 @@ describe(`cairn dirs compact (${testDatabaseProvider()})`, () => {
       await database.db.membership.create({
         data: { userId: actor.userId, workspaceId: actor.workspaceId, role: actor.role },
       });
-      await history(actor);
+      await writeAgedMemoryHistory(
+        createPersistentDirsService({ sql: database.sql }),
+        database.sql,
+        actor,
+      );
     }
   });
   afterAll(() => {

@@ -1,39 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { createHarness, type Entry } from "@/lib/harness";
+import { createHarness } from "@/lib/harness";
+import { entryContent, readTree } from "@/lib/harness/testing";
 import { harnessStorageFor } from "@/lib/sql-storage";
 import { exportCommand, importCommand } from "./harness-commands";
 import { capture } from "./testing";
-
-function readTree(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (relative: string) => {
-    for (const name of readdirSync(path.join(dir, relative)).sort()) {
-      const child = relative ? `${relative}/${name}` : name;
-      if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else files[child] = readFileSync(path.join(dir, child), "utf8");
-    }
-  };
-  walk("");
-  return files;
-}
-
-function content(entry: Entry) {
-  const { importedFields: _imported, ...metadata } = entry.metadata;
-  return {
-    kind: entry.kind,
-    id: entry.id,
-    title: entry.title,
-    content: entry.content,
-    path: entry.path,
-    pinned: entry.pinned,
-    metadata,
-  };
-}
 
 describe(`cairn export / import (${testDatabaseProvider()})`, () => {
   const database = registerTestDatabase();
@@ -116,7 +91,7 @@ describe(`cairn export / import (${testDatabaseProvider()})`, () => {
     const target = await database.db.workspace.findUniqueOrThrow({ where: { name: "Target" } });
     const sourceEntries = (await harnessOf(source.id).snapshot()).entries;
     const targetEntries = (await harnessOf(target.id).snapshot()).entries;
-    expect(targetEntries.map(content)).toEqual(sourceEntries.map(content));
+    expect(targetEntries.map(entryContent)).toEqual(sourceEntries.map(entryContent));
     expect(await database.db.harnessEntry.count({ where: { workspaceId: target.id } })).toBe(3);
     const revisions = await database.db.harnessRevision.findMany({
       where: { workspaceId: target.id },

@@ -13,6 +13,7 @@ export {
 } from "./persistent";
 export { InMemoryHarnessStorage } from "./store";
 export { InMemoryRefinementHistory } from "./portability";
+export { entryContent, readTree } from "./portability/internal/testing";
 export { InMemoryRefinementStore } from "./refine";
 export { runHarnessStorageConformance } from "./store/store-conformance";
 export { runDirBackingConformance } from "./persistent/dir-backing-conformance";

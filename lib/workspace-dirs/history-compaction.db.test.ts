@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
-import { openTurnCheckout, type Actor } from "@/lib/harness";
+import type { Actor } from "@/lib/harness";
 import { testJobQueues, waitFor } from "@/lib/jobs/testing";
 import { getDirHistoryUsage, sqlFor } from "@/lib/sql-storage";
 import {
@@ -12,6 +12,7 @@ import {
   scheduleHistoryCompaction,
 } from "./history-compaction";
 import { createPersistentDirsService } from "./dirs-service";
+import { writeAgedMemoryHistory } from "./testing";
 
 const database = registerTestDatabase();
 const queues = testJobQueues(() => database.target);
@@ -21,22 +22,9 @@ describe(`the dir history compaction job on ${testDatabaseProvider()}`, () => {
   it("runs on the job queue, compacts what is past the window and schedules the next run once", async () => {
     const actor: Actor = { userId: `u-${randomUUID()}`, workspaceId: "w1", role: "member" };
     const service = createPersistentDirsService({ sql: database.sql });
-    for (const version of [1, 2, 3]) {
-      const turn = await openTurnCheckout({
-        dirs: service.dirs,
-        extraBody: { actor },
-        session: null,
-        commitLog: service.commitLog,
-      });
-      turn.checkout.writeFile({ path: "/persistent/user/a.md", content: `v${version}` });
-      await turn.finishTurn({ status: "completed" });
-    }
     const sql = sqlFor(database.target);
     const dirKey = `user:${actor.userId}`;
-    await sql.run(`UPDATE "DirCommit" SET "createdAt" = ? WHERE "dirKey" = ? AND "version" <= 2`, [
-      new Date(Date.now() - 40 * 86_400_000),
-      dirKey,
-    ]);
+    await writeAgedMemoryHistory(service, sql, actor);
 
     const queue = queues.open();
     const enqueued: Array<{ startAfterSeconds?: number }> = [];

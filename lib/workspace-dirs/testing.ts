@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db";
-import type { Actor } from "@/lib/harness";
+import { openTurnCheckout, type Actor } from "@/lib/harness";
+import type { SqlExecutor } from "@/lib/sql-storage/sql";
 import type { PersistentDirsService } from "./dirs-service";
 
 /**
@@ -42,4 +43,31 @@ export async function saveOverCurrent(
     baseCursor: opened?.cursor ?? listed.cursor,
     baseContent: opened?.text ?? null,
   });
+}
+
+/**
+ * Three versions of `/persistent/user/a.md` in the actor's memory ("v1", "v2", "v3"), one turn
+ * each, the first two dated 40 days back: history past a 30-day retention window.
+ */
+export async function writeAgedMemoryHistory(
+  service: PersistentDirsService,
+  sql: SqlExecutor,
+  actor: Actor,
+): Promise<void> {
+  for (const version of [1, 2, 3]) {
+    const turn = await openTurnCheckout({
+      dirs: service.dirs,
+      extraBody: { actor },
+      session: null,
+      commitLog: service.commitLog,
+    });
+    turn.checkout.writeFile({ path: "/persistent/user/a.md", content: `v${version}` });
+    const result = await turn.finishTurn({ status: "completed" });
+    if (result.status !== "succeeded")
+      throw new Error(`v${version} was not committed (${result.status})`);
+  }
+  await sql.run(`UPDATE "DirCommit" SET "createdAt" = ? WHERE "dirKey" = ? AND "version" <= 2`, [
+    new Date(Date.now() - 40 * 86_400_000),
+    `user:${actor.userId}`,
+  ]);
 }
