@@ -160,6 +160,19 @@ export interface FailureView {
   turnId: string | null;
 }
 
+/** A turn whose changes all landed (or that made none): nothing pending, refused or settled. */
+export const EMPTY_TURN_SAVE_STATUS: Readonly<TurnSaveStatus> = {
+  pending: 0,
+  needsPerson: 0,
+  awaitingConfirmation: 0,
+  conflicts: 0,
+  resolved: 0,
+  keptTheirs: 0,
+  discarded: 0,
+  refusal: null,
+  canRetry: true,
+};
+
 /** What became of a chat turn's changes, read live from the commit log. */
 export interface TurnSaveStatus {
   /** Change sets kept and retried automatically (including ones still on the local spool). */
@@ -539,17 +552,7 @@ export function createPersistentDirsService(
 
   const saveStatusOf = async (actor: Actor, turnId: string, spooled: number) => {
     const { commits } = await commitLog.listCommits({ turnId, limit: 20 });
-    const status: TurnSaveStatus = {
-      pending: 0,
-      needsPerson: 0,
-      awaitingConfirmation: 0,
-      conflicts: 0,
-      resolved: 0,
-      keptTheirs: 0,
-      discarded: 0,
-      refusal: null,
-      canRetry: true,
-    };
+    const status: TurnSaveStatus = { ...EMPTY_TURN_SAVE_STATUS };
     for (const record of commits) {
       if (record.status === "resolved") {
         if (record.resolution === "discarded") status.discarded += 1;

@@ -21,7 +21,11 @@ import {
   type Durability,
 } from "./durability-setup";
 import { testJobQueues, waitFor } from "@/lib/jobs/testing";
-import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import {
+  createPersistentDirsService,
+  EMPTY_TURN_SAVE_STATUS,
+  type PersistentDirsService,
+} from "./dirs-service";
 
 const database = registerTestDatabase();
 let dataDir: string;
@@ -231,14 +235,8 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
       },
     });
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
+      ...EMPTY_TURN_SAVE_STATUS,
       pending: 1,
-      needsPerson: 0,
-      awaitingConfirmation: 0,
-      conflicts: 0,
-      resolved: 0,
-      keptTheirs: 0,
-      discarded: 0,
-      refusal: null,
       canRetry: false,
     });
     expect((await service.listFailures({ actor })).failures.map((f) => f.id)).not.toContain(id);
@@ -256,14 +254,8 @@ describe(`durability on ${testDatabaseProvider()}`, () => {
     await work({ queue, durability });
     await resolved(id);
     expect(await service.turnSaveStatus({ actor, turnId: "t-retry", spooled: 0 })).toEqual({
-      pending: 0,
-      needsPerson: 0,
-      awaitingConfirmation: 0,
-      conflicts: 0,
+      ...EMPTY_TURN_SAVE_STATUS,
       resolved: 1,
-      keptTheirs: 0,
-      discarded: 0,
-      refusal: null,
       canRetry: false,
     });
     const file = await service.readFile({ actor, harnessDir: USER, path: "retry.md" });

@@ -8,6 +8,7 @@ export {
 } from "./fault-injection";
 export {
   createPersistentDirsService,
+  EMPTY_TURN_SAVE_STATUS,
   type CommitDetail,
   type DirBrowsePage,
   type ContentView,

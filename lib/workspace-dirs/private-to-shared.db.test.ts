@@ -18,7 +18,11 @@ import {
   toolCallReply,
 } from "@/lib/harness/testing";
 import type { AppExtraBody, AppSession } from "./app-dirs";
-import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import {
+  createPersistentDirsService,
+  EMPTY_TURN_SAVE_STATUS,
+  type PersistentDirsService,
+} from "./dirs-service";
 import { createTestMembers, saveOverCurrent } from "./testing";
 
 // Issue 31, finding 6: an editor plants instructions in company knowledge; an admin's agent reads
@@ -169,15 +173,9 @@ describe(`private memory copied into company knowledge waits for confirmation on
 
     // The chat's line: one change awaits confirmation (not a failure to retry).
     expect(await service.turnSaveStatus({ actor: admin, turnId: "t-inject", spooled: 0 })).toEqual({
-      pending: 0,
-      needsPerson: 0,
+      ...EMPTY_TURN_SAVE_STATUS,
       awaitingConfirmation: 1,
-      conflicts: 0,
-      resolved: 0,
-      keptTheirs: 0,
-      discarded: 0,
       canRetry: false,
-      refusal: null,
     });
     const [pending] = await service.turnPendingChanges({ actor: admin, turnId: "t-inject" });
     expect(pending).toMatchObject({ harnessDir: COMPANY, dirLabel: "Company knowledge" });

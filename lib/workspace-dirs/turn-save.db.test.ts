@@ -2,7 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { openTurnCheckout, type Actor } from "@/lib/harness";
-import { createPersistentDirsService, type PersistentDirsService } from "./dirs-service";
+import {
+  createPersistentDirsService,
+  EMPTY_TURN_SAVE_STATUS,
+  type PersistentDirsService,
+} from "./dirs-service";
 import { createTestMembers, saveOverCurrent } from "./testing";
 
 // The chat's failed-save line: a turn's live save status and its inline Retry (issue 15, item 8).
@@ -69,17 +73,7 @@ async function clashingTurn(
   return failed;
 }
 
-const WAITING = {
-  pending: 0,
-  needsPerson: 1,
-  awaitingConfirmation: 0,
-  conflicts: 1,
-  resolved: 0,
-  keptTheirs: 0,
-  discarded: 0,
-  refusal: null,
-  canRetry: true,
-};
+const WAITING = { ...EMPTY_TURN_SAVE_STATUS, needsPerson: 1, conflicts: 1 };
 
 describe(`a turn's save status and inline retry on ${testDatabaseProvider()}`, () => {
   it("retries only the caller's own turn: a clash stays a conflict in plain words, and once the file is back the retry saves it once", async () => {
