@@ -227,24 +227,23 @@ export function UploadPanel(props: { dirKind: string; harnessDir: string; maxFil
           converted to text the agent can read; the original stays beside it.
         </p>
         <div className="flex shrink-0 gap-2">
-          <Button
-            type="button"
-            variant="outline"
-            size="sm"
-            disabled={busy}
-            onClick={() => fileInput.current?.click()}
-          >
-            Choose files
-          </Button>
-          <Button
-            type="button"
-            variant="outline"
-            size="sm"
-            disabled={busy}
-            onClick={() => folderInput.current?.click()}
-          >
-            Choose folder
-          </Button>
+          {(
+            [
+              ["Choose files", fileInput],
+              ["Choose folder", folderInput],
+            ] as const
+          ).map(([label, input]) => (
+            <Button
+              key={label}
+              type="button"
+              variant="outline"
+              size="sm"
+              disabled={busy}
+              onClick={() => input.current?.click()}
+            >
+              {label}
+            </Button>
+          ))}
         </div>
         <input
           ref={fileInput}

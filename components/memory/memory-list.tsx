@@ -166,6 +166,11 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
   const [content, setContent] = useState(body);
 
   const done = { onSuccess: () => setMode("view") };
+  /** Opens the editor or the delete confirmation, without the last attempt's error. */
+  const start = (next: "edit" | "delete") => {
+    setError(null);
+    setMode(next);
+  };
   const save = () =>
     run(
       () =>
@@ -252,8 +257,7 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
                   onClick={() => {
                     setContent(body);
                     setTitle(item.kind === "entry" ? item.title : "");
-                    setError(null);
-                    setMode("edit");
+                    start("edit");
                   }}
                 >
                   Edit
@@ -262,10 +266,7 @@ function MemoryCard({ item }: { item: MemoryItemView }) {
                   size="sm"
                   variant="outline"
                   data-testid="memory-delete"
-                  onClick={() => {
-                    setError(null);
-                    setMode("delete");
-                  }}
+                  onClick={() => start("delete")}
                 >
                   Delete
                 </Button>
