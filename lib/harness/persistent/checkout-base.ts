@@ -4,7 +4,7 @@
 import { HarnessNotFoundError } from "../errors";
 import { sharedBodyCache, type BodyCache } from "./body-cache";
 import { countFolders, folderCountsOf, type DirIndexEntry, type DirIndexMap } from "./dir-index";
-import { memoizedDirOverview, type DirOverview } from "./dir-overview";
+import { memoizedDirOverview, memoizedNewestFirst, type DirOverview } from "./dir-overview";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { printable } from "./paths";
 import type { FileContent } from "./types";
@@ -40,6 +40,8 @@ export interface BaseView {
   loadedFiles(): ReadonlyMap<string, FileContent> | undefined;
   /** Counts, top level and a word index of the paths (computed once per base). */
   overview(): DirOverview;
+  /** Every path, newest first, then by path (computed once per base). */
+  newestFirst(): readonly string[];
 }
 
 /** A base loaded whole by `load`: content in memory, hashes computed for touched paths only. */
@@ -90,6 +92,9 @@ export function loadedBase(options: {
     loadedFiles: () => files,
     overview() {
       return memoizedDirOverview(files, () => this.entries());
+    },
+    newestFirst() {
+      return memoizedNewestFirst(files, () => this.entries());
     },
   };
 }
@@ -197,5 +202,6 @@ export function indexBase(options: {
     loadedFiles: () => undefined,
     // The index object is shared by every turn at its version: computed once per version.
     overview: () => memoizedDirOverview(index, () => index),
+    newestFirst: () => memoizedNewestFirst(index, () => index),
   };
 }

@@ -339,6 +339,50 @@ export class Checkout {
     return state.overlay.size === 0 ? state.base.overview() : buildDirOverview(currentFiles(state));
   }
 
+  /**
+   * A dir's `limit` newest files (then by path; files without a date last), with how many it
+   * holds: what `listFiles` sorted by date would start with, without listing the dir. For the
+   * base the order is computed once per version of a lazy dir's index.
+   */
+  recentFiles(options: { harnessDir: string; limit: number }): {
+    files: CheckoutFileInfo[];
+    total: number;
+  } {
+    const harnessDir = options.harnessDir.normalize("NFC");
+    const state = this.#dirs.get(harnessDir);
+    if (!state) {
+      throw new HarnessNotFoundError({
+        surface: "dir",
+        message: `No persistent dir ${printable(options.harnessDir)} in this turn.`,
+        details: { harnessDir: printable(options.harnessDir) },
+      });
+    }
+    const limit = Math.max(0, Math.floor(options.limit));
+    // Enough of the base's newest to fill `limit` whatever the overlay replaced or deleted.
+    const candidates: string[] = [];
+    for (const path of state.base.newestFirst()) {
+      if (candidates.length >= limit) break;
+      if (!state.overlay.has(path)) candidates.push(path);
+    }
+    for (const [path, content] of state.overlay) if (content !== null) candidates.push(path);
+    const files = candidates.map((relativePath): CheckoutFileInfo => {
+      const file = currentFile(state, relativePath)!;
+      return {
+        path: joinHarnessPath({ harnessDir, relativePath }),
+        harnessDir,
+        relativePath,
+        bytes: file.bytes,
+        updatedAt: file.updatedAt,
+      };
+    });
+    files.sort(
+      (a, b) =>
+        (b.updatedAt?.getTime() ?? -Infinity) - (a.updatedAt?.getTime() ?? -Infinity) ||
+        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    );
+    return { files: files.slice(0, limit), total: state.fileCount };
+  }
+
   /** Every dir of this turn with its mode, read-only flag, size and base cursor. */
   listDirs(): CheckoutDirInfo[] {
     return [...this.#dirs.values()].map(dirInfo);

@@ -65,3 +65,27 @@ export function memoizedDirOverview(
   }
   return overview;
 }
+
+const newest = new WeakMap<object, readonly string[]>();
+
+/**
+ * The paths of an immutable source, newest first (files without a date last, then by path),
+ * computed once per source object: a memory listing of a dir of thousands of notes does not sort
+ * them on every turn.
+ */
+export function memoizedNewestFirst(
+  source: object,
+  files: () => Iterable<[string, { updatedAt?: Date | null }]>,
+): readonly string[] {
+  let paths = newest.get(source);
+  if (!paths) {
+    const dated = [...files()].map(([path, file]) => ({
+      path,
+      at: file.updatedAt?.getTime() ?? -Infinity,
+    }));
+    dated.sort((a, b) => b.at - a.at || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    paths = dated.map((file) => file.path);
+    newest.set(source, paths);
+  }
+  return paths;
+}

@@ -114,6 +114,40 @@ describe("memory", () => {
     expect(tightListing).toMatch(/more file\(s\) not listed \(truncated\)/);
   });
 
+  it("lists the newest files over the turn's writes and deletes, without listing the dir", async () => {
+    const clock = steppingClock();
+    const files: Record<string, string> = {};
+    for (let index = 1; index <= 5; index += 1) files[`old-${index}.md`] = `Old ${index}`;
+    const backing = createInMemoryDirBacking({ clock, files });
+    backing.writeExternally({ files: { "new-1.md": "New 1" } });
+    backing.writeExternally({ files: { "new-2.md": "New 2" } });
+    const dir = memory({ ...backing, harnessDir: "/persistent/user", listing: { maxEntries: 2 } });
+    const turn = await openTurnCheckout({
+      dirs: [dir],
+      extraBody: {},
+      session: {},
+      commitLog: createInMemoryCommitLog(),
+      clock,
+    });
+    turn.checkout.deleteFile({ path: "/persistent/user/new-2.md" });
+    turn.checkout.writeFile({ path: "/persistent/user/old-3.md", content: "Old 3, kept up" });
+    expect(await dir.listingForPrompt({ checkout: turn.checkout })).toBe(
+      [
+        "Memory files in /persistent/user, newest first:",
+        "- old-3.md (14 B): Old 3, kept up",
+        "- new-1.md (5 B): New 1",
+        "… 4 more file(s) not listed (truncated); list /persistent/user to see them.",
+      ].join("\n"),
+    );
+    const recent = turn.checkout.recentFiles({ harnessDir: "/persistent/user", limit: 10 });
+    expect(recent.total).toBe(6);
+    expect(recent.files.map((file) => file.relativePath)).toEqual([
+      "old-3.md",
+      "new-1.md",
+      ...["old-5.md", "old-4.md", "old-2.md", "old-1.md"],
+    ]);
+  });
+
   it("ships a skill with the rules for keeping memory", () => {
     const dir = memory({
       ...createInMemoryDirBacking(),

@@ -122,22 +122,18 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
       const normalizedDir = harnessDir.normalize("NFC");
       const dirInfo = checkout.listDirs().find((dir) => dir.harnessDir === normalizedDir);
       if (!dirInfo) return `Memory (${harnessDir}) is not loaded for this turn.`;
-      const files = checkout
-        .listFiles({ path: normalizedDir })
-        .sort(
-          (a, b) =>
-            (b.updatedAt?.getTime() ?? -Infinity) - (a.updatedAt?.getTime() ?? -Infinity) ||
-            (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
-        );
+      // The newest files only: a dir of thousands of notes is not listed or sorted per turn.
+      const { files, total } = checkout.recentFiles({
+        harnessDir: normalizedDir,
+        limit: listingLimits.maxEntries,
+      });
       const header = `Memory files in ${normalizedDir}${dirInfo.readOnly ? " (read-only this turn)" : ""}, newest first:`;
       if (files.length === 0) return `${header}\n(none yet)`;
       const lines = [header];
       let chars = header.length;
       let listed = 0;
       // The newest files' first lines: their bodies in one read (a lazy dir reads no others).
-      await checkout.prefetch({
-        paths: files.slice(0, listingLimits.maxEntries).map((file) => file.path),
-      });
+      await checkout.prefetch({ paths: files.map((file) => file.path) });
       for (const file of files) {
         if (listed >= listingLimits.maxEntries) break;
         const content = (await checkout.readFile({ path: file.path })) ?? "";
@@ -148,9 +144,9 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
         chars += line.length + 1;
         listed += 1;
       }
-      if (listed < files.length)
+      if (listed < total)
         lines.push(
-          `… ${files.length - listed} more file(s) not listed (truncated); list ${normalizedDir} to see them.`,
+          `… ${total - listed} more file(s) not listed (truncated); list ${normalizedDir} to see them.`,
         );
       return lines.join("\n");
     },
