@@ -41,6 +41,7 @@ export {
   DEFAULT_DIR_LIMITS,
   commitChangeSet,
   definePersistentDirs,
+  resolveDirLimits,
   resolveDirLimitsFor,
   FailedCommitsQuotaError,
   fileMapFromEntries,

@@ -107,6 +107,7 @@ export {
   PERSISTENT_ROOT,
   formatBytes,
   joinHarnessPath,
+  resolveDirLimits,
   resolvePersistentPath,
   validateHarnessDir,
   validateRelativePath,
