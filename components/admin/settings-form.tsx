@@ -16,6 +16,32 @@ type NumberField =
   | "feedbackRefineThreshold"
   | "feedbackJudgeAfter";
 type SwitchField = "refineAfterCompaction" | "globalRefineNeedsApproval" | "feedbackGuardRail";
+type LimitField =
+  | "companyMaxFiles"
+  | "companyMaxBytes"
+  | "companyMaxFileBytes"
+  | "memoryMaxFiles"
+  | "memoryMaxBytes"
+  | "memoryMaxFileBytes";
+
+/** The server's dir limits (`CAIRN_DIR_MAX_*`): each field's default and the most it may be. */
+export interface ServerDirLimits {
+  maxFiles: number;
+  maxDirBytes: number;
+  maxFileBytes: number;
+}
+
+/** Bytes as a person reads them: `2 GiB`, `25 MiB`, `1.5 KiB`. */
+function readableBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}
 
 /** A checkbox with its label beside it and a hint tucked under both (in a `space-y-4` form). */
 function CheckboxField(props: {
@@ -41,10 +67,48 @@ function CheckboxField(props: {
   );
 }
 
-export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) {
+const LIMIT_FIELDS: readonly LimitField[] = [
+  "companyMaxFiles",
+  "companyMaxBytes",
+  "companyMaxFileBytes",
+  "memoryMaxFiles",
+  "memoryMaxBytes",
+  "memoryMaxFileBytes",
+];
+
+export function SettingsForm({
+  initial,
+  serverLimits,
+}: {
+  initial: WorkspaceSettingsValues;
+  serverLimits: ServerDirLimits;
+}) {
   const [values, setValues] = useState(initial);
+  // The limit fields as typed: empty means the server's default; the server checks the rest.
+  const [limits, setLimits] = useState(() => {
+    const typed = {} as Record<LimitField, string>;
+    for (const field of LIMIT_FIELDS) typed[field] = initial[field]?.toString() ?? "";
+    return typed;
+  });
   const [saved, setSaved] = useState(false);
-  const { pending, error, run } = useAction();
+  const { pending, error, fieldErrors, run } = useAction();
+  const limit = (field: LimitField, server: number, unit: "files" | "bytes") => ({
+    id: field,
+    type: "number",
+    inputMode: "numeric" as const,
+    min: 1,
+    max: server,
+    step: 1,
+    value: limits[field],
+    placeholder: `${server} (server default)`,
+    "data-testid": `limit-${field}`,
+    error: fieldErrors?.[field]?.[0],
+    hint:
+      unit === "bytes"
+        ? `Bytes; empty: the server's ${readableBytes(server)}, which is also the most allowed.`
+        : `Empty: the server's ${server.toLocaleString("en")}, which is also the most allowed.`,
+    onValueChange: (value: string) => setLimits((current) => ({ ...current, [field]: value })),
+  });
   const number = (field: NumberField) => ({
     id: field,
     type: "number",
@@ -63,7 +127,10 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
       data-testid="settings-form"
       onSubmit={() => {
         setSaved(false);
-        run(() => saveSettingsAction(values), { onSuccess: () => setSaved(true), refresh: false });
+        run(() => saveSettingsAction({ ...values, ...limits }), {
+          onSuccess: () => setSaved(true),
+          refresh: false,
+        });
       }}
     >
       <TextField
@@ -114,6 +181,41 @@ export function SettingsForm({ initial }: { initial: WorkspaceSettingsValues }) 
         label="Guard rail: flag refinements after which answers got worse"
         hint="A refinement whose share of good answers fell below the one before it by more than the 95% intervals allow is flagged on the Refinements page with a one-click rollback. Nothing is rolled back by itself."
       />
+      <fieldset className="space-y-4" data-testid="dir-limits">
+        <legend className="text-sm font-medium">Dir limits</legend>
+        <p className="text-muted-foreground text-xs">
+          How much company knowledge and each person&apos;s memory may hold in this workspace. Leave
+          a field empty for the server&apos;s default; the server&apos;s values
+          (CAIRN_DIR_MAX_FILES, CAIRN_DIR_MAX_BYTES, CAIRN_DIR_MAX_FILE_BYTES) are also the most you
+          can set. A save or a chat that would pass a limit is refused with the limit named; a dir
+          already over a lowered limit can still be read and made smaller. A person&apos;s memory is
+          one dir across workspaces: it is held to the limits of the workspace they are working in.
+        </p>
+        <TextField
+          {...limit("companyMaxFiles", serverLimits.maxFiles, "files")}
+          label="Company knowledge: files"
+        />
+        <TextField
+          {...limit("companyMaxBytes", serverLimits.maxDirBytes, "bytes")}
+          label="Company knowledge: total size (bytes)"
+        />
+        <TextField
+          {...limit("companyMaxFileBytes", serverLimits.maxFileBytes, "bytes")}
+          label="Company knowledge: size per file (bytes)"
+        />
+        <TextField
+          {...limit("memoryMaxFiles", serverLimits.maxFiles, "files")}
+          label="Each person's memory: files"
+        />
+        <TextField
+          {...limit("memoryMaxBytes", serverLimits.maxDirBytes, "bytes")}
+          label="Each person's memory: total size (bytes)"
+        />
+        <TextField
+          {...limit("memoryMaxFileBytes", serverLimits.maxFileBytes, "bytes")}
+          label="Each person's memory: size per file (bytes)"
+        />
+      </fieldset>
       <FormMessage message={error ?? (saved ? "Saved." : null)} tone={error ? "error" : "info"} />
       <Button type="submit" disabled={pending} data-testid="save-settings">
         Save settings

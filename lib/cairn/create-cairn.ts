@@ -23,6 +23,10 @@ import { createPgBossJobQueue } from "@/lib/jobs/pg-boss-job-queue";
 import { createTableJobQueue } from "@/lib/jobs/table-job-queue";
 import { createDurability, type Durability } from "@/lib/workspace-dirs/durability-setup";
 import {
+  createWorkspaceDirLimitsCache,
+  type WorkspaceDirLimitsCache,
+} from "@/lib/workspace-dirs/workspace-dir-limits";
+import {
   createPersistentDirsService,
   type PersistentDirsService,
 } from "@/lib/workspace-dirs/dirs-service";
@@ -75,6 +79,11 @@ export interface Cairn {
   readonly workspaceModels: WorkspaceModels;
   /** The key that seals saved API keys, derived from `AUTH_SECRET`. */
   modelKey(): Uint8Array;
+  /**
+   * The workspaces' dir limits saved on Admin → Settings (decision 0062): a chat turn hands over
+   * what it read with its chat, other callers read them at most every few seconds.
+   */
+  readonly workspaceDirLimits: WorkspaceDirLimitsCache;
   /** Single sign-on saved on Admin → Settings, read at most every few seconds (decision 0053). */
   readonly savedOidc: SavedOidc;
   /** The key that seals the saved single sign-on client secret, derived from `AUTH_SECRET`. */
@@ -118,6 +127,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
         })
       : createTableJobQueue(sql.get(), { logger }),
   );
+  const workspaceDirLimits = createWorkspaceDirLimitsCache({ sql: () => sql.get() });
   const persistentDirs = lazy(() =>
     createPersistentDirsService({
       sql: sql.get(),
@@ -125,6 +135,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
       faultInjection: config.faultInjection,
       history: config.dirHistory,
       limits: config.dirLimits,
+      workspaceLimits: workspaceDirLimits,
       failedCommitsMaxBytes: config.failedCommitsMaxBytes,
     }),
   );
@@ -232,6 +243,7 @@ export function createCairn(config: CairnConfig, options: { logger?: Logger } = 
     shellLimits,
     modelSettings,
     workspaceModels,
+    workspaceDirLimits,
     modelKey: () => modelKey.get(),
     savedOidc,
     oidcKey: () => oidcKey.get(),

@@ -11,7 +11,13 @@ import {
   type SqlExecutor,
   type SqlValue,
 } from "@/lib/sql-storage/sql";
-import { DEFAULT_WORKSPACE_SETTINGS, type WorkspaceSettingsValues } from "@/lib/workspace-settings";
+import {
+  DEFAULT_WORKSPACE_SETTINGS,
+  dirLimitColumns,
+  dirLimitValuesOf,
+  type WorkspaceDirLimitValues,
+  type WorkspaceSettingsValues,
+} from "@/lib/workspace-settings";
 import { chatMessageMatch } from "@/lib/search/search";
 import { listMessageTimes, loadChatMessages } from "./messages";
 
@@ -46,23 +52,26 @@ export async function findChatForTurn(
   sql: SqlExecutor,
   options: { chatId: string; userId: string; workspaceId: string },
 ): Promise<ChatForTurn | null> {
-  const row = await sql.get<{
-    id: string;
-    title: string;
-    tokenBudget: number | null;
-    refineEveryTurns: number | null;
-    refineAfterCompaction: unknown;
-    refineCooldownMinutes: number | null;
-    globalRefineNeedsApproval: unknown;
-    feedbackRefineThreshold: number | null;
-    feedbackJudgeAfter: number | null;
-    feedbackGuardRail: unknown;
-    modelSettingsVersion: number | null;
-    temporary: unknown;
-  }>(
+  const row = await sql.get<
+    {
+      id: string;
+      title: string;
+      tokenBudget: number | null;
+      refineEveryTurns: number | null;
+      refineAfterCompaction: unknown;
+      refineCooldownMinutes: number | null;
+      globalRefineNeedsApproval: unknown;
+      feedbackRefineThreshold: number | null;
+      feedbackJudgeAfter: number | null;
+      feedbackGuardRail: unknown;
+      modelSettingsVersion: number | null;
+      temporary: unknown;
+    } & Partial<Record<keyof WorkspaceDirLimitValues, unknown>>
+  >(
     `SELECT c."id", c."title", c."temporary", s."tokenBudget", s."refineEveryTurns", s."refineAfterCompaction",
        s."refineCooldownMinutes", s."globalRefineNeedsApproval", s."feedbackRefineThreshold",
-       s."feedbackJudgeAfter", s."feedbackGuardRail", m."version" AS "modelSettingsVersion"
+       s."feedbackJudgeAfter", s."feedbackGuardRail", ${dirLimitColumns("s.")},
+       m."version" AS "modelSettingsVersion"
      FROM "Chat" c LEFT JOIN "WorkspaceSettings" s ON s."workspaceId" = c."workspaceId"
        LEFT JOIN "ModelSettings" m ON m."workspaceId" = c."workspaceId"
      WHERE c."id" = ? AND c."workspaceId" = ? AND c."userId" = ?`,
@@ -84,6 +93,7 @@ export async function findChatForTurn(
           feedbackJudgeAfter:
             row.feedbackJudgeAfter ?? DEFAULT_WORKSPACE_SETTINGS.feedbackJudgeAfter,
           feedbackGuardRail: toBool(row.feedbackGuardRail),
+          ...dirLimitValuesOf(row),
         };
   return {
     id: row.id,

@@ -11,6 +11,7 @@ import {
   unclonedFetch,
 } from "@/lib/ai";
 import { cairn } from "@/lib/cairn";
+import { dirLimitValuesOf } from "@/lib/workspace-settings";
 import {
   canWriteGlobal,
   streamHarness,
@@ -349,6 +350,8 @@ export async function startChatTurn(options: {
     workspaceId: actor.workspaceId,
   });
   if (!chat) return { status: "not_found" };
+  // The workspace's dir limits came with the chat: the turn's dirs use them, no statement more.
+  cairn().workspaceDirLimits.remember(actor.workspaceId, dirLimitValuesOf(chat.settings));
   // A temporary chat is not remembered: there is nothing to refine, in this chat or globally.
   if (chat.temporary && parseRefineCommand(textOf(options.message))) {
     return { status: "forbidden", message: TEMPORARY_REFINE_REFUSED };

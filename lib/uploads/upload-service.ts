@@ -1,9 +1,9 @@
 import {
   commitChangeSet,
-  DEFAULT_DIR_LIMITS,
   describeError,
   HarnessConflictError,
   HarnessError,
+  resolveDirLimitsFor,
   type Actor,
   type ChangeSet,
   type DirCursor,
@@ -167,16 +167,23 @@ export function createUploadService(options: UploadServiceOptions): UploadServic
     },
   ) =>
     commitChangeSet({ dir: dir.definition, extraBody, session: null, ...change, maxAttempts: 5 });
-  const maxFileBytes = (dir: AppDir) =>
+  // The dir's per-file limit for this person (their workspace's, decided as a turn's would be).
+  const maxFileBytes = async (dir: AppDir, actor: Actor) =>
     Math.min(
       options.limits?.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
-      dir.definition.limits?.maxFileBytes ?? DEFAULT_DIR_LIMITS.maxFileBytes,
+      (
+        await resolveDirLimitsFor({
+          dir: dir.definition,
+          extraBody: extraBodyOf(actor),
+          session: null,
+        })
+      ).maxFileBytes,
     );
 
   return {
     async uploadBatch({ actor, harnessDir, files }) {
       const dir = options.dirs.assertCanWrite({ actor, harnessDir });
-      const limits = { ...options.limits, maxFileBytes: maxFileBytes(dir) };
+      const limits = { ...options.limits, maxFileBytes: await maxFileBytes(dir, actor) };
       const refused: RefusedUpload[] = [];
       const planned: {
         name: string;

@@ -8,6 +8,7 @@ import {
   isRole,
   localDir,
   memory,
+  resolveDirLimits,
   type Actor,
   type DirLimits,
   type PersistentDir,
@@ -23,6 +24,8 @@ import type { Sql } from "@/lib/sql-storage/sql";
 import { createSuggestion, dirProposalOf } from "@/lib/review/suggestion-store";
 import { auditViaOfDirCommit, recordAuditEvent } from "@/lib/audit";
 import { withFaultInjection, type FaultInjectionSetting } from "./fault-injection";
+import type { WorkspaceDirLimitsCache } from "./workspace-dir-limits";
+import { workspaceDirLimits, type WorkspaceDirLimitKind } from "@/lib/workspace-settings";
 
 /**
  * The per-turn host data the app hands the runtime: the Actor, built on the server from the
@@ -138,6 +141,13 @@ export interface AppDirsOptions {
    * `CAIRN_DIR_MAX_BYTES` and `CAIRN_DIR_MAX_FILE_BYTES`.
    */
   limits?: Partial<DirLimits>;
+  /**
+   * Each workspace's own limits (Admin → Settings, decision 0062), read per turn for the Actor's
+   * workspace: company knowledge's for the company dir, the memory ones for the person's memory
+   * while they work there. Each is held to `limits` (the server's), the ceiling; an unset one is
+   * the server's. Absent: `limits` for every workspace.
+   */
+  workspaceLimits?: WorkspaceDirLimitsCache;
   /** Testing only (`CAIRN_FAULT_INJECTION`): make first store attempts fail. */
   faultInjection?: FaultInjectionSetting | null;
   /** Where fault injection remembers failed change sets. Default: one set per process. */
@@ -154,6 +164,22 @@ export interface AppDirsOptions {
  */
 export function createAppDirs(options: AppDirsOptions): AppDir[] {
   const { sql } = options;
+  const serverLimits = resolveDirLimits({ limits: options.limits });
+  const { workspaceLimits } = options;
+  // The dir's limits for a turn: its workspace's, within the server's. The memory dir, which
+  // belongs to no workspace, takes those of the workspace the Actor works in (as its history
+  // quota does, `historyQuotaKey`).
+  const limitsOf = (
+    kind: WorkspaceDirLimitKind,
+  ): PersistentDir<AppExtraBody, AppSession>["limits"] =>
+    workspaceLimits
+      ? async ({ extraBody }) =>
+          workspaceDirLimits({
+            saved: await workspaceLimits.get(actorOrThrow(extraBody).workspaceId),
+            kind,
+            server: serverLimits,
+          })
+      : serverLimits;
   const source = (extraBody: AppExtraBody): DirCommitSource => extraBody.source ?? "turn";
   const actorId = (extraBody: AppExtraBody) => actorOf(extraBody)?.userId ?? null;
   const databaseDir = (dirKey: (actor: Actor) => string) => {
@@ -202,7 +228,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       harnessDir: USER_DIR,
       commit: "after-turn",
       ...databaseDir(userDirKey),
-      ...(options.limits ? { limits: options.limits } : {}),
+      limits: limitsOf("memory"),
       canWrite: ({ extraBody }) => actorOf(extraBody) !== null,
       owner: ({ extraBody }) => userOwner(actorOrThrow(extraBody)),
       // Its text does not reach company knowledge without the person's confirmation (0031).
@@ -245,7 +271,7 @@ export function createAppDirs(options: AppDirsOptions): AppDir[] {
       loadIndex: company.loadIndex,
       readBodies: company.readBodies,
       store: companyStore,
-      ...(options.limits ? { limits: options.limits } : {}),
+      limits: limitsOf("company"),
       // From the server-side Actor only; a missing or odd Actor fails closed.
       canWrite: ({ extraBody }) => {
         const actor = actorOf(extraBody);

@@ -1,5 +1,10 @@
 export * from "./app-dirs";
 export {
+  WORKSPACE_DIR_LIMITS_TTL_MS,
+  createWorkspaceDirLimitsCache,
+  type WorkspaceDirLimitsCache,
+} from "./workspace-dir-limits";
+export {
   InjectedFaultError,
   changeSetFingerprint,
   parseFaultInjection,

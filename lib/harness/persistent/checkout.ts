@@ -196,6 +196,7 @@ export class Checkout {
       fileCount: nextCount,
       bytes: nextBytes,
       limits: state.dir.limits,
+      before: { fileCount: state.fileCount, bytes: state.bytes },
     });
     if (!state.overlay.has(relativePath)) state.base.retain(relativePath);
     putCurrent(state, relativePath, copyContent(options.content), this.#clock.now());

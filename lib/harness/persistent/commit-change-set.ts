@@ -1,4 +1,4 @@
-import { resolvePersistentDirs } from "./define-persistent-dirs";
+import { resolvePersistentDirs, withTurnLimits } from "./define-persistent-dirs";
 import { commitChange, type ApplyOutcome, type CommitTraceSink } from "./commit-engine";
 import { contentByteLength } from "./internal/content";
 import { assertFileWithinLimits } from "./paths";
@@ -30,16 +30,25 @@ export async function commitChangeSet<TExtraBody, TSession>(options: {
   trace?: CommitTraceSink;
   abortSignal?: AbortSignal;
 }): Promise<CommitChangeSetResult> {
-  const [dir] = resolvePersistentDirs({ dirs: [options.dir] });
-  for (const file of [...options.changes.created, ...options.changes.updated]) {
-    assertFileWithinLimits({
-      path: file.path,
-      bytes: contentByteLength(file.content),
-      limits: dir!.limits,
-    });
+  const [defined] = resolvePersistentDirs({ dirs: [options.dir] });
+  let dir = defined!;
+  try {
+    dir = await withTurnLimits(dir, options);
+  } catch {
+    // Not decided: the commit engine asks again and fails the commit with the reason, so the
+    // caller keeps the change set as it keeps any failed one.
+  }
+  if (!dir.pendingLimits) {
+    for (const file of [...options.changes.created, ...options.changes.updated]) {
+      assertFileWithinLimits({
+        path: file.path,
+        bytes: contentByteLength(file.content),
+        limits: dir.limits,
+      });
+    }
   }
   const { outcome } = await commitChange({
-    dir: dir!,
+    dir,
     extraBody: options.extraBody,
     session: options.session,
     changes: options.changes,

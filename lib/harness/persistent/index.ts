@@ -61,7 +61,7 @@ export {
   type RecoverTurnResult,
   type RetrySweepResult,
 } from "./recovery";
-export { definePersistentDirs } from "./define-persistent-dirs";
+export { definePersistentDirs, resolveDirLimitsFor } from "./define-persistent-dirs";
 export { FailedCommitsQuotaError } from "./failed-commits-quota-error";
 export {
   DEFAULT_MIN_COPIED_CHARS,
@@ -107,6 +107,7 @@ export {
   PERSISTENT_ROOT,
   formatBytes,
   joinHarnessPath,
+  resolveDirLimits,
   resolvePersistentPath,
   validateHarnessDir,
   validateRelativePath,
@@ -129,6 +130,7 @@ export {
   type DirCommitResult,
   type DirCursor,
   type DirLimits,
+  type DirLimitsResolver,
   type FileContent,
   type FileMap,
   type HostFileChange,

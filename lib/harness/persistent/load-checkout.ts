@@ -4,7 +4,11 @@ import { systemClock } from "./system-clock";
 import { loadedBase, indexBase } from "./checkout-base";
 import { newDirState, type CheckoutDirState } from "./checkout-state";
 import { DirIndexMap, type DirIndex, type DirIndexEntry } from "./dir-index";
-import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
+import {
+  resolvePersistentDirs,
+  withTurnLimits,
+  type ResolvedPersistentDir,
+} from "./define-persistent-dirs";
 import { contentByteLength, copyContent, isFileContent } from "./internal/content";
 import {
   assertDirWithinLimits,
@@ -179,7 +183,8 @@ export interface LoadCheckoutOptions<TExtraBody, TSession> {
 
 /**
  * Loads every dir (in parallel) into a fresh checkout: evaluates `canWrite` once per dir for
- * this turn (false or throwing → read-only), calls `load`, validates the result, records the
+ * this turn (false or throwing → read-only), decides the dir's limits for the turn (a resolver is
+ * called once; a throw or a bad value rejects, `validation:dir`), calls `load`, validates the result, records the
  * before-snapshot and emits `dir.loaded`. Anything uncommitted from an earlier checkout is not
  * seen: each turn starts from backing storage. A failing `load` rejects the whole call.
  */
@@ -189,20 +194,23 @@ export async function loadCheckout<TExtraBody, TSession>(
   const clock = options.clock ?? systemClock;
   const dirs = resolvePersistentDirs({ dirs: options.dirs });
   const loaded = await Promise.all(
-    dirs.map(async (dir): Promise<CheckoutDirState> => {
+    dirs.map(async (unresolved): Promise<CheckoutDirState> => {
       const loadOptions = {
         extraBody: options.extraBody,
         session: options.session,
         abortSignal: options.abortSignal,
       };
-      const { loadIndex, readBodies } = dir.definition;
-      if (dir.lazy && loadIndex && readBodies) {
-        const [access, index] = await Promise.all([
-          decideAccess(dir, options.extraBody),
+      // The turn's limits are decided once, beside the load (a resolver's call): the checkout
+      // state carries them to every write and to the turn's commit.
+      const { loadIndex, readBodies } = unresolved.definition;
+      if (unresolved.lazy && loadIndex && readBodies) {
+        const [dir, access, index] = await Promise.all([
+          withTurnLimits(unresolved, options),
+          decideAccess(unresolved, options.extraBody),
           loadIndex(loadOptions),
         ]);
         options.abortSignal?.throwIfAborted();
-        validateDirIndex({ harnessDir: dir.harnessDir, limits: dir.limits, index });
+        validateDirIndex({ harnessDir: dir.harnessDir, limits: loadBound(unresolved, dir), index });
         return newDirState({
           dir,
           ...access,
@@ -214,14 +222,15 @@ export async function loadCheckout<TExtraBody, TSession>(
           }),
         });
       }
-      const [access, result] = await Promise.all([
-        decideAccess(dir, options.extraBody),
-        dir.definition.load(loadOptions),
+      const [dir, access, result] = await Promise.all([
+        withTurnLimits(unresolved, options),
+        decideAccess(unresolved, options.extraBody),
+        unresolved.definition.load(loadOptions),
       ]);
       options.abortSignal?.throwIfAborted();
       const { files, updatedAt, cursor, bytes } = validateLoadResult({
         harnessDir: dir.harnessDir,
-        limits: dir.limits,
+        limits: loadBound(unresolved, dir),
         result,
       });
       return newDirState({
@@ -247,6 +256,25 @@ export async function loadCheckout<TExtraBody, TSession>(
     });
   }
   return new Checkout({ dirs: loaded, clock });
+}
+
+const UNBOUNDED: DirLimits = Object.freeze({
+  maxFileBytes: Number.MAX_SAFE_INTEGER,
+  maxDirBytes: Number.MAX_SAFE_INTEGER,
+  maxFiles: Number.MAX_SAFE_INTEGER,
+});
+
+/**
+ * What a loaded dir is held to. Static limits: the dir is refused when it holds more. Limits
+ * decided per turn: they may differ from turn to turn (one workspace's lower than another's, an
+ * admin lowering them), so the dir opens whatever it holds, and its turn's limits bound what the
+ * turn adds — a dir already over them may only shrink.
+ */
+function loadBound<TExtraBody, TSession>(
+  unresolved: ResolvedPersistentDir<TExtraBody, TSession>,
+  dir: ResolvedPersistentDir<TExtraBody, TSession>,
+): DirLimits {
+  return unresolved.pendingLimits ? UNBOUNDED : dir.limits;
 }
 
 async function decideAccess<TExtraBody, TSession>(

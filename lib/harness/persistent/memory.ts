@@ -54,14 +54,22 @@ export interface MemoryDir<TExtraBody = unknown, TSession = unknown> extends Per
   listingForPrompt(options: { checkout: Checkout }): Promise<string>;
 }
 
-/** The built-in memory skill for a dir at `harnessDir` with the given limits. */
+/**
+ * The built-in memory skill for a dir at `harnessDir` with the given limits. With
+ * `limitsPerTurn` (the dir's limits are a resolver, decided per turn) the text names no numbers:
+ * the skill is fixed when the dir is defined, and a refused write says which limit it hit.
+ */
 export function memorySkill(options: {
   harnessDir: string;
   maxFileBytes?: number;
   maxFiles?: number;
+  limitsPerTurn?: boolean;
 }): MemorySkill {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_DIR_LIMITS.maxFileBytes;
   const maxFiles = options.maxFiles ?? DEFAULT_DIR_LIMITS.maxFiles;
+  const limits = options.limitsPerTurn
+    ? "- Stay within the directory's limits on its files and their size; a refused write says which limit it met."
+    : `- Stay within limits: at most ${maxFiles} files and ${formatBytes(maxFileBytes)} per file.`;
   return {
     name: "memory",
     description: `How to keep long-term memory in ${options.harnessDir}.`,
@@ -73,7 +81,7 @@ export function memorySkill(options: {
       "- Before writing, check whether a file on the topic exists. Update it in place rather than appending a duplicate or creating a near-copy; remove what is no longer true.",
       "- Record why: with each fact, note its source or the reason it matters, and the date when time matters.",
       "- Never store secrets: no passwords, API keys, tokens, private keys or payment details, even if asked. Store only what the person would expect you to remember.",
-      `- Stay within limits: at most ${maxFiles} files and ${formatBytes(maxFileBytes)} per file. Keep files short; merge or prune old notes instead of growing them.`,
+      `${limits} Keep files short; merge or prune old notes instead of growing them.`,
       "- Memory is saved after your turn completes. If a write is refused, the directory is read-only for this turn: tell the person instead of retrying.",
     ].join("\n"),
   };
@@ -108,7 +116,11 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
 ): MemoryDir<TExtraBody, TSession> {
   const { listing: listingOptions, harnessDir = DEFAULT_MEMORY_DIR, ...definition } = options;
   const listingLimits = { ...DEFAULT_MEMORY_LISTING_LIMITS, ...listingOptions };
-  const limits = resolveDirLimits({ limits: definition.limits });
+  // Limits decided per turn are not known here: the skill then words them without numbers.
+  const given = definition.limits;
+  const perTurn = typeof given === "function";
+  const limits =
+    typeof given === "function" ? DEFAULT_DIR_LIMITS : resolveDirLimits({ limits: given });
   return {
     ...definition,
     harnessDir,
@@ -117,6 +129,7 @@ export function memory<TExtraBody = unknown, TSession = unknown>(
       harnessDir,
       maxFileBytes: limits.maxFileBytes,
       maxFiles: limits.maxFiles,
+      limitsPerTurn: perTurn,
     }),
     async listingForPrompt({ checkout }) {
       const normalizedDir = harnessDir.normalize("NFC");

@@ -202,14 +202,28 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** `DEFAULT_DIR_LIMITS` with a dir's overrides applied; overrides must be positive integers. */
-export function resolveDirLimits(options: { limits?: Partial<DirLimits> }): DirLimits {
+/**
+ * `DEFAULT_DIR_LIMITS` with a dir's overrides applied; overrides must be positive integers
+ * (`validation:dir` otherwise, prefixed with `harnessDir` when given).
+ */
+export function resolveDirLimits(options: {
+  limits?: Partial<DirLimits>;
+  harnessDir?: string;
+}): DirLimits {
+  const prefix = options.harnessDir ? `${options.harnessDir}: ` : "";
+  if (typeof options.limits !== "object" && options.limits !== undefined) {
+    throw new HarnessValidationError({
+      surface: "dir",
+      message: `${prefix}Dir limits must be an object of positive integers.`,
+      details: { limits: typeof options.limits },
+    });
+  }
   const limits = { ...DEFAULT_DIR_LIMITS, ...options.limits };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new HarnessValidationError({
         surface: "dir",
-        message: `Dir limit ${name} must be a positive integer.`,
+        message: `${prefix}Dir limit ${name} must be a positive integer.`,
         details: { [name]: value },
       });
     }
@@ -236,22 +250,27 @@ export function assertFileWithinLimits(options: {
   }
 }
 
-/** Throws `validation:dir` when a dir holds too many files or bytes. */
+/**
+ * Throws `validation:dir` when a dir would hold too many files or bytes. With `before` (what the
+ * dir holds now), a measure already over its limit is refused only when the change grows it: a
+ * dir over limits lowered since it was written may always shrink.
+ */
 export function assertDirWithinLimits(options: {
   harnessDir: string;
   fileCount: number;
   bytes: number;
   limits: DirLimits;
+  before?: { fileCount: number; bytes: number };
 }): void {
-  const { harnessDir, fileCount, bytes, limits } = options;
-  if (fileCount > limits.maxFiles) {
+  const { harnessDir, fileCount, bytes, limits, before } = options;
+  if (fileCount > limits.maxFiles && !(before && fileCount <= before.fileCount)) {
     throw new HarnessValidationError({
       surface: "dir",
       message: `${harnessDir} would hold ${fileCount} files; the limit is ${limits.maxFiles} files per dir.`,
       details: { harnessDir, fileCount, maxFiles: limits.maxFiles },
     });
   }
-  if (bytes > limits.maxDirBytes) {
+  if (bytes > limits.maxDirBytes && !(before && bytes <= before.bytes)) {
     throw new HarnessValidationError({
       surface: "dir",
       message: `${harnessDir} would hold ${formatBytes(bytes)}; the limit is ${formatBytes(limits.maxDirBytes)} per dir.`,

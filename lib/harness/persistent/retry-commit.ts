@@ -6,7 +6,11 @@ import {
 } from "../errors";
 import { systemClock } from "./system-clock";
 import type { CommitLog, CommitRecord, CommitResolution } from "./commit-log";
-import { resolvePersistentDirs, type ResolvedPersistentDir } from "./define-persistent-dirs";
+import {
+  resolvePersistentDirs,
+  withTurnLimits,
+  type ResolvedPersistentDir,
+} from "./define-persistent-dirs";
 import { commitChange, mergedOf } from "./commit-engine";
 import { contentByteLength, isFileContent } from "./internal/content";
 import { changedContent, type PathOverride } from "./internal/merge";
@@ -88,6 +92,7 @@ export async function resolveConflict<TExtraBody, TSession>(
   options: RetryCommitOptions<TExtraBody, TSession> & { resolution: ConflictResolution },
 ): Promise<RetryCommitResult> {
   const record = await loadOpenRecord(options);
+  let dir: ResolvedPersistentDir<TExtraBody, TSession> | undefined;
   const conflicted = record.conflicts.map((conflict) => conflict.path);
   const overrides = new Map<string, PathOverride>();
   let resolution: CommitResolution;
@@ -104,7 +109,12 @@ export async function resolveConflict<TExtraBody, TSession>(
     }
   } else {
     resolution = "edited";
-    const dir = findDir(options.dirs, record.harnessDir);
+    // The person's text is held to the dir's limits for this commit; when they cannot be decided
+    // the commit engine fails the commit with the reason and the record stays open.
+    const { extraBody, session } = hostDataOf(options, record);
+    dir = findDir(options.dirs, record.harnessDir);
+    dir = await withTurnLimits(dir, { extraBody, session }).catch(() => dir!);
+    const limits = dir.pendingLimits ? null : dir.limits;
     const allowed = new Set(changedContent(record.changes).keys());
     const given = options.resolution as Record<string, unknown>;
     for (const rawPath of Object.keys(given)) {
@@ -124,11 +134,11 @@ export async function resolveConflict<TExtraBody, TSession>(
           details: { path: printable(path) },
         });
       }
-      if (content !== null) {
+      if (content !== null && limits) {
         assertFileWithinLimits({
           path: joinHarnessPath({ harnessDir: dir.harnessDir, relativePath: path }),
           bytes: contentByteLength(content),
-          limits: dir.limits,
+          limits,
         });
       }
       overrides.set(path, { content });
@@ -142,7 +152,20 @@ export async function resolveConflict<TExtraBody, TSession>(
       });
     }
   }
-  return apply(options, overrides, resolution, record);
+  return apply(options, overrides, resolution, record, dir);
+}
+
+/** The host data a retry runs with: the caller's, or the record's (the turn that made it). */
+function hostDataOf<TExtraBody, TSession>(
+  options: RetryCommitOptions<TExtraBody, TSession>,
+  record: CommitRecord,
+): { extraBody: TExtraBody; session: TSession } {
+  return {
+    extraBody: (options.extraBody === undefined
+      ? record.extraBody
+      : options.extraBody) as TExtraBody,
+    session: (options.session === undefined ? record.session : options.session) as TSession,
+  };
 }
 
 async function loadOpenRecord(options: {
@@ -191,14 +214,13 @@ async function apply<TExtraBody, TSession>(
   overrides: Map<string, PathOverride> | undefined,
   resolution: CommitResolution,
   known?: CommitRecord,
+  /** The record's dir, with this commit's limits when they were decided already. */
+  knownDir?: ResolvedPersistentDir<TExtraBody, TSession>,
 ): Promise<RetryCommitResult> {
   const clock = options.clock ?? systemClock;
   const record = known ?? (await loadOpenRecord(options));
-  const dir = findDir(options.dirs, record.harnessDir);
-  const extraBody = (
-    options.extraBody === undefined ? record.extraBody : options.extraBody
-  ) as TExtraBody;
-  const session = (options.session === undefined ? record.session : options.session) as TSession;
+  const dir = knownDir ?? findDir(options.dirs, record.harnessDir);
+  const { extraBody, session } = hostDataOf(options, record);
   await assertWritable(dir, extraBody);
   const emit = (event: PersistentDirTraceEvent): void => {
     try {

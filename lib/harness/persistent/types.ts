@@ -90,6 +90,22 @@ export interface DirLimits {
   maxFiles: number;
 }
 
+/**
+ * A dir's limits decided per turn from the turn's host data (the app reads the Actor's
+ * workspace's settings): called once when a turn opens the dir, and once per commit made outside
+ * a turn (a retry, a person's edit). Its result is validated as static limits are — each field a
+ * positive integer, missing fields the defaults; a bad value or a throw is a `validation:dir`
+ * error naming the dir (a turn does not start; a change set being committed is kept).
+ */
+export type DirLimitsResolver<TExtraBody = unknown, TSession = unknown> = {
+  // Declared as a method so a dir typed for its host data still passes where the runtime holds
+  // dirs of `unknown` host data, as `canWrite` and `owner` do.
+  resolve(context: {
+    extraBody: TExtraBody;
+    session: TSession;
+  }): Partial<DirLimits> | Promise<Partial<DirLimits>>;
+}["resolve"];
+
 export interface LoadOptions<TExtraBody = unknown, TSession = unknown> {
   /** Per-turn host data; the app carries the server-derived Actor here. */
   extraBody: TExtraBody;
@@ -183,8 +199,11 @@ export interface PersistentDir<TExtraBody = unknown, TSession = unknown> {
    * the workspace id for company knowledge) so the host can list one owner's failures.
    */
   owner?(options: { extraBody: TExtraBody }): string;
-  /** Overrides of `DEFAULT_DIR_LIMITS` for this dir. */
-  limits?: Partial<DirLimits>;
+  /**
+   * Overrides of `DEFAULT_DIR_LIMITS` for this dir: a value, checked when the dirs are defined,
+   * or a resolver called once per turn (and per commit outside a turn) with its host data.
+   */
+  limits?: Partial<DirLimits> | DirLimitsResolver<TExtraBody, TSession>;
   /**
    * Who reads the dir besides the person whose turn it is: `private` — only them (their memory);
    * `shared` — others too (company knowledge). A turn's change to a `shared` dir that holds text

@@ -52,7 +52,7 @@ export default async function SettingsPage() {
       <ModelSettingsForm saved={savedModel} envOverride={envOverride} />
       <ModelOverviewCard overview={model} />
       <SearchModeCard mode={searchMode} />
-      <SettingsForm initial={settings} />
+      <SettingsForm initial={settings} serverLimits={config.dirLimits} />
       <RetentionForm initial={retention} />
       {managesOidc && workspaceName ? (
         <OidcSettingsForm

@@ -4,7 +4,7 @@ import { shaped } from "../checkout-base";
 import type { DirIndexEntry } from "../dir-index";
 import { validateDirIndex, validateLoadResult } from "../load-checkout";
 import type { FileConflict } from "../commit-log";
-import type { ResolvedPersistentDir } from "../define-persistent-dirs";
+import { withTurnLimits, type ResolvedPersistentDir } from "../define-persistent-dirs";
 import { assertDirWithinLimits } from "../paths";
 import type { ChangeSet, DirCursor, DirLimits, FileContent, FileMap } from "../types";
 import { contentByteLength, contentHash } from "../internal/content";
@@ -67,7 +67,8 @@ export interface ApplyChangeSetOptions<TExtraBody, TSession> {
 export async function applyChangeSet<TExtraBody, TSession>(
   options: ApplyChangeSetOptions<TExtraBody, TSession>,
 ): Promise<ApplyOutcome> {
-  const { dir, extraBody, session, abortSignal } = options;
+  const { extraBody, session, abortSignal } = options;
+  let dir = options.dir;
   const store = dir.definition.store;
   if (!store) {
     return {
@@ -87,6 +88,9 @@ export async function applyChangeSet<TExtraBody, TSession>(
   /** The cursor of the last store that lost its compare-and-swap. */
   let lostAgainst: DirCursor | undefined;
   try {
+    // A turn's dir comes with the turn's limits; a commit outside a turn decides them here, once.
+    // A resolver that throws or answers nonsense fails the commit: the caller keeps the change.
+    dir = await withTurnLimits(dir, { extraBody, session });
     for (let round = 0; attemptsLeft > 0 && round < MAX_COMMIT_ROUNDS; round += 1) {
       if (next === null) {
         if (lostAgainst !== undefined) {
@@ -124,7 +128,8 @@ export async function applyChangeSet<TExtraBody, TSession>(
         if (lostAgainst !== undefined && current.cursor !== lostAgainst) attemptsLeft += 1;
         cursor = current.cursor;
         changes = rebased.changes;
-        // The merged result must respect the dir's limits, even if the current state does not.
+        // The merged result must respect the dir's limits, even if the current state does not
+        // (a change that does not grow a dir already over lowered limits still lands).
         assertAfterWithinLimits(dir, current, changes);
         next = rebased.snapshot ? { snapshot: rebased.snapshot } : {};
       }
@@ -182,7 +187,8 @@ interface CurrentState {
 
 /**
  * Reads the current state to rebase onto: a dir loaded whole is loaded (and validated, though
- * limits lowered since are not held against it: the merged result is checked instead); a lazy
+ * limits lowered since are not held against it: the merged result is checked instead; the
+ * dir's limits need not be resolved for this); a lazy
  * dir reads its index and only the bodies of the paths the change set touches.
  */
 export async function loadCurrent<TExtraBody, TSession>(
@@ -191,7 +197,12 @@ export async function loadCurrent<TExtraBody, TSession>(
   changes: ChangeSet,
 ): Promise<CurrentState> {
   const lenient = {
-    maxFileBytes: dir.limits.maxFileBytes,
+    // Limits decided per turn vary (one workspace's, another's): a file one turn could not write
+    // may be there already. Static limits: the backing must not hold a larger file.
+    maxFileBytes:
+      typeof dir.definition.limits === "function"
+        ? Number.MAX_SAFE_INTEGER
+        : dir.limits.maxFileBytes,
     maxDirBytes: Number.MAX_SAFE_INTEGER,
     maxFiles: Number.MAX_SAFE_INTEGER,
   };
@@ -263,5 +274,11 @@ function assertAfterWithinLimits(
     fileCount -= 1;
     if (before !== undefined) bytes -= contentByteLength(before);
   }
-  assertDirWithinLimits({ harnessDir: dir.harnessDir, fileCount, bytes, limits: dir.limits });
+  assertDirWithinLimits({
+    harnessDir: dir.harnessDir,
+    fileCount,
+    bytes,
+    limits: dir.limits,
+    before: { fileCount: current.fileCount, bytes: current.bytes },
+  });
 }
