@@ -14,6 +14,8 @@ import {
   indexDirChanges,
   indexDirCommit,
   searchPassages,
+  searchPromptPassages,
+  type SearchHit,
   splitIntoPassages,
   type SearchEmbeddings,
 } from "@/lib/search";
@@ -219,17 +221,14 @@ async function retrieval(sql: Sql) {
     if (fileRank !== -1 && fileRank < 3) file3 += 1;
     if (fileRank !== -1 && fileRank < 10) file10 += 1;
   }
-  const measure = async (embeddings?: SearchEmbeddings) => {
+  const lexicalSearch = (query: string, embeddings?: SearchEmbeddings) =>
+    searchPassages(sql, { actor, query, limit: 10, ...(embeddings && { embeddings }) });
+  const measure = async (search: (query: string) => Promise<SearchHit[]>) => {
     let at5 = 0;
     let at10 = 0;
     let reciprocal = 0;
     for (const question of questions) {
-      const hits = await searchPassages(sql, {
-        actor,
-        query: question.query,
-        limit: 10,
-        ...(embeddings && { embeddings }),
-      });
+      const hits = await search(question.query);
       const rank = hits.findIndex(
         (hit) =>
           hit.path === question.file &&
@@ -244,8 +243,11 @@ async function retrieval(sql: Sql) {
     }
     return { at5, at10, reciprocal };
   };
-  const lexical = await measure();
-  const reranked = await measure({ model: hashedEmbedder() });
+  const lexical = await measure((query) => lexicalSearch(query));
+  const reranked = await measure((query) => lexicalSearch(query, { model: hashedEmbedder() }));
+  const prompt = await measure((message) =>
+    searchPromptPassages(sql, { actor, message, kinds: ["company", "docs", "memory"], limit: 10 }),
+  );
   const passages = [...files.values()].reduce(
     (sum, text) => sum + splitIntoPassages(text).length,
     0,
@@ -265,6 +267,7 @@ async function retrieval(sql: Sql) {
   return [
     { corpus, ranking: "lexical", ...row(lexical), ...whole },
     { corpus, ranking: "lexical + hashed test embedder (RRF)", ...row(reranked), ...whole },
+    { corpus, ranking: "the prompt's passages (decision 0063)", ...row(prompt), ...whole },
   ];
 }
 
@@ -442,6 +445,20 @@ async function latency(sql: Sql) {
     results.push({
       queries: kind === "zipf" ? "Zipf-drawn words (1-3)" : "20 most common words (1-3)",
       summary,
+    });
+    const prompt = await timeIt(
+      () =>
+        searchPromptPassages(sql, {
+          actor: member,
+          message: queries[next++ % queries.length]!,
+          kinds: ["company", "docs", "memory"],
+          limit: 10,
+        }),
+      { iterations: QUERIES, warmup: 10 },
+    );
+    results.push({
+      queries: `the prompt's passages, ${kind === "zipf" ? "Zipf-drawn" : "most common"} words`,
+      summary: prompt,
     });
   }
   return { seedMs, results };

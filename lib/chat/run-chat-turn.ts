@@ -41,7 +41,7 @@ import {
 import {
   createSearchTool,
   relevantPassagesSection,
-  searchPassages,
+  searchPromptPassages,
   type SearchHit,
 } from "@/lib/search";
 import { BASE_PROMPT } from "./base-prompt";
@@ -125,9 +125,9 @@ async function relevantPassages(actor: Actor, text: string, tokenBudget: number)
   let hits: SearchHit[];
   try {
     // The membership was read for this request (getActor): the index is asked directly.
-    hits = await searchPassages(cairn().sql, {
+    hits = await searchPromptPassages(cairn().sql, {
       actor,
-      query: text,
+      message: text,
       kinds: ["company", "docs", "memory"],
       limit: 20,
     });

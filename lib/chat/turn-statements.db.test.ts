@@ -100,7 +100,9 @@ async function countOneTurn(userId: string, chatId: string, text: string): Promi
  *  4. appendNewMessage: the user's message (INSERT … SELECT MAX(seq) + 1)
  *  5. loadTurnHistory: the chat's compaction state and its messages, in one statement
  *  6. insertRunningTurn: the Turn row, with its lease
- *  7. the prompt's relevant passages: one search of the index (issue 24, lib/search)
+ *  7. the prompt's relevant passages (issue 24, decision 0063): one statement counting the
+ *     message's words among the passages the person may see; when a word is distinctive, a second
+ *     reads the passages it chooses (not in this turn: its words are in no file)
  *  8. the user and company dirs' versions, in one statement (they validate the dir snapshot cache)
  *  9. the harness counter (the snapshot cache is validated by it)
  * 10. listRecentRefinements (for the prompt)

@@ -34,7 +34,12 @@ export {
   type SearchMode,
   type SearchService,
 } from "./search-service";
-export { relevantPassagesSection } from "./prompt-passages";
+export {
+  PROMPT_MAX_CANDIDATES,
+  PROMPT_TERM_MAX_PASSAGES,
+  relevantPassagesSection,
+  searchPromptPassages,
+} from "./prompt-passages";
 export {
   SEARCH_SCOPES,
   SEARCH_TOOL_DESCRIPTION,

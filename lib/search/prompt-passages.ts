@@ -1,5 +1,235 @@
-import type { SearchHit } from "./search";
+import type { SqlExecutor, SqlValue } from "@/lib/sql-storage/sql";
+import type { SearchKind } from "./index-store";
+import { isEmptyQuery, matcherOf, parseQuery, termPattern } from "./query";
+import {
+  FIELD_WEIGHTS,
+  NOT_TEMPORARY,
+  PASSAGE_COLUMNS,
+  accessToken,
+  byScoreThenRecency,
+  hitOf,
+  visibleScopes,
+  type HitRow,
+  type SearchActor,
+  type SearchHit,
+  type SearchOptions,
+} from "./search";
 import { formatSnippet } from "./snippet";
+
+/**
+ * A word of the message found in more passages than this, among those the person may see, is
+ * common: its passages are not all read for the prompt, only the newest that hold every common
+ * word of the message (decision 0063). It still counts in the ranking.
+ */
+export const PROMPT_TERM_MAX_PASSAGES = 300;
+/** At most this many passages are read and ranked for the prompt. */
+export const PROMPT_MAX_CANDIDATES = 900;
+
+/** BM25's term-frequency saturation and length normalisation. */
+const K1 = 1.2;
+const B = 0.75;
+
+type Scopes = ReturnType<typeof visibleScopes>;
+
+/** FTS5's MATCH over what `scopes` may see, for these words joined by `operator`. */
+function ftsMatch(scopes: Scopes, terms: readonly string[], operator: "OR" | "AND"): string {
+  const access = scopes.map((scope) => `"${accessToken(scope)}"`).join(" OR ");
+  return `access : (${access}) AND {path title body} : (${terms.map((term) => `"${term}"`).join(` ${operator} `)})`;
+}
+
+/** PostgreSQL's condition on `s` for what `scopes` may see, and its parameters. */
+function pgScope(scopes: Scopes): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `(s."audience", s."kind") IN (${scopes.map(() => "(?, ?)").join(", ")})`,
+    params: scopes.flatMap((scope) => [scope.audience, scope.kind]),
+  };
+}
+
+/** The statement counting, per word, the passages `scopes` may see that hold it (at most `cap + 1`). */
+function countStatement(
+  executor: SqlExecutor,
+  terms: readonly string[],
+  scopes: Scopes,
+): { text: string; params: SqlValue[] } {
+  const capped = PROMPT_TERM_MAX_PASSAGES + 1;
+  const total = `(SELECT max("id") FROM "SearchPassage") AS "total"`;
+  if (executor.dialect === "sqlite") {
+    return {
+      text: `SELECT ${terms
+        .map(
+          (_, index) =>
+            `(SELECT count(*) FROM (SELECT 1 FROM "SearchPassageFts" WHERE "SearchPassageFts" MATCH ? LIMIT ?)) AS "n${index}"`,
+        )
+        .join(", ")}, ${total}`,
+      params: terms.flatMap((term) => [ftsMatch(scopes, [term], "OR"), capped]),
+    };
+  }
+  const scope = pgScope(scopes);
+  return {
+    text: `SELECT ${terms
+      .map(
+        (_, index) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM "SearchPassage" AS s
+             WHERE s."searchVector" @@ to_tsquery('english', ?) AND ${scope.sql} LIMIT ?) AS c) AS "n${index}"`,
+      )
+      .join(", ")}, ${total}`,
+    params: terms.flatMap((term) => [term, ...scope.params, capped]),
+  };
+}
+
+/**
+ * The statement reading the candidates: every passage `scopes` may see holding a rare word, and
+ * the newest `PROMPT_TERM_MAX_PASSAGES` holding every common one.
+ */
+function candidateStatement(
+  executor: SqlExecutor,
+  rare: readonly string[],
+  common: readonly string[],
+  scopes: Scopes,
+): { text: string; params: SqlValue[] } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (executor.dialect === "sqlite") {
+    if (rare.length > 0) {
+      parts.push(
+        `SELECT "id" FROM (SELECT rowid AS "id" FROM "SearchPassageFts" WHERE "SearchPassageFts" MATCH ? LIMIT ?)`,
+      );
+      params.push(ftsMatch(scopes, rare, "OR"), PROMPT_MAX_CANDIDATES);
+    }
+    if (common.length > 0) {
+      parts.push(
+        `SELECT "id" FROM (SELECT rowid AS "id" FROM "SearchPassageFts" WHERE "SearchPassageFts" MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+      );
+      params.push(ftsMatch(scopes, common, "AND"), PROMPT_TERM_MAX_PASSAGES);
+    }
+    return {
+      text: `SELECT ${PASSAGE_COLUMNS}
+        FROM (${parts.join(" UNION ")}) AS c
+        JOIN "SearchPassage" AS p ON p."id" = c."id"
+        LEFT JOIN "Chat" AS ch ON ch."id" = p."chatId"
+        WHERE ${NOT_TEMPORARY}`,
+      params,
+    };
+  }
+  const scope = pgScope(scopes);
+  if (rare.length > 0) {
+    parts.push(
+      `(SELECT s."id" FROM "SearchPassage" AS s
+        WHERE s."searchVector" @@ to_tsquery('english', ?) AND ${scope.sql} LIMIT ?)`,
+    );
+    params.push(rare.join(" | "), ...scope.params, PROMPT_MAX_CANDIDATES);
+  }
+  if (common.length > 0) {
+    parts.push(
+      `(SELECT s."id" FROM "SearchPassage" AS s
+        WHERE s."searchVector" @@ to_tsquery('english', ?) AND ${scope.sql}
+        ORDER BY s."id" DESC LIMIT ?)`,
+    );
+    params.push(common.join(" & "), ...scope.params, PROMPT_TERM_MAX_PASSAGES);
+  }
+  return {
+    text: `SELECT ${PASSAGE_COLUMNS}
+      FROM "SearchPassage" AS p LEFT JOIN "Chat" AS ch ON ch."id" = p."chatId"
+      WHERE p."id" IN (${parts.join(" UNION ")}) AND ${NOT_TEMPORARY}`,
+    params,
+  };
+}
+
+/**
+ * The passages most relevant to a person's message, for the prompt — at a bounded cost however
+ * large the knowledge base is (decision 0063):
+ *
+ * 1. One statement counts, for each word of the message, the passages the person may see that
+ *    hold it, stopping past `PROMPT_TERM_MAX_PASSAGES`.
+ * 2. One statement reads the candidates: every passage the person may see holding one of the
+ *    rare words (rarest first while they fit `PROMPT_MAX_CANDIDATES`), and the newest
+ *    `PROMPT_TERM_MAX_PASSAGES` holding every common word.
+ * 3. The candidates are ranked here with BM25 over every word of the message, with the search's
+ *    fields and weights (path and heading 4, body 1), each word weighed by how rare it is among
+ *    what the person may see (a common word as if it were just past the count); scores within
+ *    2% tie and the newer passage wins.
+ *
+ * The access rule is the search's: both statements ask only for what `actor` may see. The cost
+ * follows the counts' bound, never the size of the knowledge base; the agent's `search` ranks
+ * inside the index without it.
+ */
+export async function searchPromptPassages(
+  executor: SqlExecutor,
+  options: {
+    actor: SearchActor;
+    message: string;
+    kinds: readonly SearchKind[];
+    limit: number;
+    mounts?: SearchOptions["mounts"];
+  },
+): Promise<SearchHit[]> {
+  const parsed = parseQuery(options.message);
+  if (isEmptyQuery(parsed)) return [];
+  // A sent message is whole: its last word is a word, not a prefix; a phrase counts by its words.
+  const terms = [...new Set([...parsed.terms, ...parsed.phrases.flat()])].slice(0, 16);
+  const scopes = visibleScopes(options.actor, options.kinds);
+  if (scopes.length === 0) return [];
+
+  const count = countStatement(executor, terms, scopes);
+  const counts = await executor.get<Record<string, unknown>>(count.text, count.params);
+  const total = Math.max(1, Number(counts?.total ?? 1));
+  const found = terms
+    .map((term, index) => ({ term, passages: Number(counts?.[`n${index}`] ?? 0) }))
+    .filter(({ passages }) => passages > 0)
+    .sort((a, b) => a.passages - b.passages);
+  if (found.length === 0) return [];
+  const rare: string[] = [];
+  const common: string[] = [];
+  let budget = PROMPT_MAX_CANDIDATES;
+  for (const { term, passages } of found) {
+    if (passages <= PROMPT_TERM_MAX_PASSAGES && passages <= budget) {
+      rare.push(term);
+      budget -= passages;
+    } else if (passages > PROMPT_TERM_MAX_PASSAGES) common.push(term);
+    // A rare word past the budget still counts in the ranking below.
+  }
+
+  const statement = candidateStatement(executor, rare, common, scopes);
+  const rows = await executor.all<HitRow>(statement.text, statement.params);
+  if (rows.length === 0) return [];
+
+  const weighted = found.map(({ term, passages }) => ({
+    pattern: termPattern(term),
+    idf: Math.log(1 + (total - passages + 0.5) / (passages + 0.5)),
+  }));
+  // Each passage's weighted length (in characters) and weighted count of each word of the
+  // message (BM25F over path, heading and body).
+  const fields = rows.map((row) => {
+    const texts = [
+      { text: row.path.toLowerCase(), weight: FIELD_WEIGHTS.path },
+      { text: row.kind === "chat" ? "" : row.title.toLowerCase(), weight: FIELD_WEIGHTS.title },
+      { text: row.body.toLowerCase(), weight: FIELD_WEIGHTS.body },
+    ];
+    const length = texts.reduce((sum, { text, weight }) => sum + weight * text.length, 0);
+    const frequency = weighted.map(({ pattern }) =>
+      texts.reduce((sum, { text, weight }) => sum + weight * (text.match(pattern)?.length ?? 0), 0),
+    );
+    return { row, frequency, length };
+  });
+  const averageLength = fields.reduce((sum, field) => sum + field.length, 0) / fields.length;
+  const scored = fields.map(({ row, frequency, length }) => {
+    const norm = 1 - B + (B * length) / Math.max(1, averageLength);
+    let score = 0;
+    weighted.forEach(({ idf }, index) => {
+      const times = frequency[index]!;
+      if (times > 0) score += (idf * times * (K1 + 1)) / (times + K1 * norm);
+    });
+    return { row, score };
+  });
+  const matches = matcherOf({
+    terms: found.map(({ term }) => term),
+    phrases: [],
+    prefixLast: false,
+  });
+  return byScoreThenRecency(scored.filter(({ score }) => score > 0))
+    .slice(0, options.limit)
+    .map((hit) => hitOf(hit, options.mounts, matches));
+}
 
 /** Characters per token, for the budget (o200k averages about four on English prose). */
 const CHARS_PER_TOKEN = 4;

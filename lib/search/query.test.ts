@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fts5Match, matcherOf, parseQuery, tsQuery } from "./query";
+import { fts5Match, matcherOf, parseQuery, termMatcher, termPattern, tsQuery } from "./query";
 import { formatSnippet, snippetOf } from "./snippet";
 
 describe("parseQuery", () => {
@@ -21,6 +21,19 @@ describe("parseQuery", () => {
 
   it("falls back to stop words when nothing else is left", () => {
     expect(parseQuery("the who").terms).toEqual(["the", "who"]);
+  });
+});
+
+describe("termPattern", () => {
+  it("finds in a text exactly the words termMatcher accepts", () => {
+    const text =
+      "policy policies policyholders apolicy policy_x metric metrics metrical été étés 7 77";
+    const words = text.split(" ");
+    for (const term of ["policy", "metric", "été", "7", "77"]) {
+      const found = text.match(termPattern(term)) ?? [];
+      expect(found, term).toEqual(words.filter(termMatcher(term)));
+    }
+    expect("policies, policy.".match(termPattern("policy"))).toEqual(["policies", "policy"]);
   });
 });
 

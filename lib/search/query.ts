@@ -81,18 +81,35 @@ export function tsQuery(query: ParsedQuery): string {
   return parts.join(" | ");
 }
 
+/**
+ * Whether a word of a text (lower-cased) is `term` or one of its inflections, roughly as the
+ * index's stemmer would have it (`metrics` for `metric`, `policies` for `policy`).
+ */
+export function termMatcher(term: string): (lowerWord: string) => boolean {
+  const stem = term.length >= 4 ? term.slice(0, Math.max(4, term.length - 2)) : null;
+  return (lower) =>
+    lower === term || (stem !== null && lower.startsWith(stem) && lower.length <= stem.length + 4);
+}
+
+/**
+ * A pattern finding, in lower-cased text, the words `termMatcher(term)` accepts (flags `gu`):
+ * for counting a word's occurrences without splitting the text into words.
+ */
+export function termPattern(term: string): RegExp {
+  const stem = term.length >= 4 ? term.slice(0, Math.max(4, term.length - 2)) : null;
+  // Terms are letters, digits and `_` only (parseQuery): nothing in them is a pattern's syntax.
+  const word = stem === null ? term : `${term}|${stem}[\\p{L}\\p{N}_]{0,4}`;
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${word})(?![\\p{L}\\p{N}_])`, "gu");
+}
+
 /** Whether `word` (any case) is one of the query's words, or starts with its prefix term. */
 export function matcherOf(query: ParsedQuery): (word: string) => boolean {
-  const exact = new Set([...query.terms, ...query.phrases.flat()]);
-  const stems = [...exact]
-    .filter((word) => word.length >= 4)
-    .map((word) => word.slice(0, Math.max(4, word.length - 2)));
+  const terms = [...new Set([...query.terms, ...query.phrases.flat()])].map(termMatcher);
   const prefix = query.prefixLast ? query.terms.at(-1) : undefined;
   return (word) => {
     const lower = word.toLowerCase();
-    if (exact.has(lower)) return true;
     if (prefix && prefix.length >= 2 && lower.startsWith(prefix)) return true;
     // Stemmed matches (`metrics` for `metric`) are marked too.
-    return stems.some((stem) => lower.startsWith(stem) && lower.length <= stem.length + 4);
+    return terms.some((matches) => matches(lower));
   };
 }

@@ -83,7 +83,7 @@ const DEFAULT_MOUNTS = {
 /** Field weights: path, title (heading), body. */
 export const FIELD_WEIGHTS = { path: 4, title: 4, body: 1 } as const;
 
-interface HitRow {
+export interface HitRow {
   id: number;
   kind: string;
   sourceKey: string;
@@ -141,7 +141,11 @@ const CANDIDATE_FACTOR = 3;
  * A temporary chat's messages and local entries are never found (issue 26, decision 0055): it is
  * in no list once left, ⌘K and the agent's `search` included, until its job deletes it.
  */
-const NOT_TEMPORARY = `(ch."id" IS NULL OR NOT ch."temporary")`;
+export const NOT_TEMPORARY = `(ch."id" IS NULL OR NOT ch."temporary")`;
+
+/** What a hit needs of a passage (`p`) and its chat (`ch`), score aside. */
+export const PASSAGE_COLUMNS = `p."id", p."kind", p."sourceKey", p."path", p."title", p."body", p."lineStart",
+  p."lineEnd", p."chatId", p."messageId", p."updatedAt", ch."title" AS "chatTitle"`;
 
 function statementFor(
   executor: SqlExecutor,
@@ -151,8 +155,7 @@ function statementFor(
   candidates: number,
 ): { text: string; params: SqlValue[] } {
   const scopes = visibleScopes(actor, kinds);
-  const columns = `p."id", p."kind", p."sourceKey", p."path", p."title", p."body", p."lineStart", p."lineEnd",
-    p."chatId", p."messageId", p."updatedAt", ch."title" AS "chatTitle", c."score"`;
+  const columns = `${PASSAGE_COLUMNS}, c."score"`;
   if (executor.dialect === "sqlite") {
     // The access rule is part of the MATCH: FTS5 intersects the words' postings with the
     // actor's (kind, audience) tokens, ranks only those rows with bm25() (lower is better; the
@@ -233,6 +236,50 @@ function entryRefOf(row: HitRow): string | null {
   return entry ? `[${entry.scope}:${entry.id}] ${entry.kind}` : null;
 }
 
+/** A row of the index with its score, and when it last changed. */
+export interface ScoredRow {
+  row: HitRow;
+  score: number;
+  updatedAt: Date;
+}
+
+/**
+ * Best score first; scores within `TIE` of each other count as a tie, which the newer passage
+ * wins.
+ */
+export function byScoreThenRecency(scored: readonly { row: HitRow; score: number }[]): ScoredRow[] {
+  const top = scored.reduce((best, { score }) => Math.max(best, score), 0);
+  const bucket = (score: number) => (top > 0 ? Math.round(score / (top * TIE)) : 0);
+  return scored
+    .map(({ row, score }) => ({ row, score, updatedAt: toDate(row.updatedAt) }))
+    .sort(
+      (a, b) => bucket(b.score) - bucket(a.score) || b.updatedAt.getTime() - a.updatedAt.getTime(),
+    );
+}
+
+/** A ranked row as the hit callers get, its snippet marked with `matches`. */
+export function hitOf(
+  { row, score, updatedAt }: ScoredRow,
+  mounts: SearchOptions["mounts"],
+  matches: (word: string) => boolean,
+): SearchHit {
+  return {
+    kind: row.kind as SearchKind,
+    location: locationOf(row, mounts),
+    path: row.path,
+    title: row.kind === "chat" ? (row.chatTitle ?? "") : row.title,
+    lineStart: Number(row.lineStart),
+    lineEnd: Number(row.lineEnd),
+    chatId: row.chatId,
+    messageId: row.messageId,
+    entryRef: entryRefOf(row),
+    entry: entryOf(row),
+    updatedAt,
+    score,
+    snippet: snippetOf(row.body, matches),
+  };
+}
+
 /**
  * Ranked passages `actor` may see for `query`. An empty query (no words) returns nothing. The
  * access rule is part of the statement, so nothing of another person's reaches ranking,
@@ -257,13 +304,7 @@ export async function searchPassages(
     : limit * CANDIDATE_FACTOR;
   const statement = statementFor(executor, query, kinds, options.actor, candidates);
   const rows = await executor.all<HitRow>(statement.text, statement.params);
-  const top = rows.length > 0 ? Number(rows[0]!.score) : 0;
-  const bucket = (score: number) => (top > 0 ? Math.round(score / (top * TIE)) : 0);
-  let ordered = rows
-    .map((row) => ({ row, score: Number(row.score), updatedAt: toDate(row.updatedAt) }))
-    .sort(
-      (a, b) => bucket(b.score) - bucket(a.score) || b.updatedAt.getTime() - a.updatedAt.getTime(),
-    );
+  let ordered = byScoreThenRecency(rows.map((row) => ({ row, score: Number(row.score) })));
   if (options.embeddings && ordered.length > 1) {
     try {
       const fused = await rerankWithEmbeddings(executor, {
@@ -283,21 +324,7 @@ export async function searchPassages(
   }
   ordered = ordered.slice(0, limit);
   const matches = matcherOf(query);
-  return ordered.map(({ row, score, updatedAt }) => ({
-    kind: row.kind as SearchKind,
-    location: locationOf(row, options.mounts),
-    path: row.path,
-    title: row.kind === "chat" ? (row.chatTitle ?? "") : row.title,
-    lineStart: Number(row.lineStart),
-    lineEnd: Number(row.lineEnd),
-    chatId: row.chatId,
-    messageId: row.messageId,
-    entryRef: entryRefOf(row),
-    entry: entryOf(row),
-    updatedAt,
-    score,
-    snippet: snippetOf(row.body, matches),
-  }));
+  return ordered.map((hit) => hitOf(hit, options.mounts, matches));
 }
 
 /**
