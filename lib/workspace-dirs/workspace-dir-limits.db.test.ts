@@ -99,7 +99,7 @@ describe(`dir limits per workspace on ${testDatabaseProvider()}`, () => {
     ]);
     expect(tight.refusals).toEqual([
       "/persistent/company would hold 3 files; the limit is 2 files per dir.",
-      "/persistent/user would hold 2 files; the limit is 1 files per dir.",
+      "/persistent/user would hold 2 files; the limit is 1 file per dir.",
     ]);
     expect(tight.persistence.status).toBe("succeeded");
 
@@ -118,7 +118,7 @@ describe(`dir limits per workspace on ${testDatabaseProvider()}`, () => {
     // shrink; it cannot grow.
     const again = await turnWriting(tightEditor, ["/persistent/user/four.md"]);
     expect(again.refusals).toEqual([
-      "/persistent/user would hold 4 files; the limit is 1 files per dir.",
+      "/persistent/user would hold 4 files; the limit is 1 file per dir.",
     ]);
   });
 

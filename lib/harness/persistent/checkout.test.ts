@@ -292,7 +292,7 @@ describe("Checkout", () => {
       load: async () => ({ files: { a: "1", b: "2" }, cursor: 1 }),
     };
     await expect(loadCheckout({ dirs: [huge], extraBody: {}, session: {} })).rejects.toThrowError(
-      /limit is 1 files/,
+      /limit is 1 file/,
     );
     const twins: PersistentDir = {
       harnessDir: "/persistent/user",

@@ -89,7 +89,7 @@ describe("validateDirIndex", () => {
           ]),
         },
       }),
-    ).toThrowError(/limit is 1 files/);
+    ).toThrowError(/limit is 1 file/);
   });
 });
 

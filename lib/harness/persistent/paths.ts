@@ -266,7 +266,7 @@ export function assertDirWithinLimits(options: {
   if (fileCount > limits.maxFiles && !(before && fileCount <= before.fileCount)) {
     throw new HarnessValidationError({
       surface: "dir",
-      message: `${harnessDir} would hold ${fileCount} files; the limit is ${limits.maxFiles} files per dir.`,
+      message: `${harnessDir} would hold ${fileCount} files; the limit is ${limits.maxFiles} ${limits.maxFiles === 1 ? "file" : "files"} per dir.`,
       details: { harnessDir, fileCount, maxFiles: limits.maxFiles },
     });
   }
