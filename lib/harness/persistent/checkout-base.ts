@@ -4,7 +4,12 @@
 import { HarnessNotFoundError } from "../errors";
 import { sharedBodyCache, type BodyCache } from "./body-cache";
 import { countFolders, folderCountsOf, type DirIndexEntry, type DirIndexMap } from "./dir-index";
-import { memoizedDirOverview, memoizedNewestFirst, type DirOverview } from "./dir-overview";
+import {
+  indexOverview,
+  memoizedDirOverview,
+  memoizedNewest,
+  type DirOverview,
+} from "./dir-overview";
 import { contentByteLength, contentHash, copyContent } from "./internal/content";
 import { printable } from "./paths";
 import type { FileContent } from "./types";
@@ -40,8 +45,8 @@ export interface BaseView {
   loadedFiles(): ReadonlyMap<string, FileContent> | undefined;
   /** Counts, top level and a word index of the paths (computed once per base). */
   overview(): DirOverview;
-  /** Every path, newest first, then by path (computed once per base). */
-  newestFirst(): readonly string[];
+  /** The `limit` newest paths, then by path (one pass once per base and limit). */
+  newest(limit: number): readonly string[];
 }
 
 /** A base loaded whole by `load`: content in memory, hashes computed for touched paths only. */
@@ -93,8 +98,8 @@ export function loadedBase(options: {
     overview() {
       return memoizedDirOverview(files, () => this.entries());
     },
-    newestFirst() {
-      return memoizedNewestFirst(files, () => this.entries());
+    newest(limit) {
+      return memoizedNewest(files, limit, () => this.entries());
     },
   };
 }
@@ -201,7 +206,7 @@ export function indexBase(options: {
     folderCounts: () => folderCountsOf(index),
     loadedFiles: () => undefined,
     // The index object is shared by every turn at its version: computed once per version.
-    overview: () => memoizedDirOverview(index, () => index),
-    newestFirst: () => memoizedNewestFirst(index, () => index),
+    overview: () => indexOverview(index),
+    newest: (limit) => memoizedNewest(index, limit, () => index),
   };
 }

@@ -343,7 +343,7 @@ export class Checkout {
   /**
    * A dir's `limit` newest files (then by path; files without a date last), with how many it
    * holds: what `listFiles` sorted by date would start with, without listing the dir. For the
-   * base the order is computed once per version of a lazy dir's index.
+   * base they are found in one pass once per version of a lazy dir's index.
    */
   recentFiles(options: { harnessDir: string; limit: number }): {
     files: CheckoutFileInfo[];
@@ -360,11 +360,9 @@ export class Checkout {
     }
     const limit = Math.max(0, Math.floor(options.limit));
     // Enough of the base's newest to fill `limit` whatever the overlay replaced or deleted.
-    const candidates: string[] = [];
-    for (const path of state.base.newestFirst()) {
-      if (candidates.length >= limit) break;
-      if (!state.overlay.has(path)) candidates.push(path);
-    }
+    const candidates = state.base
+      .newest(limit + state.overlay.size)
+      .filter((path) => !state.overlay.has(path));
     for (const [path, content] of state.overlay) if (content !== null) candidates.push(path);
     const files = candidates.map((relativePath): CheckoutFileInfo => {
       const file = currentFile(state, relativePath)!;

@@ -2,6 +2,8 @@
 // prompt's summary of a dir. Computed once per index of a lazy dir (an unchanged dir hands every
 // turn the same index), so a turn in a 100,000-file dir does not walk its paths.
 
+import { folderCountsOf, type DirIndexEntry, type DirIndexMap } from "./dir-index";
+
 /** A dir's paths summed up. */
 export interface DirOverview {
   fileCount: number;
@@ -66,26 +68,105 @@ export function memoizedDirOverview(
   return overview;
 }
 
-const newest = new WeakMap<object, readonly string[]>();
+const baseOverviews = new WeakMap<object, DirOverview>();
 
 /**
- * The paths of an immutable source, newest first (files without a date last, then by path),
- * computed once per source object: a memory listing of a dir of thousands of notes does not sort
- * them on every turn.
+ * The overview of a lazy dir's index, computed once per base layer of the index (shared by every
+ * version derived from it) and adjusted by the index's delta: a commit of one note into a dir of
+ * 5,000 costs the next turn's overview O(changed), not a walk of the dir.
  */
-export function memoizedNewestFirst(
+export function indexOverview(index: DirIndexMap): DirOverview {
+  const known = overviews.get(index);
+  if (known) return known;
+  const { base, delta } = index.layers();
+  let overview = baseOverviews.get(base);
+  if (!overview) {
+    overview = buildDirOverview(base);
+    baseOverviews.set(base, overview);
+  }
+  if (delta.size > 0) overview = withDelta(overview, base, delta, index);
+  overviews.set(index, overview);
+  return overview;
+}
+
+/** `overview` (of `base`) with `delta`'s added and deleted paths. */
+function withDelta(
+  overview: DirOverview,
+  base: ReadonlyMap<string, DirIndexEntry>,
+  delta: ReadonlyMap<string, DirIndexEntry | null>,
+  index: DirIndexMap,
+): DirOverview {
+  const topFolders = new Map(overview.topFolders);
+  const topFiles = new Set(overview.topFiles);
+  const words = new Map(overview.words);
+  const textWords = new Set(overview.textWords);
+  const move = (path: string, by: 1 | -1) => {
+    const first = path.indexOf("/");
+    if (first === -1) {
+      if (by === 1) topFiles.add(path);
+      else topFiles.delete(path);
+    } else {
+      const top = path.slice(0, first);
+      const count = (topFolders.get(top) ?? 0) + by;
+      if (count > 0) topFolders.set(top, count);
+      else topFolders.delete(top);
+    }
+    for (const word of new Set(tokensOf(path))) {
+      const paths = words.get(word) ?? [];
+      const next = by === 1 ? [...paths, path] : paths.filter((other) => other !== path);
+      if (next.length > 0) words.set(word, next);
+      else words.delete(word);
+      if (next.length > 0 && !/^\p{N}+$/u.test(word)) textWords.add(word);
+      else textWords.delete(word);
+    }
+  };
+  for (const [path, entry] of delta) {
+    const inBase = base.has(path);
+    if (entry === null && inBase) move(path, -1);
+    else if (entry !== null && !inBase) move(path, 1);
+  }
+  return {
+    fileCount: index.size,
+    bytes: index.bytes,
+    folderCount: folderCountsOf(index).size,
+    topFolders,
+    topFiles: [...topFiles],
+    words,
+    textWords: [...textWords],
+  };
+}
+
+const newest = new WeakMap<object, { limit: number; paths: readonly string[] }>();
+
+/** Newer first; undated last; then by path. */
+function newerFirst(a: { path: string; at: number }, b: { path: string; at: number }): number {
+  return b.at - a.at || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/**
+ * The `limit` newest paths of an immutable source (files without a date last, then by path), in
+ * one pass that keeps only the newest `limit` — no sort of the whole dir — remembered per source
+ * object for the largest `limit` asked: a memory listing of a dir of thousands of notes costs
+ * one pass once per version, and nothing for a version already seen.
+ */
+export function memoizedNewest(
   source: object,
+  limit: number,
   files: () => Iterable<[string, { updatedAt?: Date | null }]>,
 ): readonly string[] {
-  let paths = newest.get(source);
-  if (!paths) {
-    const dated = [...files()].map(([path, file]) => ({
-      path,
-      at: file.updatedAt?.getTime() ?? -Infinity,
-    }));
-    dated.sort((a, b) => b.at - a.at || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    paths = dated.map((file) => file.path);
-    newest.set(source, paths);
+  const known = newest.get(source);
+  if (known && known.limit >= limit) return known.paths.slice(0, limit);
+  const kept: { path: string; at: number }[] = [];
+  for (const [path, file] of files()) {
+    const candidate = { path, at: file.updatedAt?.getTime() ?? -Infinity };
+    if (kept.length === limit && newerFirst(candidate, kept[limit - 1]!) >= 0) continue;
+    // Insertion into the kept few (a listing's few dozen), in order.
+    let index = kept.length;
+    while (index > 0 && newerFirst(candidate, kept[index - 1]!) < 0) index -= 1;
+    kept.splice(index, 0, candidate);
+    if (kept.length > limit) kept.pop();
   }
+  const paths = kept.map((file) => file.path);
+  newest.set(source, { limit, paths });
   return paths;
 }
