@@ -1,6 +1,7 @@
-// The prompt's passages (decision 0063): candidates from the message's rare words and the newest
-// passages holding all its common ones, ranked here with BM25 over every word, in two statements
-// however large the knowledge base, under the search's access rule. On SQLite and PostgreSQL.
+// The prompt's passages (decision 0063): candidates from the message's rare words (or, when all
+// are common, the newest passages holding all of them), ranked here with BM25 over every word, in
+// two statements however large the knowledge base, under the search's access rule. On SQLite and
+// PostgreSQL.
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
@@ -8,7 +9,8 @@ import type { Actor, Role } from "@/lib/harness";
 import { createDirBacking, sqlFor, type Sql } from "@/lib/sql-storage";
 import { observeSql } from "@/lib/sql-storage/sql";
 import { indexDirCommit } from "./index-store";
-import { PROMPT_TERM_MAX_PASSAGES, searchPromptPassages } from "./prompt-passages";
+import { countWords, PROMPT_TERM_MAX_PASSAGES, searchPromptPassages } from "./prompt-passages";
+import { visibleScopes } from "./search";
 import { formatSnippet } from "./snippet";
 
 const database = registerTestDatabase();
@@ -80,7 +82,7 @@ beforeAll(async () => {
 });
 
 describe(`the prompt's passages on ${testDatabaseProvider()}`, () => {
-  it("are found by the message's words, the rare above the common, heading above body, with their lines", async () => {
+  it("are chosen by the message's rare words, heading above body, with their lines", async () => {
     const hits = await prompt(people.alice, "What does the handbook say about retention?");
     expect(hits[0]).toMatchObject({
       location: "/persistent/company/policies/retention.md",
@@ -89,12 +91,10 @@ describe(`the prompt's passages on ${testDatabaseProvider()}`, () => {
       lineEnd: 6,
     });
     expect(formatSnippet(hits[0]!.snippet)).toContain("**Retention**");
-    // The rare word ranks first: the passages mentioning it, then the pages that only hold the
-    // word every handbook page holds.
-    const locations = hits.map((hit) => hit.location);
-    const firstPage = locations.findIndex((location) => location.includes("/handbook/"));
-    // (retention.md twice: its first passage holds the word in its path.)
-    expect([...new Set(locations.slice(0, firstPage))].sort()).toEqual([
+    // The rare word chose the candidates; the word on every handbook page only weighs in the
+    // ranking, so no page comes in (retention.md twice: its first passage has the word in its path).
+    expect(hits.map((hit) => hit.location).sort()).toEqual([
+      "/persistent/company/policies/retention.md",
       "/persistent/company/policies/retention.md",
       "/persistent/company/policies/travel.md",
       "/persistent/user/me.md",
@@ -129,5 +129,48 @@ describe(`the prompt's passages on ${testDatabaseProvider()}`, () => {
       stop();
     }
     expect(statements).toHaveLength(2);
+  });
+});
+
+describe(`counting the message's words on ${testDatabaseProvider()}`, () => {
+  it("counts up to the cap; PostgreSQL takes a word its statistics call common as estimated", async () => {
+    const scopes = visibleScopes(people.alice, ["company", "docs", "memory"]);
+    // 3,200 passages of another workspace's knowledge holding one word (rows as the index has them).
+    const rows = Array.from({ length: 3_200 }, (_, index) => index);
+    for (let start = 0; start < rows.length; start += 400) {
+      const batch = rows.slice(start, start + 400);
+      await sql.run(
+        `INSERT INTO "SearchPassage" ("sourceKey", "kind", "audience", "path", "title", "body", "lineStart", "lineEnd", "updatedAt")
+         VALUES ${batch.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+        batch.flatMap((index) => [
+          `dir:company:elsewhere:${index}`,
+          "company",
+          "workspace:elsewhere",
+          `wiki/page-${index}.md`,
+          "",
+          `The ubiquitous word, page ${index}.`,
+          1,
+          1,
+          new Date(),
+        ]),
+      );
+    }
+    if (sql.dialect === "postgres") await sql.run(`ANALYZE "SearchPassage"`);
+    const { words } = await countWords(sql, ["ubiquitous", "handbook", "retention"], scopes);
+    const [ubiquitous, handbook, retention] = words;
+    expect(retention).toEqual({ term: "retention", passages: 4, counted: true });
+    expect(handbook).toEqual({
+      term: "handbook",
+      passages: PROMPT_TERM_MAX_PASSAGES + 1,
+      counted: true,
+    });
+    if (sql.dialect === "postgres") {
+      // Common in the table (another workspace's): estimated, not counted.
+      expect(ubiquitous!.counted).toBe(false);
+      expect(ubiquitous!.passages).toBeGreaterThan(3_000);
+    } else {
+      // None of it is Alice's to count.
+      expect(ubiquitous).toEqual({ term: "ubiquitous", passages: 0, counted: true });
+    }
   });
 });

@@ -25,11 +25,17 @@ export const PROMPT_TERM_MAX_PASSAGES = 300;
 /** At most this many passages are read and ranked for the prompt. */
 export const PROMPT_MAX_CANDIDATES = 900;
 
+/**
+ * On PostgreSQL, a word the planner's statistics estimate in more passages than this (in the
+ * whole table) is taken as common without counting.
+ */
+const COMMON_ESTIMATE = 10 * PROMPT_TERM_MAX_PASSAGES;
+
 /** BM25's term-frequency saturation and length normalisation. */
 const K1 = 1.2;
 const B = 0.75;
 
-type Scopes = ReturnType<typeof visibleScopes>;
+export type Scopes = ReturnType<typeof visibleScopes>;
 
 /** FTS5's MATCH over what `scopes` may see, for these words joined by `operator`. */
 function ftsMatch(scopes: Scopes, terms: readonly string[], operator: "OR" | "AND"): string {
@@ -64,16 +70,38 @@ function countStatement(
       params: terms.flatMap((term) => [ftsMatch(scopes, [term], "OR"), capped]),
     };
   }
+  // PostgreSQL's GIN index cannot stop early: counting a word held by a million passages builds
+  // a bitmap of a million. So a word the planner's statistics (ANALYZE's most common elements of
+  // "searchVector") already know to be common is not counted: its estimate stands.
   const scope = pgScope(scopes);
+  const estimates = terms
+    .map(
+      (_, index) =>
+        `(SELECT max(m.f) * max(st.reltuples) FROM st, unnest(st.elems, st.freqs) AS m(e, f)
+           WHERE m.e = ANY (tsvector_to_array(to_tsvector('english', ?)))) AS "e${index}"`,
+    )
+    .join(", ");
   return {
-    text: `SELECT ${terms
-      .map(
-        (_, index) =>
-          `(SELECT count(*) FROM (SELECT 1 FROM "SearchPassage" AS s
-             WHERE s."searchVector" @@ to_tsquery('english', ?) AND ${scope.sql} LIMIT ?) AS c) AS "n${index}"`,
-      )
-      .join(", ")}, ${total}`,
-    params: terms.flatMap((term) => [term, ...scope.params, capped]),
+    text: `WITH st AS (
+        SELECT ps."most_common_elems"::text::text[] AS elems, ps."most_common_elem_freqs" AS freqs,
+               (SELECT c."reltuples" FROM pg_class AS c WHERE c."oid" = '"SearchPassage"'::regclass) AS reltuples
+        FROM pg_stats AS ps
+        WHERE ps."schemaname" = current_schema() AND ps."tablename" = 'SearchPassage'
+          AND ps."attname" = 'searchVector')
+      SELECT ${terms
+        .map(
+          (_, index) =>
+            `"e${index}", CASE WHEN coalesce("e${index}", 0) > ? THEN NULL ELSE
+               (SELECT count(*) FROM (SELECT 1 FROM "SearchPassage" AS s
+                 WHERE s."searchVector" @@ to_tsquery('english', ?) AND ${scope.sql} LIMIT ?) AS c)
+             END AS "n${index}"`,
+        )
+        .join(", ")}, ${total}
+      FROM (SELECT ${estimates}) AS est`,
+    params: [
+      ...terms.flatMap((term) => [COMMON_ESTIMATE, term, ...scope.params, capped]),
+      ...terms,
+    ],
   };
 }
 
@@ -135,6 +163,38 @@ function candidateStatement(
   };
 }
 
+/** A word of the message and the passages holding it, counted or estimated. */
+export interface WordCount {
+  term: string;
+  /** Passages the person may see that hold it, counted up to `PROMPT_TERM_MAX_PASSAGES + 1`; or estimated. */
+  passages: number;
+  /** `false`: PostgreSQL's statistics estimate it common (in the whole table), so it was not counted. */
+  counted: boolean;
+}
+
+/**
+ * Step 1 of `searchPromptPassages`: each word's passages among what `scopes` may see, counted
+ * up to the cap (or, on PostgreSQL, estimated from the planner's statistics when they say it is
+ * common), and the index's size (its largest id) for the words' weights.
+ */
+export async function countWords(
+  executor: SqlExecutor,
+  terms: readonly string[],
+  scopes: Scopes,
+): Promise<{ total: number; words: WordCount[] }> {
+  const count = countStatement(executor, terms, scopes);
+  const row = await executor.get<Record<string, unknown>>(count.text, count.params);
+  return {
+    total: Math.max(1, Number(row?.total ?? 1)),
+    words: terms.map((term, index) => {
+      const counted = row?.[`n${index}`];
+      return counted === null
+        ? { term, passages: Math.round(Number(row?.[`e${index}`] ?? 0)), counted: false }
+        : { term, passages: Number(counted ?? 0), counted: true };
+    }),
+  };
+}
+
 /**
  * The passages most relevant to a person's message, for the prompt — at a bounded cost however
  * large the knowledge base is (decision 0063):
@@ -170,11 +230,8 @@ export async function searchPromptPassages(
   const scopes = visibleScopes(options.actor, options.kinds);
   if (scopes.length === 0) return [];
 
-  const count = countStatement(executor, terms, scopes);
-  const counts = await executor.get<Record<string, unknown>>(count.text, count.params);
-  const total = Math.max(1, Number(counts?.total ?? 1));
-  const found = terms
-    .map((term, index) => ({ term, passages: Number(counts?.[`n${index}`] ?? 0) }))
+  const { total, words } = await countWords(executor, terms, scopes);
+  const found = words
     .filter(({ passages }) => passages > 0)
     .sort((a, b) => a.passages - b.passages);
   if (found.length === 0) return [];
@@ -189,7 +246,9 @@ export async function searchPromptPassages(
     // A rare word past the budget still counts in the ranking below.
   }
 
-  const statement = candidateStatement(executor, rare, common, scopes);
+  // Rare words choose the candidates; only a message of common words alone reads the newest
+  // passages holding all of them (on PostgreSQL that builds their bitmaps: decision 0063).
+  const statement = candidateStatement(executor, rare, rare.length > 0 ? [] : common, scopes);
   const rows = await executor.all<HitRow>(statement.text, statement.params);
   if (rows.length === 0) return [];
 
