@@ -23,7 +23,8 @@
 // BENCH_ROUTE_DB (sqlite,postgresql), BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_ROUTE_WARMUP (3), BENCH_ROUTE_NODE_FLAGS (extra node flags for the server),
 // BENCH_PG_DB_PREFIX (cairn_bench_route_), BENCH_ROUTE_INSTANCES (1; PostgreSQL: n servers on
-// ports PORT…PORT+n-1 share the database, the burst is spread over them).
+// ports PORT…PORT+n-1 share the database, the burst is spread over them), BENCH_ROUTE_KEEP_DB
+// (1: keep the seeded database and print its URL).
 // Needs a build: `npx next build` first (this bench never builds).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -697,7 +698,11 @@ async function benchOne(provider: "sqlite" | "postgresql", profile: boolean): Pr
   } finally {
     if (app) await stopServer(app);
     for (const other of others) await stopServer(other);
-    await setup?.cleanup();
+    // BENCH_ROUTE_KEEP_DB=1 keeps the seeded database for a look afterwards (its URL is printed).
+    if (process.env.BENCH_ROUTE_KEEP_DB === "1" && setup) {
+      console.log(`chat-route: kept ${setup.target.url}`);
+      await setup.db.$disconnect().catch(() => undefined);
+    } else await setup?.cleanup();
     proxy.closeAllConnections();
     await new Promise<void>((resolve) => proxy.close(() => resolve()));
     await scripted.close().catch(() => undefined);

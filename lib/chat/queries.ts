@@ -4,6 +4,7 @@ import { HarnessNotFoundError, type Actor } from "@/lib/harness";
 import {
   getSql,
   placeholders,
+  plannedPerCall,
   sqlFor,
   toBool,
   toDate,
@@ -418,9 +419,11 @@ export async function listChats(
     where.push(`("updatedAt" < ? OR ("updatedAt" = ? AND "id" < ?))`);
     parameters.push(after.updatedAt, after.updatedAt, after.id);
   }
+  const text = `SELECT "id", "title", "updatedAt" FROM "Chat" WHERE ${where.join(" AND ")}
+     ORDER BY "updatedAt" DESC, "id" DESC LIMIT ?`;
   const rows = await sql.all<{ id: string; title: string; updatedAt: unknown }>(
-    `SELECT "id", "title", "updatedAt" FROM "Chat" WHERE ${where.join(" AND ")}
-     ORDER BY "updatedAt" DESC, "id" DESC LIMIT ?`,
+    // A search's full-text match is planned with its own words.
+    query ? plannedPerCall(text) : text,
     [...parameters, limit + 1],
   );
   const items = rows

@@ -1,4 +1,4 @@
-import type { SqlExecutor, SqlValue } from "@/lib/sql-storage/sql";
+import { plannedPerCall, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
 import type { SearchKind } from "./index-store";
 import { isEmptyQuery, matcherOf, parseQuery, termPattern } from "./query";
 import {
@@ -183,7 +183,7 @@ export async function countWords(
   scopes: Scopes,
 ): Promise<{ total: number; words: WordCount[] }> {
   const count = countStatement(executor, terms, scopes);
-  const row = await executor.get<Record<string, unknown>>(count.text, count.params);
+  const row = await executor.get<Record<string, unknown>>(plannedPerCall(count.text), count.params);
   return {
     total: Math.max(1, Number(row?.total ?? 1)),
     words: terms.map((term, index) => {
@@ -249,7 +249,7 @@ export async function searchPromptPassages(
   // Rare words choose the candidates; only a message of common words alone reads the newest
   // passages holding all of them (on PostgreSQL that builds their bitmaps: decision 0063).
   const statement = candidateStatement(executor, rare, rare.length > 0 ? [] : common, scopes);
-  const rows = await executor.all<HitRow>(statement.text, statement.params);
+  const rows = await executor.all<HitRow>(plannedPerCall(statement.text), statement.params);
   if (rows.length === 0) return [];
 
   const weighted = found.map(({ term, passages }) => ({

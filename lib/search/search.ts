@@ -3,7 +3,7 @@
  * before anything is ranked or counted, ranked BM25-style with field weights (path and heading
  * above body), with phrases and a trailing prefix, recency breaking ties, and snippets.
  */
-import { toDate, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
+import { plannedPerCall, toDate, type SqlExecutor, type SqlValue } from "@/lib/sql-storage/sql";
 import { DOCS_DIR_KEY, SEARCH_KINDS, chatAudience, type SearchKind } from "./index-store";
 import { fts5Match, isEmptyQuery, matcherOf, parseQuery, tsQuery, type ParsedQuery } from "./query";
 import { snippetOf, type SnippetSegment } from "./snippet";
@@ -303,7 +303,8 @@ export async function searchPassages(
     ? Math.max(limit * CANDIDATE_FACTOR, RERANK_CANDIDATES)
     : limit * CANDIDATE_FACTOR;
   const statement = statementFor(executor, query, kinds, options.actor, candidates);
-  const rows = await executor.all<HitRow>(statement.text, statement.params);
+  // Full-text matches are planned with each query's words (decision 0063).
+  const rows = await executor.all<HitRow>(plannedPerCall(statement.text), statement.params);
   let ordered = byScoreThenRecency(rows.map((row) => ({ row, score: Number(row.score) })));
   if (options.embeddings && ordered.length > 1) {
     try {

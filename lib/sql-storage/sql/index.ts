@@ -31,6 +31,8 @@
  *   COMMITTED) on PostgreSQL, or `{ isolation: "serializable" }`. Inside `fn` use only `tx`.
  *   On SQLite the connection is shared by the process, so other callers wait until it ends.
  * - `isUniqueViolation(error)` recognises a primary-key / unique conflict on either driver.
+ * - `plannedPerCall(text)` marks a statement PostgreSQL must plan with each call's values (a
+ *   full-text match): it runs unnamed, never on a generic plan.
  *
  * - `observeSql(listener)` tells a listener about every statement (BEGIN and COMMIT included);
  *   tests count a chat turn's statements with it. Without a listener it costs one check.
@@ -42,4 +44,12 @@
 export { closeSql, getSql, sqlFor, sqlForDb } from "./sql-clients";
 export { observeSql, type SqlStatementEvent } from "./sql-observers";
 export type { Sql, SqlDialect, SqlExecutor, SqlValue, TransactionOptions } from "./sql-types";
-export { isUniqueViolation, placeholders, toBool, toBytes, toDate, toDateOrNull } from "./sql-values";
+export {
+  isUniqueViolation,
+  placeholders,
+  plannedPerCall,
+  toBool,
+  toBytes,
+  toDate,
+  toDateOrNull,
+} from "./sql-values";

@@ -4,6 +4,7 @@ import type pg from "pg";
 
 import type { DatabaseTarget } from "@/lib/db/database-url";
 import { hasSqlObservers, notify } from "./sql-observers";
+import { PLANNED_PER_CALL } from "./sql-values";
 import type { Sql, SqlExecutor, SqlValue, TransactionOptions } from "./sql-types";
 
 function pgValue(value: SqlValue): unknown {
@@ -46,8 +47,9 @@ export class PgSql implements Sql {
     if (!converted) {
       let index = 0;
       const rewritten = text.replace(/\?/g, () => `$${++index}`);
+      // A text marked `plannedPerCall` runs unnamed: planned with each call's values.
       const name =
-        this.named < MAX_NAMED_STATEMENTS
+        this.named < MAX_NAMED_STATEMENTS && !text.startsWith(PLANNED_PER_CALL)
           ? `c${createHash("sha1").update(rewritten).digest("hex").slice(0, 20)}`
           : undefined;
       if (name) this.named += 1;

@@ -4,6 +4,7 @@ import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import {
   isUniqueViolation,
   observeSql,
+  plannedPerCall,
   sqlFor,
   toBool,
   toBytes,
@@ -19,6 +20,24 @@ beforeAll(() => {
 });
 
 describe(`the SQL layer on ${testDatabaseProvider()}`, () => {
+  it("runs a statement marked plannedPerCall unprepared on PostgreSQL, the same on both", async () => {
+    const marked = plannedPerCall(`SELECT ? || 'marked' AS "text"`);
+    const named = `SELECT ? || 'named' AS "text"`;
+    const prepared = await sql.transaction(async (tx) => {
+      expect(await tx.get(marked, ["a "])).toEqual({ text: "a marked" });
+      expect(await tx.get(named, ["a "])).toEqual({ text: "a named" });
+      return tx.dialect === "postgres"
+        ? (
+            await tx.all<{ statement: string }>(`SELECT "statement" FROM pg_prepared_statements`)
+          ).map((row) => row.statement)
+        : [];
+    });
+    if (sql.dialect === "postgres") {
+      expect(prepared.some((text) => text.includes("'named'"))).toBe(true);
+      expect(prepared.some((text) => text.includes("'marked'"))).toBe(false);
+    }
+  });
+
   it("is one client per database", () => {
     expect(sqlFor(database.target)).toBe(sql);
     expect(sql.dialect).toBe(testDatabaseProvider() === "sqlite" ? "sqlite" : "postgres");
