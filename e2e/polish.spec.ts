@@ -251,6 +251,37 @@ test("admin settings: what each setting does, and the configured model without i
   await expect(page.getByTestId("form-info")).toHaveText("Saved.");
 });
 
+test("dir limits per workspace: above the server's is refused, a lower one holds in Files", async ({
+  adminPage,
+}) => {
+  const page = adminPage;
+  await saveGuide(page, 1);
+  await page.goto("/admin/settings");
+  const limits = page.getByTestId("dir-limits");
+  // The e2e server allows 1 MiB per file (CAIRN_DIR_MAX_FILE_BYTES): 2 MiB is refused.
+  await limits.getByTestId("limit-companyMaxFileBytes").fill(String(2 * 1024 * 1024));
+  await expect(limits).toContainText("2 MiB.");
+  await page.getByTestId("save-settings").click();
+  await expect(page.getByTestId("settings-form")).toContainText("CAIRN_DIR_MAX_FILE_BYTES");
+  await limits.getByTestId("limit-companyMaxFileBytes").fill("");
+  await limits.getByTestId("limit-companyMaxFiles").fill("1");
+  await page.getByTestId("save-settings").click();
+  await expect(page.getByTestId("form-info")).toHaveText("Saved.");
+  await page.reload();
+  await expect(page.getByTestId("limit-companyMaxFiles")).toHaveValue("1");
+  // Company knowledge holds guide.md: a second file passes the workspace's limit of one.
+  await page.goto("/files?dir=company");
+  await page.getByTestId("new-file-path").fill("second.md");
+  await page.getByTestId("file-content-input").fill("# Second\n");
+  await page.getByTestId("save-file").click();
+  await expect(page.getByTestId("save-status")).toContainText("the limit is 1 file");
+  // Changing the file it holds is still allowed.
+  await page.goto("/files?dir=company&path=guide.md");
+  await page.getByTestId("file-content-input").fill(guideV2);
+  await page.getByTestId("save-file").click();
+  await expect(page.getByTestId("save-status")).toHaveText("Saved.");
+});
+
 test("screenshots of the changed pages at 1280 and 390 px, light and dark; nothing scrolls sideways", async ({
   adminPage,
   memberPage,

@@ -105,7 +105,7 @@ export function SettingsForm({
     error: fieldErrors?.[field]?.[0],
     hint:
       unit === "bytes"
-        ? `Bytes; empty: the server's ${readableBytes(server)}, which is also the most allowed.`
+        ? `${/^\d+$/.test(limits[field]) ? `${readableBytes(Number(limits[field]))}. ` : ""}Bytes; empty: the server's ${readableBytes(server)}, which is also the most allowed.`
         : `Empty: the server's ${server.toLocaleString("en")}, which is also the most allowed.`,
     onValueChange: (value: string) => setLimits((current) => ({ ...current, [field]: value })),
   });
@@ -182,7 +182,7 @@ export function SettingsForm({
         hint="A refinement whose share of good answers fell below the one before it by more than the 95% intervals allow is flagged on the Refinements page with a one-click rollback. Nothing is rolled back by itself."
       />
       <fieldset className="space-y-4" data-testid="dir-limits">
-        <legend className="text-sm font-medium">Dir limits</legend>
+        <legend className="font-medium">Dir limits</legend>
         <p className="text-muted-foreground text-xs">
           How much company knowledge and each person&apos;s memory may hold in this workspace. Leave
           a field empty for the server&apos;s default; the server&apos;s values
