@@ -5,6 +5,17 @@ import { createInMemoryDirBacking } from "./in-memory-dir-backing";
 import { steppingClock } from "./internal/testing";
 import { memory } from "./memory";
 import { openTurnCheckout } from "./open-turn-checkout";
+import type { Clock } from "./types";
+
+/** A turn over `dir` alone, on `clock` when given. */
+const openTurn = (dir: Parameters<typeof openTurnCheckout>[0]["dirs"][number], clock?: Clock) =>
+  openTurnCheckout({
+    dirs: [dir],
+    extraBody: {},
+    session: {},
+    commitLog: createInMemoryCommitLog(),
+    ...(clock ? { clock } : {}),
+  });
 
 describe("memory", () => {
   it("is a normal persistent dir that lists files newest first with size and first line", async () => {
@@ -18,13 +29,7 @@ describe("memory", () => {
     });
     const dir = memory({ ...backing, limits: { maxFiles: 100 } });
     expect(dir.harnessDir).toBe("/persistent/memory");
-    const turn = await openTurnCheckout({
-      dirs: [dir],
-      extraBody: {},
-      session: {},
-      commitLog: createInMemoryCommitLog(),
-      clock,
-    });
+    const turn = await openTurn(dir, clock);
     turn.checkout.writeFile({
       path: "/persistent/memory/today.md",
       content: "Today: shipped the release",
@@ -62,12 +67,7 @@ describe("memory", () => {
       },
     });
     const dir = memory({ ...backing, harnessDir: "/persistent/user" });
-    const turn = await openTurnCheckout({
-      dirs: [dir],
-      extraBody: {},
-      session: {},
-      commitLog: createInMemoryCommitLog(),
-    });
+    const turn = await openTurn(dir);
     const lines = (await dir.listingForPrompt({ checkout: turn.checkout }))
       .split("\n")
       .slice(1)
@@ -89,12 +89,7 @@ describe("memory", () => {
       harnessDir: "/persistent/user",
       listing: { maxEntries: 10, maxFirstLineChars: 20 },
     });
-    const turn = await openTurnCheckout({
-      dirs: [dir],
-      extraBody: {},
-      session: {},
-      commitLog: createInMemoryCommitLog(),
-    });
+    const turn = await openTurn(dir);
     const listing = await dir.listingForPrompt({ checkout: turn.checkout });
     const lines = listing.split("\n");
     expect(lines).toHaveLength(12);
@@ -122,13 +117,7 @@ describe("memory", () => {
     backing.writeExternally({ files: { "new-1.md": "New 1" } });
     backing.writeExternally({ files: { "new-2.md": "New 2" } });
     const dir = memory({ ...backing, harnessDir: "/persistent/user", listing: { maxEntries: 2 } });
-    const turn = await openTurnCheckout({
-      dirs: [dir],
-      extraBody: {},
-      session: {},
-      commitLog: createInMemoryCommitLog(),
-      clock,
-    });
+    const turn = await openTurn(dir, clock);
     turn.checkout.deleteFile({ path: "/persistent/user/new-2.md" });
     turn.checkout.writeFile({ path: "/persistent/user/old-3.md", content: "Old 3, kept up" });
     expect(await dir.listingForPrompt({ checkout: turn.checkout })).toBe(
@@ -170,12 +159,7 @@ describe("memory", () => {
       ...createInMemoryDirBacking({ files: { "a.md": "A" } }),
       canWrite: () => false,
     });
-    const turn = await openTurnCheckout({
-      dirs: [dir],
-      extraBody: {},
-      session: {},
-      commitLog: createInMemoryCommitLog(),
-    });
+    const turn = await openTurn(dir);
     expect(await dir.listingForPrompt({ checkout: turn.checkout })).toMatch(
       /^Memory files in \/persistent\/memory \(read-only this turn\)/,
     );
