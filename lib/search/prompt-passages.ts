@@ -18,8 +18,8 @@ import { formatSnippet } from "./snippet";
 
 /**
  * A word of the message found in more passages than this, among those the person may see, is
- * common: its passages are not all read for the prompt, only the newest that hold every common
- * word of the message (decision 0063). It still counts in the ranking.
+ * common: it does not choose the prompt's candidates — the rare words do, or, when every word is
+ * common, the newest passages holding all of them (decision 0063). It still counts in the ranking.
  */
 export const PROMPT_TERM_MAX_PASSAGES = 300;
 /** At most this many passages are read and ranked for the prompt. */
