@@ -67,13 +67,49 @@ function CheckboxField(props: {
   );
 }
 
-const LIMIT_FIELDS: readonly LimitField[] = [
-  "companyMaxFiles",
-  "companyMaxBytes",
-  "companyMaxFileBytes",
-  "memoryMaxFiles",
-  "memoryMaxBytes",
-  "memoryMaxFileBytes",
+/** The dir limit fields in the order shown: which server limit caps each, its unit, its label. */
+const LIMIT_FIELDS: readonly {
+  field: LimitField;
+  server: keyof ServerDirLimits;
+  unit: "files" | "bytes";
+  label: string;
+}[] = [
+  {
+    field: "companyMaxFiles",
+    server: "maxFiles",
+    unit: "files",
+    label: "Company knowledge: files",
+  },
+  {
+    field: "companyMaxBytes",
+    server: "maxDirBytes",
+    unit: "bytes",
+    label: "Company knowledge: total size (bytes)",
+  },
+  {
+    field: "companyMaxFileBytes",
+    server: "maxFileBytes",
+    unit: "bytes",
+    label: "Company knowledge: size per file (bytes)",
+  },
+  {
+    field: "memoryMaxFiles",
+    server: "maxFiles",
+    unit: "files",
+    label: "Each person's memory: files",
+  },
+  {
+    field: "memoryMaxBytes",
+    server: "maxDirBytes",
+    unit: "bytes",
+    label: "Each person's memory: total size (bytes)",
+  },
+  {
+    field: "memoryMaxFileBytes",
+    server: "maxFileBytes",
+    unit: "bytes",
+    label: "Each person's memory: size per file (bytes)",
+  },
 ];
 
 export function SettingsForm({
@@ -87,7 +123,7 @@ export function SettingsForm({
   // The limit fields as typed: empty means the server's default; the server checks the rest.
   const [limits, setLimits] = useState(() => {
     const typed = {} as Record<LimitField, string>;
-    for (const field of LIMIT_FIELDS) typed[field] = initial[field]?.toString() ?? "";
+    for (const { field } of LIMIT_FIELDS) typed[field] = initial[field]?.toString() ?? "";
     return typed;
   });
   const [saved, setSaved] = useState(false);
@@ -191,30 +227,9 @@ export function SettingsForm({
           already over a lowered limit can still be read and made smaller. A person&apos;s memory is
           one dir across workspaces: it is held to the limits of the workspace they are working in.
         </p>
-        <TextField
-          {...limit("companyMaxFiles", serverLimits.maxFiles, "files")}
-          label="Company knowledge: files"
-        />
-        <TextField
-          {...limit("companyMaxBytes", serverLimits.maxDirBytes, "bytes")}
-          label="Company knowledge: total size (bytes)"
-        />
-        <TextField
-          {...limit("companyMaxFileBytes", serverLimits.maxFileBytes, "bytes")}
-          label="Company knowledge: size per file (bytes)"
-        />
-        <TextField
-          {...limit("memoryMaxFiles", serverLimits.maxFiles, "files")}
-          label="Each person's memory: files"
-        />
-        <TextField
-          {...limit("memoryMaxBytes", serverLimits.maxDirBytes, "bytes")}
-          label="Each person's memory: total size (bytes)"
-        />
-        <TextField
-          {...limit("memoryMaxFileBytes", serverLimits.maxFileBytes, "bytes")}
-          label="Each person's memory: size per file (bytes)"
-        />
+        {LIMIT_FIELDS.map(({ field, server, unit, label }) => (
+          <TextField key={field} {...limit(field, serverLimits[server], unit)} label={label} />
+        ))}
       </fieldset>
       <FormMessage message={error ?? (saved ? "Saved." : null)} tone={error ? "error" : "info"} />
       <Button type="submit" disabled={pending} data-testid="save-settings">
