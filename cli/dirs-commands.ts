@@ -1,5 +1,5 @@
 import { compactHistory, workspaceDirKeys } from "@/lib/workspace-dirs";
-import { formatHistoryBytes } from "@/lib/sql-storage";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { openMigratedDatabase, parseOptions, type Command } from "./command";
 import { UsageError } from "./usage-error";
 
@@ -54,7 +54,7 @@ export const dirsCompactCommand: Command = async (args, io, config) => {
     `compacted ${scope}: versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} ` +
       `(before ${report.before!.toISOString()}); ${report.rowsCompacted} version(s) in ` +
       `${report.dirs.filter((dir) => dir.rowsCompacted > 0).length} dir(s) cut down, ` +
-      `${formatHistoryBytes(report.bytesFreed)} freed`,
+      `${formatBytes(report.bytesFreed)} freed`,
   );
   return 0;
 };

@@ -165,7 +165,7 @@ test("the files editor refuses a file over 1 MiB in place and saves one near the
   await editorPage.getByTestId("file-content-input").fill(tooBig);
   await editorPage.getByTestId("save-file").click();
   await expect(editorPage.getByTestId("save-status")).toContainText(
-    "the limit is 1.0 MiB per file",
+    "the limit is 1 MiB per file",
   );
   // The typed text is still there.
   expect(await editorPage.getByTestId("file-content-input").inputValue()).toHaveLength(

@@ -7,6 +7,7 @@ import { Form } from "@/components/ui/form";
 import { FormMessage } from "@/components/ui/form-message";
 import { TextField } from "@/components/ui/text-field";
 import { useAction } from "@/lib/actions/use-action";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import type { WorkspaceSettingsValues } from "@/lib/workspace-settings";
 
 type NumberField =
@@ -29,18 +30,6 @@ export interface ServerDirLimits {
   maxFiles: number;
   maxDirBytes: number;
   maxFileBytes: number;
-}
-
-/** Bytes as a person reads them: `2 GiB`, `25 MiB`, `1.5 KiB`. */
-function readableBytes(bytes: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
 /** A checkbox with its label beside it and a hint tucked under both (in a `space-y-4` form). */
@@ -141,7 +130,7 @@ export function SettingsForm({
     error: fieldErrors?.[field]?.[0],
     hint:
       unit === "bytes"
-        ? `${/^\d+$/.test(limits[field]) ? `${readableBytes(Number(limits[field]))}. ` : ""}Bytes; empty: the server's ${readableBytes(server)}, which is also the most allowed.`
+        ? `${/^\d+$/.test(limits[field]) ? `${formatBytes(Number(limits[field]))}. ` : ""}Bytes; empty: the server's ${formatBytes(server)}, which is also the most allowed.`
         : `Empty: the server's ${server.toLocaleString("en")}, which is also the most allowed.`,
     onValueChange: (value: string) => setLimits((current) => ({ ...current, [field]: value })),
   });

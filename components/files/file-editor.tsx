@@ -10,18 +10,13 @@ import { Form } from "@/components/ui/form";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { ViewTabs } from "./file-viewer";
 import { isMarkdownPath, MarkdownPreview } from "./markdown-preview";
 
 type Status =
   | { tone: "ok"; message: string }
   | { tone: "error"; message: string; kind: "conflict" | "failed" | "invalid" };
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
 
 /**
  * Edits one text file of a writable dir, or creates a new one when `file` is null. Saves send
@@ -72,7 +67,7 @@ export function FileEditor(props: {
       setStatus({
         tone: "error",
         kind: "invalid",
-        message: `This file is ${formatSize(bytes)}; the limit is ${formatSize(props.maxFileBytes)} per file. Nothing was saved — your text is still here.`,
+        message: `This file is ${formatBytes(bytes)}; the limit is ${formatBytes(props.maxFileBytes)} per file. Nothing was saved — your text is still here.`,
       });
       return;
     }
@@ -82,7 +77,7 @@ export function FileEditor(props: {
       setStatus({
         tone: "error",
         kind: "invalid",
-        message: `This file is ${formatSize(bytes)}; the editor saves files up to ${formatSize(EDITOR_MAX_BYTES)} — upload a larger file on this page instead. Nothing was saved — your text is still here.`,
+        message: `This file is ${formatBytes(bytes)}; the editor saves files up to ${formatBytes(EDITOR_MAX_BYTES)} — upload a larger file on this page instead. Nothing was saved — your text is still here.`,
       });
       return;
     }
@@ -154,8 +149,8 @@ export function FileEditor(props: {
           ]}
         />
         <span className="text-muted-foreground text-xs" data-testid="editor-stats">
-          {lines} {lines === 1 ? "line" : "lines"} · {formatSize(bytes)} of{" "}
-          {formatSize(props.maxFileBytes)}
+          {lines} {lines === 1 ? "line" : "lines"} · {formatBytes(bytes)} of{" "}
+          {formatBytes(props.maxFileBytes)}
           {dirty ? " · unsaved changes" : ""}
         </span>
       </div>

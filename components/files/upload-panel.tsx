@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type DragEvent } from "react";
 import { conversionStatusAction } from "@/app/(app)/files/actions";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
+import { formatBytes } from "@/lib/harness/format-bytes";
 
 /** One file of the batch on its way. */
 interface Row {
@@ -52,13 +53,6 @@ async function filesOfEntry(
     children.map((child) => filesOfEntry(child, `${prefix}${entry.name}/`)),
   );
   return nested.flat();
-}
-
-/** `1048576` → `1 MiB`, `524288` → `512 KiB`. */
-function sizeLabel(bytes: number): string {
-  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
-    ? `${bytes / (1024 * 1024)} MiB`
-    : `${Math.round(bytes / 1024)} KiB`;
 }
 
 function percent(part: number, whole: number): number {
@@ -223,7 +217,7 @@ export function UploadPanel(props: { dirKind: string; harnessDir: string; maxFil
       >
         <p className="text-muted-foreground">
           Drop documents or a folder here — PDF, Word (.docx), Excel (.xlsx), HTML, CSV, Markdown or
-          text, up to {sizeLabel(props.maxFileBytes)} each. They land in <code>uploads/</code>,
+          text, up to {formatBytes(props.maxFileBytes)} each. They land in <code>uploads/</code>,
           converted to text the agent can read; the original stays beside it.
         </p>
         <div className="flex shrink-0 gap-2">

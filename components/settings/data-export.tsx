@@ -7,6 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FormMessage } from "@/components/ui/form-message";
 import { useAction } from "@/lib/actions/use-action";
+import { formatBytes } from "@/lib/harness/format-bytes";
 
 /** One export as the page lists it. */
 export interface DataExportItem {
@@ -24,12 +25,6 @@ const STATUS_LABEL: Record<DataExportItem["status"], string> = {
   ready: "Ready",
   failed: "Failed",
 };
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /**
  * "Download my data": asks for an export, lists the recent ones and offers each ready one for

@@ -4,7 +4,8 @@ import { DocumentRefusedError } from "./document-refused-error";
 import { htmlToMarkdown } from "./internal/html-to-markdown";
 import { pdfToMarkdown } from "./internal/pdf-to-markdown";
 import { csvToMarkdown, xlsxToMarkdown } from "./internal/sheets";
-import { assertZipWithinLimits, formatBytes } from "./internal/zip-guard";
+import { formatBytes } from "@/lib/harness/format-bytes";
+import { assertZipWithinLimits } from "./internal/zip-guard";
 
 /** A converted document. */
 export interface ConvertedDocument {

@@ -10,10 +10,10 @@ import {
 import { turnRateMessage, userTurnRate, type TurnRate } from "@/lib/chat/turn-rate";
 import { userTurnSlots, type TurnSlots } from "@/lib/chat/turn-slots";
 import type { Sql } from "@/lib/sql-storage/sql";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import type { HarnessStoragePort } from "@/lib/harness";
 import type { PersistentDirsService } from "@/lib/workspace-dirs";
 import {
-  describeByteLimit,
   discardRestOfBody,
   mcpAllowedOriginsFromEnv,
   readJsonWithLimit,
@@ -127,7 +127,7 @@ export async function handleMcpRequest(
     return jsonRpcError(
       413,
       -32600,
-      `Request body over ${MAX_MCP_BODY_BYTES} bytes (${describeByteLimit(MAX_MCP_BODY_BYTES)}).`,
+      `Request body over ${MAX_MCP_BODY_BYTES} bytes (${formatBytes(MAX_MCP_BODY_BYTES)}).`,
     );
   }
   if (read.status === "invalid") {

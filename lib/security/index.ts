@@ -21,7 +21,6 @@ export {
 } from "./security-headers";
 export {
   declaredBodyLength,
-  describeByteLimit,
   DISCARD_LIMITS,
   discardRestOfBody,
   readBodyWithLimit,

@@ -1,3 +1,5 @@
+import { formatBytes } from "@/lib/harness/format-bytes";
+
 /**
  * Reading a request body with a byte limit. `request.json()` and `request.text()` buffer the whole
  * body whatever its size, and a chunked body declares none: a 450 MB upload took the server from
@@ -109,14 +111,6 @@ export function discardRestOfBody(
   })();
 }
 
-/** `maxBytes` as a person reads it: "256 KiB", "4 MiB", "100 bytes". */
-export function describeByteLimit(maxBytes: number): string {
-  if (maxBytes >= 1024 * 1024 && maxBytes % (1024 * 1024) === 0)
-    return `${maxBytes / (1024 * 1024)} MiB`;
-  if (maxBytes >= 1024 && maxBytes % 1024 === 0) return `${maxBytes / 1024} KiB`;
-  return `${maxBytes} bytes`;
-}
-
 /**
  * Reads at most `maxBytes` of `request`'s body (see `readBodyWithLimit`) and parses it as UTF-8
  * JSON. Over the limit: `too_large` (answer 413); not UTF-8 or not JSON: `invalid` (answer 400).
@@ -130,7 +124,7 @@ export async function readJsonWithLimit(
     return {
       status: "too_large",
       maxBytes: read.maxBytes,
-      error: `The request body is larger than ${describeByteLimit(read.maxBytes)}.`,
+      error: `The request body is larger than ${formatBytes(read.maxBytes)}.`,
     };
   }
   let text: string;

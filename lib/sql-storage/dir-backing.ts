@@ -15,10 +15,10 @@ import {
   type LoadOptions,
   type PersistentDirBacking,
 } from "@/lib/harness/spi";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { commitContentsJson } from "./dir-commit-contents";
 import {
   compactDirHistory,
-  formatHistoryBytes,
   hasHistoryToCompact,
   historyRowBytes,
   retentionHorizon,
@@ -595,16 +595,16 @@ function historyQuotaError(options: {
       : `The history of this workspace's dirs is full`;
   const limit =
     reached.quota === "dir"
-      ? `${formatHistoryBytes(reached.limitBytes)} per dir (CAIRN_DIR_HISTORY_MAX_BYTES)`
-      : `${formatHistoryBytes(reached.limitBytes)} per workspace (CAIRN_WORKSPACE_HISTORY_MAX_BYTES)`;
+      ? `${formatBytes(reached.limitBytes)} per dir (CAIRN_DIR_HISTORY_MAX_BYTES)`
+      : `${formatBytes(reached.limitBytes)} per workspace (CAIRN_WORKSPACE_HISTORY_MAX_BYTES)`;
   const compaction =
     retentionDays === null
       ? "Old versions are not compacted on this server (CAIRN_DIR_HISTORY_RETENTION_DAYS is off)"
       : `Versions older than ${retentionDays} day${retentionDays === 1 ? "" : "s"} are compacted automatically`;
   return new DirHistoryQuotaError({
     message:
-      `${whose}: it keeps ${formatHistoryBytes(usedBytes)} of earlier versions, and this change ` +
-      `would add ${formatHistoryBytes(addedBytes)}, past the limit of ${limit}. Nothing was ` +
+      `${whose}: it keeps ${formatBytes(usedBytes)} of earlier versions, and this change ` +
+      `would add ${formatBytes(addedBytes)}, past the limit of ${limit}. Nothing was ` +
       `written. ${compaction}; to save sooner, ask an admin to compact the history now ` +
       `(\`npx cairn dirs compact\`, with \`--retention-days\` for a shorter window) or to raise ` +
       `the limit.`,
@@ -700,7 +700,6 @@ export async function readDirFile(options: {
     message: `Dir ${dirKey} kept changing while it was read; try again.`,
   });
 }
-
 
 /** A `DirCommit` row as the drivers return it: the path lists as JSON, the time as the driver's. */
 interface DirCommitRow extends Omit<

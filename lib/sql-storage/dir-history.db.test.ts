@@ -120,7 +120,7 @@ describe(`dir history quota on ${testDatabaseProvider()}`, () => {
     for (const [index, outcome] of refused.entries()) {
       expect(outcome.commit!.error!.code).toBe("validation:dir");
       expect(outcome.commit!.error!.message).toMatch(
-        /^The history of \/persistent\/user is full: it keeps 4\.8 MiB of earlier versions, and this change would add 976\.6 KiB, past the limit of 5\.0 MiB per dir \(CAIRN_DIR_HISTORY_MAX_BYTES\)\. Nothing was written\. Versions older than 30 days are compacted automatically; to save sooner, ask an admin/,
+        /^The history of \/persistent\/user is full: it keeps 4\.8 MiB of earlier versions, and this change would add 976\.6 KiB, past the limit of 5 MiB per dir \(CAIRN_DIR_HISTORY_MAX_BYTES\)\. Nothing was written\. Versions older than 30 days are compacted automatically; to save sooner, ask an admin/,
       );
       // Kept, nothing lost: the whole change set is in the commit log, waiting for a person (a
       // retry would be refused again, so none is scheduled).

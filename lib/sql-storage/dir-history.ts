@@ -35,14 +35,6 @@ export function retentionHorizon(options: { retentionDays: number; now?: Date })
   return new Date((options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000);
 }
 
-/** `1.5 MiB`, `2.0 GiB`: a byte count for people. */
-export function formatHistoryBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < MIB) return `${(bytes / 1024).toFixed(1)} KiB`;
-  if (bytes < 1024 * MIB) return `${(bytes / MIB).toFixed(1)} MiB`;
-  return `${(bytes / (1024 * MIB)).toFixed(1)} GiB`;
-}
-
 /**
  * The bytes a history row holds: its `contents` JSON and its three path lists, UTF-8. The
  * migration's backfill computes the same (`octet_length` / `length(CAST(… AS BLOB))`).

@@ -50,7 +50,6 @@ export {
   compactDirHistories,
   compactDirHistory,
   DEFAULT_DIR_HISTORY_SETTINGS,
-  formatHistoryBytes,
   getDirHistoryUsage,
   getSharedHistoryBytes,
   hasHistoryToCompact,

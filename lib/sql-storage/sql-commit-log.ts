@@ -14,7 +14,7 @@ import {
   HarnessValidationError,
 } from "@/lib/harness";
 import { type CommitResolution, OPEN_COMMIT_STATUSES } from "@/lib/harness/spi";
-import { formatHistoryBytes } from "./dir-history";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { pageSize } from "./internal/files";
 import {
   isUniqueViolation,
@@ -66,8 +66,8 @@ function failedCommitsQuotaError(options: {
     ...options,
     message:
       `This change was not kept either: ${failuresOf(owner)} already hold ` +
-      `${formatHistoryBytes(usedBytes)} of changes waiting to be saved, and keeping this one would ` +
-      `add ${formatHistoryBytes(addedBytes)}, past the limit of ${formatHistoryBytes(limitBytes)} ` +
+      `${formatBytes(usedBytes)} of changes waiting to be saved, and keeping this one would ` +
+      `add ${formatBytes(addedBytes)}, past the limit of ${formatBytes(limitBytes)} ` +
       `(CAIRN_FAILED_COMMITS_MAX_BYTES). A change refused for a limit would be refused again as ` +
       `it is, so it is kept only while there is room: resolve or discard the waiting ones on ` +
       `Files → Commit failures (/files/failures), then try again.`,

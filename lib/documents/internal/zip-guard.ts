@@ -1,3 +1,4 @@
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { DocumentRefusedError } from "../document-refused-error";
 
 /** Most entries a DOCX/XLSX may hold (a real one holds tens to a few thousand). */
@@ -59,11 +60,4 @@ export function assertZipWithinLimits(options: {
       view.getUint16(offset + 30, true) +
       view.getUint16(offset + 32, true);
   }
-}
-
-/** `1048576` → `1 MiB`. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
-  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
-  return `${bytes} bytes`;
 }

@@ -247,6 +247,6 @@ describe("limits decided per turn", () => {
     );
     expect(perTurn.skill.content).not.toMatch(/at most \d/);
     const fixed = memory({ ...backing, limits: { maxFiles: 3 } });
-    expect(fixed.skill.content).toMatch(/at most 3 files and 25\.0 MiB per file/);
+    expect(fixed.skill.content).toMatch(/at most 3 files and 25 MiB per file/);
   });
 });

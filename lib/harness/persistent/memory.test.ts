@@ -148,7 +148,7 @@ describe("memory", () => {
       /Update it in place rather than appending a duplicate/,
       /Record why/,
       /Never store secrets/,
-      /at most 50 files and 64\.0 KiB per file/,
+      /at most 50 files and 64 KiB per file/,
     ]) {
       expect(dir.skill.content).toMatch(rule);
     }

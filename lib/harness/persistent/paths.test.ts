@@ -122,7 +122,7 @@ describe("size limits", () => {
         bytes: 26 * 1024 * 1024,
         limits: DEFAULT_DIR_LIMITS,
       }),
-    ).toThrowError(/big\.bin.* is 26\.0 MiB; the limit is 25\.0 MiB per file/);
+    ).toThrowError(/big\.bin.* is 26 MiB; the limit is 25 MiB per file/);
     expect(() =>
       assertDirWithinLimits({
         harnessDir: "/persistent/user",
@@ -138,7 +138,7 @@ describe("size limits", () => {
         bytes: 21 * 1024 * 1024,
         limits: { ...DEFAULT_DIR_LIMITS, maxDirBytes: 20 * 1024 * 1024 },
       }),
-    ).toThrowError(/21\.0 MiB; the limit is 20\.0 MiB per dir/);
+    ).toThrowError(/21 MiB; the limit is 20 MiB per dir/);
   });
 });
 

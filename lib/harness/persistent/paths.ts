@@ -1,3 +1,4 @@
+import { formatBytes } from "../format-bytes";
 import { HarnessNotFoundError, HarnessValidationError, type HarnessErrorSurface } from "../errors";
 import type { DirLimits } from "./types";
 
@@ -195,12 +196,7 @@ export function joinHarnessPath(options: { harnessDir: string; relativePath: str
   return `${options.harnessDir}/${options.relativePath}`;
 }
 
-/** Human-readable byte count for error messages. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
+export { formatBytes };
 
 /**
  * `DEFAULT_DIR_LIMITS` with a dir's overrides applied; overrides must be positive integers

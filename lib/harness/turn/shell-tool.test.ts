@@ -253,7 +253,7 @@ describe("bash over a knowledge base larger than the shell", () => {
       command: "cd / && grep -rl needle . > found.txt",
       limits: { memoryMb: 64, timeoutMs: 60_000 },
     });
-    expect(result).toMatch(/^Error: bash cannot load every persistent dir: 20 files, 20\.0 MiB/);
+    expect(result).toMatch(/^Error: bash cannot load every persistent dir: 20 files, 20 MiB/);
     expect(result).toContain("Name a folder or file under /persistent");
     expect(files.listFiles()).toHaveLength(20);
   });

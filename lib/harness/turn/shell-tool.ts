@@ -2,6 +2,7 @@ import { tool, type Tool } from "ai";
 import { z } from "zod";
 import { HarnessError } from "../errors";
 import type { Checkout, FileContent } from "../persistent";
+import { formatBytes } from "../format-bytes";
 import { resolveShellLimits, runShellSandbox, type ShellLimits } from "./shell-sandbox";
 import { markUntrusted } from "./untrusted-data";
 
@@ -96,8 +97,6 @@ export function shellInputBytes(memoryMb: number): number {
 // `/persistent…` up to the first character that ends a word or starts a glob.
 const NAMED_PATH = /\/persistent(?:\/[^\s'"`;|&<>()$*?[\]{}\\]*)?/g;
 
-const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-
 /**
  * The files a command's worker gets. All of them when they fit in `maxBytes`; otherwise (a
  * knowledge base larger than the shell) the files under the `/persistent/…` paths the command
@@ -127,10 +126,10 @@ async function filesForCommand(options: {
         refusal:
           `bash cannot load ${prefixes.length === 0 ? "every persistent dir" : "the paths this command names"}: ` +
           `${(prefixes.length === 0 ? all.length : chosen.length).toLocaleString("en-US")} files, ` +
-          `${mib(prefixes.length === 0 ? total : bytes)}, more than the shell's ${mib(maxBytes)}. ${narrow} Nothing ran.`,
+          `${formatBytes(prefixes.length === 0 ? total : bytes)}, more than the shell's ${formatBytes(maxBytes)}. ${narrow} Nothing ran.`,
       };
     }
-    note = `note: the persistent dirs are larger than the shell (${all.length.toLocaleString("en-US")} files, ${mib(total)}); this command saw only the ${chosen.length.toLocaleString("en-US")} file(s) under ${prefixes.join(", ")}.`;
+    note = `note: the persistent dirs are larger than the shell (${all.length.toLocaleString("en-US")} files, ${formatBytes(total)}); this command saw only the ${chosen.length.toLocaleString("en-US")} file(s) under ${prefixes.join(", ")}.`;
   }
   await checkout.prefetch({ paths: chosen.map((file) => file.path) });
   const files: [string, FileContent][] = [];

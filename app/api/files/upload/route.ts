@@ -2,14 +2,10 @@ import { errorResponse } from "@/lib/app-error";
 import { getActor } from "@/lib/auth";
 import { cairn } from "@/lib/cairn";
 import { HarnessNotFoundError } from "@/lib/harness";
+import { formatBytes } from "@/lib/harness/format-bytes";
 import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { refusalError, RequestError } from "@/lib/request-error";
-import {
-  describeByteLimit,
-  discardRestOfBody,
-  readBodyWithLimit,
-  refuseForeignRequest,
-} from "@/lib/security";
+import { discardRestOfBody, readBodyWithLimit, refuseForeignRequest } from "@/lib/security";
 import { getUploads, type UploadFile } from "@/lib/uploads";
 
 export const dynamic = "force-dynamic";
@@ -51,7 +47,7 @@ export async function POST(request: Request) {
     return refuse(
       new RequestError(
         "too_large",
-        `The upload is larger than ${describeByteLimit(maxBytes)}; send fewer files at once.`,
+        `The upload is larger than ${formatBytes(maxBytes)}; send fewer files at once.`,
       ),
     );
   }

@@ -29,7 +29,7 @@ describe("summarizeDirForPrompt", () => {
     files["README.md"] = "hello";
     const summary = await summaryOf(files, "what is the travel policy-7 rule?");
     const lines = summary.split("\n");
-    expect(lines[0]).toBe("- /persistent/company: writable — 3,041 files in 32 folders, 3.0 KiB");
+    expect(lines[0]).toBe("- /persistent/company: writable — 3,041 files in 32 folders, 3 KiB");
     expect(lines[1]).toBe("  top level: handbook/ (3,000 files), policies/ (40 files), README.md");
     expect(lines[2]).toMatch(/^ {2}most relevant to this message: policies\/policy-7\.md, /);
     expect(summary.length).toBeLessThan(2_000);
