@@ -263,7 +263,7 @@ test("dir limits per workspace: above the server's is refused, a lower one holds
   await expect(limits).toContainText("2 MiB.");
   await page.getByTestId("save-settings").click();
   await expect(page.getByTestId("settings-form")).toContainText("CAIRN_DIR_MAX_FILE_BYTES");
-  await limits.getByTestId("limit-companyMaxFileBytes").fill("");
+  await limits.getByTestId("limit-companyMaxFileBytes").fill(String(512 * 1024));
   await limits.getByTestId("limit-companyMaxFiles").fill("1");
   await page.getByTestId("save-settings").click();
   await expect(page.getByTestId("form-info")).toHaveText("Saved.");
@@ -271,6 +271,9 @@ test("dir limits per workspace: above the server's is refused, a lower one holds
   await expect(page.getByTestId("limit-companyMaxFiles")).toHaveValue("1");
   // Company knowledge holds guide.md: a second file passes the workspace's limit of one.
   await page.goto("/files?dir=company");
+  // The editor and the upload panel state the workspace's limit per file, not the server's.
+  await expect(page.getByTestId("editor-stats")).toContainText("of 512 KiB");
+  await expect(page.getByTestId("upload-panel")).toContainText("up to 512 KiB each");
   await page.getByTestId("new-file-path").fill("second.md");
   await page.getByTestId("file-content-input").fill("# Second\n");
   await page.getByTestId("save-file").click();

@@ -13,6 +13,7 @@ import {
   canWriteGlobal,
   commitChangeSet,
   resolveConflict,
+  resolveDirLimitsFor,
   retryCommit,
   validateRelativePath,
   type Actor,
@@ -20,6 +21,7 @@ import {
   type CommitRecord,
   type CommitRecordStatus,
   type DirCursor,
+  type DirLimits,
   type FileConflict,
   type FileContent,
   type PersistentDir,
@@ -312,6 +314,12 @@ export interface PersistentDirsService {
   readonly commitLog: DatabaseCommitLog;
   /** Every dir the actor can see, with whether they may write it. */
   listVisibleDirs(options: { actor: Actor }): VisibleDir[];
+  /**
+   * The limits a write of `actor`'s into the dir meets: its workspace's (Admin → Settings) within
+   * the server's `CAIRN_DIR_MAX_*`, as a turn's commit checks them. The editor and the upload
+   * panel show and check the same.
+   */
+  limitsFor(options: { actor: Actor; harnessDir: string }): Promise<DirLimits>;
   /** Throws `not_found:dir` for an unknown dir and `forbidden:dir` when the actor may not write it. */
   assertCanWrite(options: { actor: Actor; harnessDir: string }): AppDir;
   /** The files of a dir (no content) and the cursor they were read at. */
@@ -675,6 +683,14 @@ export function createPersistentDirsService(
     },
 
     listFiles,
+
+    limitsFor({ actor, harnessDir }) {
+      return resolveDirLimitsFor({
+        dir: findDir(harnessDir).definition,
+        extraBody: { actor },
+        session: null,
+      });
+    },
 
     async browseFiles({ actor, harnessDir, ...listing }) {
       const dir = findDir(harnessDir);

@@ -122,6 +122,18 @@ describe(`dir limits per workspace on ${testDatabaseProvider()}`, () => {
     ]);
   });
 
+  it("tells the Files page the limits its saves meet: the workspace's, within the server's", async () => {
+    await expect(
+      service.limitsFor({ actor: tightEditor, harnessDir: "/persistent/company" }),
+    ).resolves.toEqual({ maxFiles: 2, maxDirBytes: 3 * 1024 ** 3, maxFileBytes: 100 });
+    await expect(
+      service.limitsFor({ actor: tightEditor, harnessDir: "/persistent/user" }),
+    ).resolves.toEqual({ ...SERVER, maxFiles: 1 });
+    await expect(
+      service.limitsFor({ actor: roomyEditor, harnessDir: "/persistent/company" }),
+    ).resolves.toEqual(SERVER);
+  });
+
   it("refuses a Files edit over the workspace's per-file limit and keeps one over its file count", async () => {
     await expect(
       saveOverCurrent(service, {

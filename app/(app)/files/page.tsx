@@ -11,7 +11,7 @@ import { cairn } from "@/lib/cairn";
 import { Badge } from "@/components/ui/badge";
 import { toAppError } from "@/lib/app-error";
 import { requireActor } from "@/lib/auth";
-import { canWriteGlobal, DEFAULT_DIR_LIMITS } from "@/lib/harness";
+import { canWriteGlobal } from "@/lib/harness";
 import { getPersistentDirs, type DirBrowsePage, type OpenedFile } from "@/lib/workspace-dirs";
 import { firstSearchValues, type RawSearchParams } from "@/lib/search-params";
 import { cn } from "@/lib/utils";
@@ -51,7 +51,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
   const service = getPersistentDirs();
   const dirs = service.listVisibleDirs({ actor });
   const selected = dirs.find((dir) => dir.kind === params.dir) ?? dirs[0]!;
-  const [listing, openFolders, history, openFailures, selectedCommit] = await Promise.all([
+  const [listing, openFolders, history, openFailures, selectedCommit, limits] = await Promise.all([
     service.browseFiles({ actor, harnessDir: selected.harnessDir, filter }),
     // The open file's folders are listed open, so the tree shows where it sits. A path that is
     // not one (a mangled link) opens nothing here; the viewer says what is wrong with it.
@@ -70,6 +70,8 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
     params.commit && selected.hasHistory
       ? service.readCommit({ actor, harnessDir: selected.harnessDir, id: params.commit })
       : null,
+    // What a save or an upload here meets: the workspace's limits within the server's.
+    service.limitsFor({ actor, harnessDir: selected.harnessDir }),
   ]);
   let opened: OpenedFile | null = null;
   let openError: string | null = null;
@@ -141,10 +143,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
           <UploadPanel
             dirKind={selected.kind}
             harnessDir={selected.harnessDir}
-            maxFileBytes={Math.min(
-              cairn().config.upload.maxFileBytes,
-              DEFAULT_DIR_LIMITS.maxFileBytes,
-            )}
+            maxFileBytes={Math.min(cairn().config.upload.maxFileBytes, limits.maxFileBytes)}
           />
         ) : null}
         <div className="grid gap-6 md:grid-cols-[18rem_1fr]">
@@ -197,7 +196,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
                 dirKind={selected.kind}
                 file={opened}
                 dirCursor={listing.cursor}
-                maxFileBytes={DEFAULT_DIR_LIMITS.maxFileBytes}
+                maxFileBytes={limits.maxFileBytes}
               />
             ) : opened ? (
               <>
