@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerTestDatabase, testDatabaseProvider } from "@/lib/db/testing";
 import { makeDocx, makeExecutable, makeReportPdf } from "@/lib/documents/testing";
 import { listDirCommits, listDirFiles, readDirFile, sqlFor } from "@/lib/sql-storage";
+import { DEFAULT_WORKSPACE_SETTINGS, saveWorkspaceSettings } from "@/lib/workspace-settings";
 import { IMPORT_PART_FILES } from "./dir-import-command";
 import { main } from "./main";
 import { capture } from "./testing";
@@ -70,6 +71,36 @@ describe(`cairn dir import (${testDatabaseProvider()})`, () => {
     expect(again.out.join("\n")).toMatch(
       /0 new, 0 changed, 2 already there, 2 skipped \(version 1\)/,
     );
+  });
+
+  it("holds an import to the workspace's own dir limits, within the server's", async () => {
+    const sql = sqlFor(database.target);
+    await database.db.workspace.create({ data: { id: "w-small", name: "Small" } });
+    const args = ["dir", "import", folder, "--workspace", "Small", "--dir", "company"];
+    await saveWorkspaceSettings(sql, "w-small", {
+      ...DEFAULT_WORKSPACE_SETTINGS,
+      companyMaxFiles: 1,
+    });
+    const refused = capture();
+    expect(await main(args, refused.io)).toBe(1);
+    expect(refused.err.join("\n")).toMatch(
+      /nothing imported: \/persistent\/company would hold 3 files and 30 bytes; its limits are 1 file and \d+ bytes \(the workspace's/,
+    );
+    expect((await listDirFiles({ sql, dirKey: "company:w-small" })).files).toEqual([]);
+
+    // README.md is 11 bytes, policies/travel.md 13: the workspace's 12 bytes per file.
+    await saveWorkspaceSettings(sql, "w-small", {
+      ...DEFAULT_WORKSPACE_SETTINGS,
+      companyMaxFileBytes: 12,
+    });
+    const io = capture();
+    expect(await main(args, io.io)).toBe(0);
+    expect(io.out.join("\n")).toMatch(
+      /skipped policies\/travel\.md: 13 bytes, over the per-file limit of 12/,
+    );
+    expect(
+      (await listDirFiles({ sql, dirKey: "company:w-small" })).files.map((file) => file.path),
+    ).toEqual(["README.md"]);
   });
 
   it("imports into a member's memory, and refuses a person who is not a member", async () => {

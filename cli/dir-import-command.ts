@@ -7,12 +7,15 @@ import { HarnessValidationError, validateRelativePath, type ChangedFile } from "
 import { convertDocument, DocumentRefusedError } from "@/lib/documents";
 import { indexDirCommit } from "@/lib/search";
 import { createDirBacking, listDirFiles } from "@/lib/sql-storage";
+import { getWorkspaceDirLimits, workspaceDirLimits } from "@/lib/workspace-settings";
 import { parseDirFolderArgs } from "./dir-folder-args";
 import type { CommandIo } from "./command";
 import { openDirTarget } from "./dir-target";
 
 export const DIR_IMPORT_USAGE =
   "cairn dir import <folder> --workspace W --dir company|user [--email E] [--prefix PATH]";
+
+const files = (count: number) => `${count} ${count === 1 ? "file" : "files"}`;
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -77,7 +80,12 @@ export async function dirImportCommand(
   const resolved = await openDirTarget(config, dirTarget, io);
   if (!resolved) return 1;
   const { sql, workspace, dirKey, harnessDir } = resolved;
-  const limits = config.dirLimits;
+  // The workspace's limits (Admin → Settings → Dir limits) within the server's, as for a turn.
+  const limits = workspaceDirLimits({
+    saved: await getWorkspaceDirLimits(sql, workspace.id),
+    kind: dirTarget.dir === "company" ? "company" : "memory",
+    server: config.dirLimits,
+  });
   const existing = await listDirFiles({ sql, dirKey });
   const present = new Map(existing.files.map((file) => [file.path, file]));
 
@@ -98,8 +106,9 @@ export async function dirImportCommand(
   }
   if (plannedFiles > limits.maxFiles || plannedBytes > limits.maxDirBytes) {
     io.err(
-      `cairn: nothing imported: ${harnessDir} would hold ${plannedFiles} files and ${plannedBytes} bytes; ` +
-        `its limits are ${limits.maxFiles} files (CAIRN_DIR_MAX_FILES) and ${limits.maxDirBytes} bytes (CAIRN_DIR_MAX_BYTES).`,
+      `cairn: nothing imported: ${harnessDir} would hold ${files(plannedFiles)} and ${plannedBytes} bytes; ` +
+        `its limits are ${files(limits.maxFiles)} and ${limits.maxDirBytes} bytes (the workspace's, ` +
+        `Admin → Settings → Dir limits, within CAIRN_DIR_MAX_FILES and CAIRN_DIR_MAX_BYTES).`,
     );
     return 1;
   }
@@ -183,7 +192,7 @@ export async function dirImportCommand(
     if (size > limits.maxFileBytes) {
       skipped.push({
         path: filePath,
-        reason: `${size} bytes, over the per-file limit of ${limits.maxFileBytes} (CAIRN_DIR_MAX_FILE_BYTES)`,
+        reason: `${size} bytes, over the per-file limit of ${limits.maxFileBytes} (the workspace's, within CAIRN_DIR_MAX_FILE_BYTES)`,
       });
       continue;
     }
