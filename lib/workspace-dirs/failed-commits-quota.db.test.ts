@@ -30,7 +30,7 @@ const FILE = 1_000_000;
 const big = (tag: number) => `${tag}\n`.padEnd(FILE, "x");
 const HISTORY_FULL = /The history of \/persistent\/user is full: /;
 const NOT_KEPT =
-  /This change was not kept either: your Commit failures already hold \d+\.\d MiB of changes waiting to be saved, and keeping this one would add 1\.9 MiB, past the limit of 10\.0 MiB \(CAIRN_FAILED_COMMITS_MAX_BYTES\)\. .*resolve or discard the waiting ones on Files → Commit failures \(\/files\/failures\), then try again\./;
+  /This change was not kept either: your Commit failures already hold \d+(\.\d)? MiB of changes waiting to be saved, and keeping this one would add 1\.9 MiB, past the limit of 10 MiB \(CAIRN_FAILED_COMMITS_MAX_BYTES\)\. .*resolve or discard the waiting ones on Files → Commit failures \(\/files\/failures\), then try again\./;
 
 beforeAll(async () => {
   const db = database.db;

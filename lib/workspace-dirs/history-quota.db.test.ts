@@ -25,7 +25,7 @@ const MIB = 1024 * 1024;
 const FILE = 1_000_000;
 const big = (tag: number) => `${tag}\n`.padEnd(FILE, "x");
 const FULL =
-  /The history of \/persistent\/user is full: .* past the limit of 5\.0 MiB per dir \(CAIRN_DIR_HISTORY_MAX_BYTES\)\./;
+  /The history of \/persistent\/user is full: .* past the limit of 5 MiB per dir \(CAIRN_DIR_HISTORY_MAX_BYTES\)\./;
 
 beforeAll(async () => {
   const db = database.db;
