@@ -105,7 +105,6 @@ export {
   DEFAULT_DIR_LIMITS,
   PATH_LIMITS,
   PERSISTENT_ROOT,
-  formatBytes,
   joinHarnessPath,
   resolveDirLimits,
   resolvePersistentPath,
@@ -147,3 +146,4 @@ export {
   type StoreResult,
   type SuggestOptions,
 } from "./types";
+export { formatBytes } from "../format-bytes";

@@ -1,6 +1,7 @@
 import type { Checkout } from "./checkout";
 import { contentByteLength } from "./internal/content";
-import { DEFAULT_DIR_LIMITS, formatBytes, resolveDirLimits } from "./paths";
+import { formatBytes } from "../format-bytes";
+import { DEFAULT_DIR_LIMITS, resolveDirLimits } from "./paths";
 import type { PersistentDir } from "./types";
 
 /** The default mount point of `memory()`. */

@@ -196,8 +196,6 @@ export function joinHarnessPath(options: { harnessDir: string; relativePath: str
   return `${options.harnessDir}/${options.relativePath}`;
 }
 
-export { formatBytes };
-
 /**
  * `DEFAULT_DIR_LIMITS` with a dir's overrides applied; overrides must be positive integers
  * (`validation:dir` otherwise, prefixed with `harnessDir` when given).

@@ -1,5 +1,6 @@
 import { HarnessValidationError } from "../../errors";
-import { formatBytes, printable } from "../paths";
+import { formatBytes } from "../../format-bytes";
+import { printable } from "../paths";
 import type { FileContent, HostFileContent } from "../types";
 import { isFileContent } from "./content";
 
