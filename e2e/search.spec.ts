@@ -17,9 +17,13 @@ const create = (path: string, fileText: string) => ({
 });
 
 async function openSearch(page: Page, query: string) {
-  await page.keyboard.press("ControlOrMeta+k");
   const input = page.getByTestId("search-input");
-  await expect(input).toBeFocused();
+  // Right after a navigation the page may not be hydrated yet, and a key pressed before the
+  // shortcut's listener is attached goes to the browser: press again until the dialog opens.
+  await expect(async () => {
+    await page.keyboard.press("ControlOrMeta+k");
+    await expect(input).toBeFocused({ timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
   await input.fill(query);
 }
 
