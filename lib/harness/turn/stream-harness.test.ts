@@ -308,6 +308,32 @@ describe("streamHarness", () => {
     expect(userBacking.storeCalls).toHaveLength(0);
   });
 
+  it("describes each error once, with the error itself — never the text it returned, echoed back", async () => {
+    const { definition } = setup();
+    const provider = new Error("401 invalid api key");
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        throw provider;
+      },
+    });
+    const seen: unknown[] = [];
+    const turn = streamHarness({
+      harness: definition(model),
+      messages: [userMessage("Hello")],
+      session: { chatId: "chat-1" },
+      extraBody: { actor: member },
+      describeError: (error) => {
+        seen.push(error);
+        return "The model provider rejected the API key.";
+      },
+    });
+    const result = await drain(turn);
+
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("The model provider rejected the API key.");
+    expect(seen).toEqual([provider]);
+  });
+
   it("reports the usage of every step, and ends an aborted turn (the stop button) as aborted with nothing committed", async () => {
     const { definition, userBacking } = setup();
     const completed = await runTurn(

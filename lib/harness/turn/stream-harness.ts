@@ -54,7 +54,10 @@ export interface StreamHarnessOptions<TExtraBody, TSession> {
   abortSignal?: AbortSignal;
   /** Every trace event as it happens. */
   onTrace?: (event: TurnTraceEvent) => void;
-  /** Turns any error into the text the user sees in the chat. Default: the error's message. */
+  /**
+   * Turns any error into the text the user sees in the chat. Default: the error's message.
+   * Called once per error, with the error itself — never with the text it returned.
+   */
   describeError?: (error: unknown) => string;
   /** Extra fields for the final `data-turn` part (e.g. the host's turn id). */
   turnData?: Record<string, unknown>;
@@ -135,9 +138,25 @@ export function streamHarness<TExtraBody, TSession>(
     trace.push(event);
     options.onTrace?.(event);
   };
-  const describeError =
+  const describeOnce =
     options.describeError ??
     ((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  // Each error is described once, though the UI stream and the turn's result both need its text.
+  // And the AI SDK hands every `error` part that passes through the UI stream back to its onError
+  // as `new Error(errorText)`: the text already described, which is not described again (a host
+  // that logs what it cannot classify would log the provider's own message as the server's error).
+  const byError = new WeakMap<object, string>();
+  const described = new Set<string>();
+  const describeError = (error: unknown): string => {
+    const known = typeof error === "object" && error !== null ? byError.get(error) : undefined;
+    if (known !== undefined) return known;
+    const text = describeOnce(error);
+    if (typeof error === "object" && error !== null) byError.set(error, text);
+    described.add(text);
+    return text;
+  };
+  const describeUnlessDescribed = (error: unknown): string =>
+    error instanceof Error && described.has(error.message) ? error.message : describeError(error);
   const context = { extraBody: options.extraBody, session: options.session };
   const started = Date.now();
 
@@ -222,7 +241,7 @@ export function streamHarness<TExtraBody, TSession>(
 
   const stream = createUIMessageStream({
     originalMessages: options.messages,
-    onError: describeError,
+    onError: describeUnlessDescribed,
     execute: async ({ writer }) => {
       let status: TurnResultStatus = "completed";
       let errorMessage: string | undefined;
