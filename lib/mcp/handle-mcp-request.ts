@@ -14,9 +14,9 @@ import { formatBytes } from "@/lib/harness/format-bytes";
 import type { HarnessStoragePort } from "@/lib/harness";
 import type { PersistentDirsService } from "@/lib/workspace-dirs";
 import {
-  discardRestOfBody,
   mcpAllowedOriginsFromEnv,
   readJsonWithLimit,
+  refuseBody,
   refuseRebindingRequest,
 } from "@/lib/security";
 import { createCairnMcpServer, type CairnMcpServerOptions } from "./create-cairn-mcp-server";
@@ -98,36 +98,31 @@ export async function handleMcpRequest(
     request,
     options.allowedOrigins ?? mcpAllowedOriginsFromEnv(),
   );
-  if (foreign) {
-    discardRestOfBody(request);
-    return jsonRpcError(foreign.status, -32000, foreign.error);
-  }
+  if (foreign) return refuseBody(request, jsonRpcError(foreign.status, -32000, foreign.error));
   let identity: AccessTokenIdentity;
   try {
     identity = await authenticateAccessToken(options.sql, { token: bearerOf(request) });
   } catch (error) {
-    if (AccessTokenError.isInstance(error)) {
-      discardRestOfBody(request);
-      return unauthorized(error);
-    }
+    if (AccessTokenError.isInstance(error)) return refuseBody(request, unauthorized(error));
     throw error;
   }
   if (request.method !== "POST") {
-    discardRestOfBody(request);
-    return jsonRpcError(
-      405,
-      -32000,
-      "Method not allowed: this MCP server is stateless; POST only.",
-      { Allow: "POST" },
+    return refuseBody(
+      request,
+      jsonRpcError(405, -32000, "Method not allowed: this MCP server is stateless; POST only.", {
+        Allow: "POST",
+      }),
     );
   }
   const read = await readJsonWithLimit(request, { maxBytes: MAX_MCP_BODY_BYTES });
   if (read.status === "too_large") {
-    discardRestOfBody(request);
-    return jsonRpcError(
-      413,
-      -32600,
-      `Request body over ${MAX_MCP_BODY_BYTES} bytes (${formatBytes(MAX_MCP_BODY_BYTES)}).`,
+    return refuseBody(
+      request,
+      jsonRpcError(
+        413,
+        -32600,
+        `Request body over ${MAX_MCP_BODY_BYTES} bytes (${formatBytes(MAX_MCP_BODY_BYTES)}).`,
+      ),
     );
   }
   if (read.status === "invalid") {

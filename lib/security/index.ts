@@ -24,8 +24,10 @@ export {
   DISCARD_LIMITS,
   discardRestOfBody,
   readBodyWithLimit,
+  refuseBody,
   readJsonWithLimit,
   type BodyReadResult,
+  type DiscardOptions,
   type JsonReadResult,
 } from "./read-body-with-limit";
 export {

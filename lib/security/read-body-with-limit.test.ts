@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { discardRestOfBody, readBodyWithLimit, readJsonWithLimit } from "./read-body-with-limit";
+import {
+  discardRestOfBody,
+  readBodyWithLimit,
+  readJsonWithLimit,
+  refuseBody,
+} from "./read-body-with-limit";
 
 const CHUNK = 64 * 1024;
 
@@ -117,20 +122,25 @@ describe("readJsonWithLimit", () => {
 describe("discardRestOfBody", () => {
   const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it("drops at most maxBytes of what is left, then cancels the upload", async () => {
+  it("drops at most maxBytes of what is left, resolves, then cancels the upload after the grace", async () => {
     const source = cancellable(450 * 1024 * 1024);
-    discardRestOfBody(source.request, { maxBytes: 1024 * 1024, maxMs: 5_000 });
-    await settle(200);
-    expect(source.cancelled()).toBe(true);
+    await discardRestOfBody(source.request, { maxBytes: 1024 * 1024, maxMs: 5_000, graceMs: 100 });
     expect(source.produced()).toBeLessThan(1024 * 1024 + 4 * CHUNK);
+    // Not yet: an answer held open until now ends first.
+    expect(source.cancelled()).toBe(false);
+    await settle(250);
+    expect(source.cancelled()).toBe(true);
   });
 
   it("stops after maxMs for a slow or stalled client", async () => {
     const source = cancellable(450 * 1024 * 1024, 20);
     const stalled = cancellable(450 * 1024 * 1024, 60_000);
-    discardRestOfBody(stalled.request, { maxMs: 100 });
-    discardRestOfBody(source.request, { maxBytes: 1024 * 1024 * 1024, maxMs: 100 });
-    await settle(400);
+    const options = { maxMs: 100, graceMs: 0 };
+    await Promise.all([
+      discardRestOfBody(stalled.request, options),
+      discardRestOfBody(source.request, { ...options, maxBytes: 1024 * 1024 * 1024 }),
+    ]);
+    await settle(50);
     expect(source.cancelled()).toBe(true);
     expect(source.produced()).toBeLessThan(20 * CHUNK);
     expect(stalled.cancelled()).toBe(true);
@@ -139,9 +149,51 @@ describe("discardRestOfBody", () => {
   it("reads a short rest to its end without cancelling, after readBodyWithLimit stopped", async () => {
     const source = cancellable(4 * CHUNK);
     expect((await readBodyWithLimit(source.request, { maxBytes: CHUNK })).status).toBe("too_large");
-    discardRestOfBody(source.request);
-    await settle(100);
+    await discardRestOfBody(source.request, { graceMs: 0 });
+    await settle(50);
     expect(source.produced()).toBe(4 * CHUNK);
     expect(source.cancelled()).toBe(false);
+  });
+});
+
+describe("refuseBody", () => {
+  it("sends the answer at once and ends it only once the rest of the upload is dropped", async () => {
+    const source = cancellable(450 * 1024 * 1024, 5);
+    const started = performance.now();
+    const answer = await refuseBody(
+      source.request,
+      Response.json({ error: "Sign in first." }, { status: 401 }),
+      { maxMs: 300, graceMs: 50 },
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get("content-type")).toBe("application/json");
+    const reader = answer.body!.getReader();
+    const first = await reader.read();
+    expect(JSON.parse(new TextDecoder().decode(first.value))).toEqual({ error: "Sign in first." });
+    const droppedBeforeAnswer = source.produced();
+    expect((await reader.read()).done).toBe(true);
+    // Held open while the client was still sending, read and dropped after the answer went out:
+    // the connection is not cut under the answer.
+    expect(source.produced()).toBeGreaterThan(droppedBeforeAnswer);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(source.cancelled()).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(source.cancelled()).toBe(true);
+  });
+
+  it("ends the answer as soon as a request without a body, or with its body read, is answered", async () => {
+    const noBody = await refuseBody(
+      new Request("http://localhost/api/mcp", { method: "GET" }),
+      new Response("no", { status: 405, headers: { allow: "POST" } }),
+    );
+    expect(noBody.status).toBe(405);
+    expect(noBody.headers.get("allow")).toBe("POST");
+    expect(await noBody.text()).toBe("no");
+
+    const read = cancellable(2 * CHUNK);
+    await read.request.arrayBuffer();
+    const answered = await refuseBody(read.request, new Response(null, { status: 413 }));
+    expect(answered.status).toBe(413);
+    expect(await answered.text()).toBe("");
   });
 });

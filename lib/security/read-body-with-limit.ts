@@ -20,8 +20,11 @@ export type JsonReadResult =
   | { status: "too_large"; maxBytes: number; error: string }
   | { status: "invalid"; error: string };
 
-/** How much of a refused body `discardRestOfBody` reads and drops before it cuts the connection. */
-export const DISCARD_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 1000 } as const;
+/**
+ * How much of a refused body `refuseBody` reads and drops before it ends the answer and cuts the
+ * connection, and how long after the answer's end the cut waits.
+ */
+export const DISCARD_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 1000, graceMs: 200 } as const;
 
 /** The declared `Content-Length`, or null when absent (a chunked body) or not a number. */
 export function declaredBodyLength(headers: Pick<Headers, "get">): number | null {
@@ -33,8 +36,8 @@ export function declaredBodyLength(headers: Pick<Headers, "get">): number | null
 /**
  * Reads `request`'s body, at most `maxBytes` of it. A declared `Content-Length` over the limit is
  * refused without reading a byte; otherwise the stream is read chunk by chunk and, as soon as the
- * count passes the limit, the reader is released and the rest of the body is left unread: answer,
- * then call `discardRestOfBody`. An empty or absent body reads as zero bytes.
+ * count passes the limit, the reader is released and the rest of the body is left unread: answer
+ * through `refuseBody`. An empty or absent body reads as zero bytes.
  */
 export async function readBodyWithLimit(
   request: Request,
@@ -54,7 +57,7 @@ export async function readBodyWithLimit(
       total += value.byteLength;
       if (total > maxBytes) {
         // Released, not cancelled: the stream is pulled, so nothing more is read; the caller
-        // answers, then `discardRestOfBody` ends the upload (see there).
+        // answers through `refuseBody`, which ends the upload (see there).
         return { status: "too_large", maxBytes };
       }
       chunks.push(value);
@@ -72,43 +75,89 @@ export async function readBodyWithLimit(
 }
 
 /**
- * Ends the upload of a body the server refused (unread, or read up to a limit), after the answer
- * has been given, like a web server's lingering close: reads and drops what the client is still
- * sending for at most `maxMs` or `maxBytes` (nothing is kept), then cancels the stream — in Next
- * on Node that destroys the connection. Cancelling at once instead would reset the connection
- * while the answer is on its way, and the client, still writing, may never read it (seen against
- * `next start`: EPIPE instead of the 413). Runs in the background; never throws.
+ * Answers `response` to a request whose body the server refused (unread, or read up to a limit),
+ * and ends the upload like a web server's lingering close.
+ *
+ * Node answers a request whose body has not all arrived with `Connection: close`, and destroys the
+ * socket as soon as the answer is written. A client still sending then meets a reset, which can
+ * discard the answer it had not read yet (against `next start`: EPIPE instead of the 413, in CI).
+ * So the answer's head and body go out at once but its end is held back while what the client
+ * still sends is read and dropped (`discardRestOfBody`: nothing is kept, at most `maxMs` or
+ * `maxBytes`); the answer then ends, and the upload is cancelled `graceMs` later.
  */
-export function discardRestOfBody(
+export async function refuseBody(
   request: Request,
-  options: { maxBytes?: number; maxMs?: number } = {},
-): void {
-  if (!request.body) return;
+  response: Response,
+  options: DiscardOptions = {},
+): Promise<Response> {
+  const drained = discardRestOfBody(request, options);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sent) {
+        sent = true;
+        if (bytes.byteLength > 0) return controller.enqueue(bytes);
+      }
+      await drained;
+      controller.close();
+    },
+  });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** Limits of `discardRestOfBody` (defaults: `DISCARD_LIMITS`). */
+export interface DiscardOptions {
+  maxBytes?: number;
+  maxMs?: number;
+  graceMs?: number;
+}
+
+/**
+ * Reads and drops what is left of `request`'s body — at most `maxBytes`, for at most `maxMs` (a
+ * client that stalls never completes a read: the timer ends it all the same). Resolves when that
+ * ends: the body's end, a limit, or the client gone. Past a limit the stream is cancelled
+ * `graceMs` after resolving (in Next on Node that destroys the connection), so an answer held
+ * open until then has ended first. Never rejects. Use it through `refuseBody`.
+ */
+export function discardRestOfBody(request: Request, options: DiscardOptions = {}): Promise<void> {
+  if (!request.body) return Promise.resolve();
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
     reader = request.body.getReader();
   } catch {
-    return; // Already locked or read to the end.
+    return Promise.resolve(); // Already locked or read to the end.
   }
   const maxBytes = options.maxBytes ?? DISCARD_LIMITS.maxBytes;
-  const cancel = () => reader.cancel().catch(() => {});
-  // A client that stalls never completes a read: the timer ends it all the same.
-  const timer = setTimeout(() => void cancel(), options.maxMs ?? DISCARD_LIMITS.maxMs);
-  void (async () => {
-    let dropped = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        dropped += value.byteLength;
-        if (dropped > maxBytes) return await cancel();
+  const graceMs = options.graceMs ?? DISCARD_LIMITS.graceMs;
+  return new Promise<void>((resolve) => {
+    let cut = false;
+    const cutAfterAnswer = () => {
+      if (cut) return;
+      cut = true;
+      resolve();
+      setTimeout(() => void reader.cancel().catch(() => {}), graceMs).unref?.();
+    };
+    const timer = setTimeout(cutAfterAnswer, options.maxMs ?? DISCARD_LIMITS.maxMs);
+    void (async () => {
+      let dropped = 0;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          dropped += value.byteLength;
+          if (dropped > maxBytes) return cutAfterAnswer();
+        }
+      } catch {
+        // Cancelled, or the client went away: nothing left to end.
+      } finally {
+        clearTimeout(timer);
+        resolve();
       }
-    } catch {
-      // Cancelled by the timer, or the client went away: nothing left to end.
-    } finally {
-      clearTimeout(timer);
-    }
-  })();
+    })();
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { HarnessConflictError, HarnessForbiddenError, HarnessNotFoundError } from "@/lib/harness";
 import { requestIdOf } from "@/lib/observability/request-id";
 import { ModelUnavailableError, refusalError, RequestError } from "@/lib/request-error";
-import { discardRestOfBody, readJsonWithLimit, refuseForeignRequest } from "@/lib/security";
+import { readJsonWithLimit, refuseBody, refuseForeignRequest } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 // Turns stream for as long as the model works.
@@ -35,19 +35,17 @@ const bodySchema = z.object({
  */
 export async function POST(request: Request) {
   const refused = refuseForeignRequest(request);
-  if (refused) {
-    discardRestOfBody(request);
-    return errorResponse(refusalError(refused));
-  }
+  if (refused) return refuseBody(request, errorResponse(refusalError(refused)));
   const actor = await getActor();
   if (!actor) {
-    discardRestOfBody(request);
-    return errorResponse(new RequestError("unauthenticated", "Sign in first."));
+    return refuseBody(
+      request,
+      errorResponse(new RequestError("unauthenticated", "Sign in first.")),
+    );
   }
   const body = await readJsonWithLimit(request, { maxBytes: MAX_CHAT_REQUEST_BYTES });
   if (body.status === "too_large") {
-    discardRestOfBody(request);
-    return errorResponse(new RequestError("too_large", body.error));
+    return refuseBody(request, errorResponse(new RequestError("too_large", body.error)));
   }
   if (body.status === "invalid") return errorResponse(new RequestError("invalid", body.error));
   const parsed = bodySchema.safeParse(body.value);

@@ -5,7 +5,7 @@ import { HarnessNotFoundError } from "@/lib/harness";
 import { formatBytes } from "@/lib/harness/format-bytes";
 import { getPersistentDirs } from "@/lib/workspace-dirs";
 import { refusalError, RequestError } from "@/lib/request-error";
-import { discardRestOfBody, readBodyWithLimit, refuseForeignRequest } from "@/lib/security";
+import { readBodyWithLimit, refuseBody, refuseForeignRequest } from "@/lib/security";
 import { getUploads, type UploadFile } from "@/lib/uploads";
 
 export const dynamic = "force-dynamic";
@@ -22,10 +22,7 @@ const UPLOAD_HEADER = "x-cairn-upload";
  * allowed to write the dir.
  */
 export async function POST(request: Request) {
-  const refuse = (error: unknown) => {
-    discardRestOfBody(request);
-    return errorResponse(error);
-  };
+  const refuse = (error: unknown) => refuseBody(request, errorResponse(error));
   const refused = refuseForeignRequest(request, { mediaType: "multipart/form-data" });
   if (refused) return refuse(refusalError(refused));
   if (request.headers.get(UPLOAD_HEADER) !== "1")
