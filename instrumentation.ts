@@ -40,6 +40,9 @@ export async function register(): Promise<void> {
   }
   const { cairn } = await import("@/lib/cairn");
   const { logger } = cairn();
+  // The AI SDK's warnings (a provider ignoring a setting) as JSON lines of this log, once each.
+  const { installAiSdkWarningLogger } = await import("@/lib/observability/ai-sdk-warnings");
+  installAiSdkWarningLogger(logger);
   const { installSocketAddressStamp } = await import("./lib/auth/client-address");
   installSocketAddressStamp();
   const { getDurability } = await import("@/lib/workspace-dirs");
