@@ -22,7 +22,6 @@ export {
 export {
   declaredBodyLength,
   DISCARD_LIMITS,
-  discardRestOfBody,
   readBodyWithLimit,
   refuseBody,
   readJsonWithLimit,
