@@ -138,7 +138,7 @@ export function streamHarness<TExtraBody, TSession>(
     trace.push(event);
     options.onTrace?.(event);
   };
-  const describeOnce =
+  const hostDescribe =
     options.describeError ??
     ((error: unknown) => (error instanceof Error ? error.message : String(error)));
   // Each error is described once, though the UI stream and the turn's result both need its text.
@@ -150,7 +150,7 @@ export function streamHarness<TExtraBody, TSession>(
   const describeError = (error: unknown): string => {
     const known = typeof error === "object" && error !== null ? byError.get(error) : undefined;
     if (known !== undefined) return known;
-    const text = describeOnce(error);
+    const text = hostDescribe(error);
     if (typeof error === "object" && error !== null) byError.set(error, text);
     described.add(text);
     return text;
